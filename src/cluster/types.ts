@@ -1,0 +1,118 @@
+/**
+ * The shape of what calmops reads from a cluster. Objects stay raw JSON exactly as the API server returns them
+ * (the same bytes `kubectl get -o yaml` prints), so snapshots, analyzers and the snapshot API server share one form.
+ */
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind: string;
+  name: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  resourceVersion?: string;
+  ownerReferences?: OwnerReference[];
+  [key: string]: unknown;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  // biome-ignore lint/suspicious/noExplicitAny: raw API JSON; analyzers narrow what they read
+  spec?: any;
+  // biome-ignore lint/suspicious/noExplicitAny: raw API JSON; analyzers narrow what they read
+  status?: any;
+  [key: string]: unknown;
+}
+
+/** Every kind calmops may read. Secrets are deliberately absent: the reader refuses them by construction. */
+export const READABLE_KINDS = [
+  'namespaces',
+  'pods',
+  'events',
+  'persistentvolumeclaims',
+  'persistentvolumes',
+  'storageclasses',
+  'nodes',
+  'deployments',
+  'replicasets',
+  'statefulsets',
+  'daemonsets',
+  'services',
+  'endpoints',
+  'endpointslices',
+  'ingresses',
+  'ingressclasses',
+  'routes',
+  'configmaps',
+] as const;
+export type ResourceKind = (typeof READABLE_KINDS)[number];
+
+export interface ListQuery {
+  kind: ResourceKind;
+  /** Omitted for cluster-scoped kinds, or to list across all namespaces. */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Upper bound on objects returned in total (pages are fetched until this or the end). */
+  maxItems?: number;
+}
+
+export interface GetQuery {
+  kind: ResourceKind;
+  namespace?: string;
+  name: string;
+}
+
+export interface LogQuery {
+  namespace: string;
+  pod: string;
+  container?: string;
+  previous?: boolean;
+  tailLines?: number;
+}
+
+/** Why a read did not produce evidence. Surfaces in the envelope as missing evidence, never as a crash. */
+export type ReadFailureReason =
+  | 'unreachable'
+  | 'timeout'
+  | 'forbidden'
+  | 'unauthorized'
+  | 'not-found'
+  | 'server-error'
+  | 'refused-by-policy'
+  | 'invalid';
+
+export interface ClusterReader {
+  list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]>;
+  get(query: GetQuery, signal?: AbortSignal): Promise<KubeObject>;
+  logs(query: LogQuery, signal?: AbortSignal): Promise<string>;
+}
+
+export class ClusterReadError extends Error {
+  override readonly name = 'ClusterReadError';
+  constructor(
+    message: string,
+    readonly reason: ReadFailureReason,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Raised before any request leaves the process: a mutating verb, a Secret, or an unknown kind. */
+export class ReadOnlyViolationError extends Error {
+  override readonly name = 'ReadOnlyViolationError';
+  readonly reason: ReadFailureReason = 'refused-by-policy';
+}
