@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { parseAllDocuments, stringify } from 'yaml';
 import { z } from 'zod';
 import type { KubeObject } from './types.js';
@@ -41,15 +42,14 @@ export function parseSnapshot(text: string, source = 'snapshot'): KubeObject[] {
     items.forEach((item, itemIndex) => {
       const parsed = ObjectSchema.safeParse(item);
       if (!parsed.success) {
-        const where = isList(value) ? `document ${index + 1}, item ${itemIndex + 1}` : `document ${index + 1}`;
         throw new SnapshotFormatError(
-          `${source}: ${where} is not a Kubernetes object (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message})`,
+          `${source}: ${describePosition(index, itemIndex, isList(value))} is not a Kubernetes object (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message})`,
           { cause: parsed.error },
         );
       }
       if (parsed.data.kind === 'Secret') {
         throw new SnapshotFormatError(
-          `${source}: ${where(index, itemIndex)} is a Secret; snapshots never hold Secrets`,
+          `${source}: ${describePosition(index, itemIndex, isList(value))} is a Secret; snapshots never hold Secrets`,
         );
       }
       objects.push(parsed.data as KubeObject);
@@ -58,8 +58,8 @@ export function parseSnapshot(text: string, source = 'snapshot'): KubeObject[] {
   return objects;
 }
 
-function where(index: number, itemIndex: number): string {
-  return `document ${index + 1} item ${itemIndex + 1}`;
+function describePosition(index: number, itemIndex: number, inList: boolean): string {
+  return inList ? `document ${index + 1}, item ${itemIndex + 1}` : `document ${index + 1}`;
 }
 
 function isList(value: unknown): value is { items: unknown[] } {
@@ -95,4 +95,76 @@ export function logKey(namespace: string, pod: string, container: string, previo
 /** Serialize objects as the snapshot format (one YAML document per object, stable order). */
 export function formatSnapshot(objects: readonly KubeObject[]): string {
   return objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+}
+
+// Any RFC 3339 timestamp in UTC, as the API server writes creationTimestamp, lastTimestamp, startedAt, …
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/**
+ * The moment a snapshot was taken, as far as its contents tell: the newest timestamp anywhere in it. Replays use it
+ * as "now" so ages and event recency read as they did during the incident. Undefined when nothing carries a time.
+ */
+export function snapshotNow(objects: readonly KubeObject[]): Date | undefined {
+  let newest = Number.NEGATIVE_INFINITY;
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (TIMESTAMP.test(value)) {
+        const ms = Date.parse(value);
+        if (ms > newest) newest = ms;
+      }
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const item of Object.values(value)) visit(item);
+    }
+  };
+  for (const object of objects) visit(object);
+  return Number.isFinite(newest) ? new Date(newest) : undefined;
+}
+
+/** Where the logs of a snapshot live by convention: `incident.yaml` → `incident.logs.json`, next to it. */
+export function siblingLogsPath(snapshotPath: string): string {
+  return `${snapshotPath.replace(/\.ya?ml$/i, '')}.logs.json`;
+}
+
+export class SnapshotFileError extends Error {
+  override readonly name = 'SnapshotFileError';
+}
+
+export interface LoadedSnapshot {
+  objects: KubeObject[];
+  logs: SnapshotLogs;
+  /** The logs file actually read, if any. */
+  logsPath?: string;
+}
+
+/**
+ * Read a snapshot file and its logs. With no `logsPath`, the sibling `*.logs.json` is read when it exists; an
+ * explicitly named logs file must exist.
+ */
+export async function loadSnapshotFiles(snapshotPath: string, logsPath?: string): Promise<LoadedSnapshot> {
+  const text = await readText(snapshotPath, 'snapshot');
+  const objects = parseSnapshot(text, snapshotPath);
+  if (logsPath !== undefined) {
+    return { objects, logs: parseSnapshotLogs(await readText(logsPath, 'logs'), logsPath), logsPath };
+  }
+  const sibling = siblingLogsPath(snapshotPath);
+  let siblingText: string;
+  try {
+    siblingText = await readFile(sibling, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { objects, logs: {} };
+    throw new SnapshotFileError(`cannot read logs file ${sibling}: ${(error as Error).message}`, { cause: error });
+  }
+  return { objects, logs: parseSnapshotLogs(siblingText, sibling), logsPath: sibling };
+}
+
+async function readText(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+    throw new SnapshotFileError(`cannot read ${what} file ${path}: ${why}`, { cause: error });
+  }
 }

@@ -10,8 +10,11 @@ export interface AnalyzerContext {
   /** The instant analysis treats as "now": `--now`, the newest timestamp in a snapshot, or the wall clock. */
   now: Date;
   objects(kind: ResourceKind): readonly KubeObject[];
-  /** Log text for a container, `previous` for the last terminated instance. Undefined when not read. */
-  log(pod: string, container: string, previous?: boolean): string | undefined;
+  /**
+   * Log text for a container, `previous` for the last terminated instance. Undefined when not read. `namespace`
+   * defaults to the analysed namespace (cluster add-ons such as CoreDNS live elsewhere).
+   */
+  log(pod: string, container: string, previous?: boolean, namespace?: string): string | undefined;
   /** Kinds whose reads failed: analyzers stay quiet about what they could not see rather than guessing. */
   unavailable: ReadonlySet<ResourceKind>;
 }

@@ -1,0 +1,82 @@
+import { RESOURCES, type ResourceInfo } from '../../src/cluster/resources.js';
+import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
+
+/** What a request path addresses, decided before any query parameter is looked at. */
+export type Route =
+  | { type: 'document'; body: object }
+  | { type: 'health' }
+  | { type: 'list'; info: ResourceInfo; namespace?: string }
+  | { type: 'get'; info: ResourceInfo; namespace?: string; name: string }
+  | { type: 'log'; namespace: string; name: string }
+  /** Secrets exist in every real cluster but are never served: lists are empty and gets are not found. */
+  | { type: 'secrets'; namespace?: string; name?: string }
+  | { type: 'unknown' };
+
+const BY_PREFIX = new Map<string, Map<string, ResourceInfo>>();
+for (const info of Object.values(RESOURCES)) {
+  const prefix = info.group === '' ? `api/${info.version}` : `apis/${info.group}/${info.version}`;
+  let plurals = BY_PREFIX.get(prefix);
+  if (!plurals) {
+    plurals = new Map();
+    BY_PREFIX.set(prefix, plurals);
+  }
+  plurals.set(info.plural, info);
+}
+
+export function route(pathname: string): Route {
+  let segments: string[];
+  try {
+    segments = pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    return { type: 'unknown' };
+  }
+  const [root, a, b] = segments;
+  if (segments.length === 1 && root === 'version') return { type: 'document', body: SERVER_VERSION };
+  if (segments.length === 1 && (root === 'healthz' || root === 'livez' || root === 'readyz')) return { type: 'health' };
+  if (root === 'api') {
+    if (segments.length === 1) return { type: 'document', body: apiVersions() };
+    if (a !== 'v1') return { type: 'unknown' };
+    if (segments.length === 2) return documentOrUnknown(apiResourceList('', 'v1'));
+    return resourceRoute('api/v1', segments.slice(2));
+  }
+  if (root === 'apis') {
+    if (segments.length === 1) return { type: 'document', body: apiGroupList() };
+    if (segments.length === 2) return documentOrUnknown(apiGroupDocument(a as string));
+    if (segments.length === 3) return documentOrUnknown(apiResourceList(a as string, b as string));
+    return resourceRoute(`apis/${a}/${b}`, segments.slice(3));
+  }
+  return { type: 'unknown' };
+}
+
+function documentOrUnknown(body: object | undefined): Route {
+  return body ? { type: 'document', body } : { type: 'unknown' };
+}
+
+function resourceRoute(prefix: string, rest: string[]): Route {
+  const plurals = BY_PREFIX.get(prefix);
+  if (!plurals) return { type: 'unknown' };
+  const isCore = prefix === 'api/v1';
+  const [first, second, third, fourth, fifth] = rest;
+  // /namespaces/NS/<plural>[/NAME[/log]]
+  if (first === 'namespaces' && rest.length >= 3 && second !== undefined && third !== undefined) {
+    if (isCore && third === 'secrets' && rest.length <= 4) return { type: 'secrets', namespace: second, name: fourth };
+    const info = plurals.get(third);
+    if (!info?.namespaced) return { type: 'unknown' };
+    if (rest.length === 3) return { type: 'list', info, namespace: second };
+    if (rest.length === 4 && fourth !== undefined) return { type: 'get', info, namespace: second, name: fourth };
+    if (rest.length === 5 && info.plural === 'pods' && fifth === 'log' && fourth !== undefined) {
+      return { type: 'log', namespace: second, name: fourth };
+    }
+    return { type: 'unknown' };
+  }
+  if (first === undefined) return { type: 'unknown' };
+  if (isCore && first === 'secrets' && rest.length === 1) return { type: 'secrets' };
+  const info = plurals.get(first);
+  if (!info) return { type: 'unknown' };
+  if (rest.length === 1) return { type: 'list', info };
+  if (rest.length === 2 && second !== undefined && !info.namespaced) return { type: 'get', info, name: second };
+  return { type: 'unknown' };
+}

@@ -1,0 +1,10 @@
+export { stateMachineArnOf as localStateMachineArn } from './arn.js';
+export type {
+  ExecutionStatus,
+  StateMachineRegistration,
+  TaskHandler,
+  TaskHandlerContext,
+} from './engine.js';
+export { SfnServiceError, StateMachineDefinitionError, TaskFailureError } from './errors.js';
+export type { LocalStepFunctions, LocalStepFunctionsOptions } from './server.js';
+export { startLocalStepFunctions } from './server.js';

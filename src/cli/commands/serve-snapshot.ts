@@ -1,0 +1,215 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeKubeconfig } from '../../../local/kube/kubeconfig.js';
+import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
+import { loadSnapshotFiles, SnapshotFileError, SnapshotFormatError } from '../../cluster/snapshot.js';
+import type { KubeObject } from '../../cluster/types.js';
+import { type CliCommand, type CliIo, UsageError } from '../io.js';
+
+const USAGE = `Usage: calmops serve-snapshot FILE [--logs FILE] [--port P] [--host H] [--kubeconfig OUT]
+                              [--namespace NS] [--now ISO] [--latency MS] [--fault-rate R] [--seed N]
+
+Serves a cluster snapshot through the Kubernetes API (read-only) and writes a kubeconfig for it.
+
+  FILE              multi-document YAML of Kubernetes objects (kubectl get -o yaml output)
+  --logs FILE       pod logs as JSON ({"namespace/pod/container[:previous]": "text"});
+                    default: FILE's sibling *.logs.json when present
+  --port P          port to listen on (default: a free port)
+  --host H          address to listen on (default: 127.0.0.1; the server has no authentication)
+  --kubeconfig OUT  where to write the kubeconfig (default: .calmops/snapshot.kubeconfig)
+  --namespace NS    default namespace of the kubeconfig context (default: the snapshot's busiest namespace)
+  --now ISO         the time ages are computed from (default: the newest timestamp in the snapshot)
+  --latency MS      delay every request by MS milliseconds
+  --fault-rate R    answer this fraction (0-1) of resource requests with 500 InternalError
+  --seed N          seed for the fault draws (default: 1)
+`;
+
+interface ServeOptions {
+  file: string;
+  logs?: string;
+  port: number;
+  host: string;
+  kubeconfig: string;
+  namespace?: string;
+  now?: string;
+  latencyMs: number;
+  faultRate: number;
+  seed: number;
+}
+
+function parseOptions(args: string[]): ServeOptions {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length === 0 ? 'missing snapshot FILE' : `expected one snapshot FILE, got ${positionals.length}`,
+    );
+  }
+  const now = values.now;
+  if (now !== undefined && Number.isNaN(Date.parse(now))) throw new UsageError(`--now: not an ISO time: ${now}`);
+  return {
+    file: positionals[0] as string,
+    ...(values.logs !== undefined ? { logs: values.logs } : {}),
+    port: integer('--port', values.port ?? '0', 0, 65535),
+    host: values.host ?? '127.0.0.1',
+    kubeconfig: values.kubeconfig ?? '.calmops/snapshot.kubeconfig',
+    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
+    ...(now !== undefined ? { now } : {}),
+    latencyMs: integer('--latency', values.latency ?? '0', 0, 600_000),
+    faultRate: fraction('--fault-rate', values['fault-rate'] ?? '0'),
+    seed: integer('--seed', values.seed ?? '1', 0, 2 ** 31 - 1),
+  };
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      logs: { type: 'string' },
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      namespace: { type: 'string', short: 'n' },
+      now: { type: 'string' },
+      latency: { type: 'string' },
+      'fault-rate': { type: 'string' },
+      seed: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);
+  const value = Number(text);
+  if (value < min || value > max) throw new UsageError(`${flag}: must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function fraction(flag: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new UsageError(`${flag}: expected a number between 0 and 1, got "${text}"`);
+  }
+  return value;
+}
+
+/** The namespace holding the most objects, so `kubectl get pods` without `-n` shows the incident. */
+function busiestNamespace(objects: readonly KubeObject[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const object of objects) {
+    const ns = object.metadata.namespace;
+    if (ns) counts.set(ns, (counts.get(ns) ?? 0) + 1);
+  }
+  let best: string | undefined;
+  let bestCount = 0;
+  for (const [ns, count] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (count > bestCount) {
+      best = ns;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+function quote(path: string): string {
+  return /^[\w./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+export const run: CliCommand = async (args: string[], io: CliIo): Promise<number> => {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  let options: ServeOptions;
+  let server: SnapshotServer;
+  let summary: { objects: number; logs: number; logsPath?: string; namespace?: string; skipped: string[] };
+  try {
+    options = parseOptions(args);
+    const snapshot = await loadSnapshotFiles(options.file, options.logs);
+    server = await startSnapshotServer({
+      objects: snapshot.objects,
+      logs: snapshot.logs,
+      port: options.port,
+      host: options.host,
+      latencyMs: options.latencyMs,
+      faultRate: options.faultRate,
+      seed: options.seed,
+      ...(options.now !== undefined ? { now: options.now } : {}),
+    });
+    const namespace = options.namespace ?? busiestNamespace(snapshot.objects);
+    summary = {
+      objects: server.catalog.count(),
+      logs: Object.keys(snapshot.logs).length,
+      ...(snapshot.logsPath ? { logsPath: snapshot.logsPath } : {}),
+      ...(namespace ? { namespace } : {}),
+      skipped: [...server.catalog.skippedKinds].map(([kind, count]) => `${kind} (${count})`),
+    };
+  } catch (error) {
+    return reportStartFailure(error, io);
+  }
+  try {
+    await writeKubeconfig(options.kubeconfig, {
+      server: server.url,
+      ...(summary.namespace ? { namespace: summary.namespace } : {}),
+    });
+  } catch (error) {
+    await server.close();
+    io.stderr(`calmops serve-snapshot: cannot write kubeconfig ${options.kubeconfig}: ${(error as Error).message}\n`);
+    return 2;
+  }
+
+  const kubeconfig = quote(resolve(options.kubeconfig));
+  const lines = [
+    `Serving ${summary.objects} objects from ${options.file} at ${server.url} (read-only)`,
+    summary.logsPath ? `Logs: ${summary.logs} container logs from ${summary.logsPath}` : 'Logs: none',
+    ...(summary.skipped.length > 0 ? [`Not served (kinds calmops does not read): ${summary.skipped.join(', ')}`] : []),
+    ...(options.latencyMs > 0 || options.faultRate > 0
+      ? [`Injected: ${options.latencyMs} ms latency, ${options.faultRate * 100}% of requests fail with 500`]
+      : []),
+    `Kubeconfig: ${kubeconfig}${summary.namespace ? ` (namespace ${summary.namespace})` : ''}`,
+    '',
+    'Try:',
+    `  export KUBECONFIG=${kubeconfig}`,
+    '  kubectl get pods',
+    '  kubectl get events --sort-by=.lastTimestamp',
+    '  kubectl describe pod POD',
+    '  kubectl logs POD --previous',
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  io.stdout(lines.join('\n'));
+  // With no interrupt signal wired in, serve until the process is stopped.
+  await (io.interrupted ?? new Promise<void>(() => {}));
+  await server.close();
+  io.stdout('Snapshot server stopped.\n');
+  return 0;
+};
+
+function reportStartFailure(error: unknown, io: CliIo): number {
+  if (
+    error instanceof UsageError ||
+    error instanceof SnapshotFileError ||
+    error instanceof SnapshotFormatError ||
+    error instanceof SnapshotServerError
+  ) {
+    io.stderr(`calmops serve-snapshot: ${error.message}\n`);
+    if (error instanceof UsageError) io.stderr(`\n${USAGE}`);
+    return 2;
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    io.stderr(`calmops serve-snapshot: cannot listen: ${(error as Error).message}\n`);
+    return 2;
+  }
+  io.stderr(`calmops serve-snapshot: ${(error as Error).message ?? String(error)}\n`);
+  return 1;
+}

@@ -1,0 +1,206 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { kubeconfigYaml } from '../../../local/kube/kubeconfig.js';
+import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
+import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig.js';
+import { loadSnapshotFiles, SnapshotFileError, SnapshotFormatError, snapshotNow } from '../../cluster/snapshot.js';
+import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
+import { MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
+import { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from '../../triage/errors.js';
+import { formatReport, triage } from '../../triage/index.js';
+import { TemplateValidationError } from '../../triage/templates.js';
+import { type CliCommand, type CliIo, UsageError } from '../io.js';
+
+const USAGE = `Usage: calmops triage "<text>" [-n NS] [--intent ID]
+                      [--snapshot FILE [--logs FILE] | --kubeconfig FILE [--context C]]
+                      [--now ISO] [--step-budget N] [--timeout S] [--json] [--verbose]
+
+Reads a namespace with read-only requests and reports what is wrong, how sure calmops is, what evidence is
+missing and what to do next.
+
+  <text>             what is wrong, in your words ("pods stuck pending in payments")
+  -n, --namespace    namespace to triage (wins over one named in the text)
+  --intent ID        skip intent detection (see \`calmops intents\`)
+  --snapshot FILE    replay a cluster snapshot (multi-document YAML) instead of a live cluster
+  --logs FILE        pod logs for the snapshot (default: FILE's sibling *.logs.json when present)
+  --kubeconfig FILE  kubeconfig of the cluster to read (default: $KUBECONFIG, then ~/.kube/config)
+  --context C        kubeconfig context (default: the current context)
+  --now ISO          the time to treat as "now" (default: the newest timestamp read)
+  --step-budget N    rounds of reads, 1-${MAX_STEP_BUDGET} (default 3)
+  --timeout S        overall deadline in seconds (default 20)
+  --json             print the triage envelope as JSON instead of the report
+  --verbose          log progress to stderr
+`;
+
+interface Parsed {
+  request: TriageRequest;
+  snapshot?: string;
+  logs?: string;
+  kubeconfig?: string;
+  context?: string;
+  json: boolean;
+  verbose: boolean;
+}
+
+function parse(args: string[]): Parsed {
+  let parsed: ReturnType<typeof parseRaw>;
+  try {
+    parsed = parseRaw(args);
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
+  }
+  const { values, positionals } = parsed;
+  const text = positionals.join(' ').trim();
+  if (!text && !values.intent) throw new UsageError('say what to triage ("<text>") or pass --intent ID');
+  if (values.snapshot !== undefined && values.kubeconfig !== undefined) {
+    throw new UsageError('--snapshot and --kubeconfig exclude each other: replay a snapshot or read a cluster');
+  }
+  if (values.logs !== undefined && values.snapshot === undefined) throw new UsageError('--logs needs --snapshot');
+  if (values.context !== undefined && values.snapshot !== undefined) {
+    throw new UsageError('--context applies to --kubeconfig, not --snapshot');
+  }
+  const request: TriageRequest = {};
+  if (text) request.text = text;
+  if (values.intent !== undefined) request.intent = values.intent;
+  if (values.namespace !== undefined) request.namespace = values.namespace;
+  if (values.now !== undefined) {
+    const now = new Date(values.now);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(values.now) || Number.isNaN(now.getTime())) {
+      throw new UsageError(`--now: not an ISO time: "${values.now}" (for example 2025-01-31T09:30:00Z)`);
+    }
+    request.now = now;
+  }
+  if (values['step-budget'] !== undefined) {
+    const n = values['step-budget'];
+    if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > MAX_STEP_BUDGET) {
+      throw new UsageError(`--step-budget: expected a whole number from 1 to ${MAX_STEP_BUDGET}, got "${n}"`);
+    }
+    request.stepBudget = Number(n);
+  }
+  if (values.timeout !== undefined) {
+    const s = Number(values.timeout);
+    if (values.timeout.trim() === '' || !Number.isFinite(s) || s <= 0 || s > 300) {
+      throw new UsageError(`--timeout: expected seconds between 0 and 300, got "${values.timeout}"`);
+    }
+    request.timeoutMs = Math.round(s * 1000);
+  }
+  return {
+    request,
+    ...(values.snapshot !== undefined ? { snapshot: values.snapshot } : {}),
+    ...(values.logs !== undefined ? { logs: values.logs } : {}),
+    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+    ...(values.context !== undefined ? { context: values.context } : {}),
+    json: values.json === true,
+    verbose: values.verbose === true,
+  };
+}
+
+function parseRaw(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      namespace: { type: 'string', short: 'n' },
+      intent: { type: 'string' },
+      snapshot: { type: 'string' },
+      logs: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      now: { type: 'string' },
+      'step-budget': { type: 'string' },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      verbose: { type: 'boolean', short: 'v' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** kubectl's lookup order: --kubeconfig, then $KUBECONFIG, then ~/.kube/config. */
+function defaultKubeconfig(io: CliIo): KubeconfigSource {
+  const fromEnv = io.env.KUBECONFIG;
+  if (fromEnv) return { file: fromEnv.split(process.platform === 'win32' ? ';' : ':').filter(Boolean) };
+  const home = io.env.HOME ?? homedir();
+  const file = join(home, '.kube', 'config');
+  if (!existsSync(file)) {
+    throw new UsageError('no cluster to read: pass --snapshot FILE or --kubeconfig FILE (or set KUBECONFIG)');
+  }
+  return { file };
+}
+
+function stderrLogger(io: CliIo): TriageLogger {
+  return {
+    info: (message) => io.stderr(`${message}\n`),
+    warn: (message) => io.stderr(`warning: ${message}\n`),
+  };
+}
+
+export const run: CliCommand = async (args, io) => {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  let server: SnapshotServer | undefined;
+  try {
+    const options = parse(args);
+    const logger = options.verbose ? stderrLogger(io) : silentLogger;
+    let kubeconfig: KubeconfigSource;
+    let cluster: string | undefined;
+    if (options.snapshot !== undefined) {
+      const snapshot = await loadSnapshotFiles(options.snapshot, options.logs);
+      // The snapshot is served through the real API on loopback, so a replay takes the same path as a cluster.
+      server = await startSnapshotServer({ objects: snapshot.objects, logs: snapshot.logs, port: 0 });
+      kubeconfig = { yaml: kubeconfigYaml({ server: server.url }) };
+      cluster = `snapshot:${basename(options.snapshot)}`;
+      // A replay reads as it did during the incident: "now" is the moment the snapshot was taken.
+      const taken = snapshotNow(snapshot.objects);
+      if (options.request.now === undefined && taken) options.request.now = taken;
+      if (options.verbose) io.stderr(`Serving ${options.snapshot} at ${server.url}\n`);
+    } else if (options.kubeconfig !== undefined) {
+      if (!existsSync(options.kubeconfig)) throw new UsageError(`kubeconfig file not found: ${options.kubeconfig}`);
+      kubeconfig = { file: options.kubeconfig };
+    } else {
+      kubeconfig = defaultKubeconfig(io);
+    }
+    const envelope = await triage(
+      { ...options.request, ...(cluster ? { cluster } : {}) },
+      { kubeconfig, ...(options.context ? { context: options.context } : {}), logger },
+    );
+    io.stdout(options.json ? `${JSON.stringify(envelope, null, 2)}\n` : formatReport(envelope));
+    return 0;
+  } catch (error) {
+    return reportFailure(error, io);
+  } finally {
+    await server?.close();
+  }
+};
+
+function reportFailure(error: unknown, io: CliIo): number {
+  if (error instanceof UnknownIntentError) {
+    io.stderr(`calmops triage: ${error.message}\n`);
+    io.stderr('Run `calmops intents` to see what calmops can triage.\n');
+    return 2;
+  }
+  if (
+    error instanceof UsageError ||
+    error instanceof InvalidNamespaceError ||
+    error instanceof InvalidTriageRequestError ||
+    error instanceof SnapshotFileError ||
+    error instanceof SnapshotFormatError ||
+    error instanceof SnapshotServerError ||
+    error instanceof KubeconfigError
+  ) {
+    io.stderr(`calmops triage: ${error.message}\n`);
+    if (error instanceof UsageError) io.stderr(`\n${USAGE}`);
+    return 2;
+  }
+  if (error instanceof TemplateValidationError) {
+    io.stderr(`calmops triage: a shipped template is invalid: ${error.message}\n`);
+    return 1;
+  }
+  io.stderr(`calmops triage: ${error instanceof Error ? error.message : String(error)}\n`);
+  return 1;
+}

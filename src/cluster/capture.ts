@@ -1,0 +1,225 @@
+import { RESOURCES, type ResourceInfo } from './resources.js';
+import { logKey } from './snapshot.js';
+import {
+  ClusterReadError,
+  type ClusterReader,
+  type KubeObject,
+  type ReadFailureReason,
+  type ResourceKind,
+} from './types.js';
+
+/**
+ * Captures what a diagnosis of one namespace needs, through a read-only reader: the namespace's objects of every
+ * readable namespaced kind, the cluster-scoped objects its workloads depend on, and the logs of the pods that are
+ * failing. One kind failing to read is a warning, not a failure; an unreachable cluster is.
+ */
+
+export interface CaptureOptions {
+  namespace: string;
+  /** Read logs of pods that are not ready or restarting. */
+  logs: boolean;
+  /** Lines of each log to keep. */
+  tailLines: number;
+  /** Bound on log reads, so a namespace with hundreds of failing pods stays a reasonable capture. Default 100. */
+  maxLogReads?: number;
+  /** Reads in flight at once. Default 6. */
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
+export interface CaptureResult {
+  /** In snapshot order: by kind (as in RESOURCES), namespace, name. `managedFields` removed, as kubectl prints. */
+  objects: KubeObject[];
+  /** Log text by `logKey`. */
+  logs: Record<string, string>;
+  warnings: string[];
+  /** Names of the ConfigMaps captured (written as they are). */
+  configMaps: string[];
+}
+
+/** The capture cannot produce a useful snapshot: the cluster is unreachable, credentials fail, or no namespace. */
+export class CaptureError extends Error {
+  override readonly name = 'CaptureError';
+  constructor(
+    message: string,
+    readonly reason: ReadFailureReason,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+const FATAL: ReadonlySet<ReadFailureReason> = new Set(['unreachable', 'timeout', 'unauthorized']);
+const CLUSTER_KINDS: readonly ResourceKind[] = ['nodes', 'storageclasses', 'ingressclasses', 'persistentvolumes'];
+const KIND_ORDER = new Map(Object.values(RESOURCES).map((r, i) => [r.kind, i]));
+
+export async function captureNamespace(reader: ClusterReader, options: CaptureOptions): Promise<CaptureResult> {
+  const { namespace, signal } = options;
+  const concurrency = options.concurrency ?? 6;
+  const warnings: string[] = [];
+  const objects: KubeObject[] = [];
+
+  // The namespace read doubles as the connectivity probe: if it cannot reach the cluster nothing else will.
+  try {
+    objects.push(await reader.get({ kind: 'namespaces', name: namespace }, signal));
+  } catch (error) {
+    const failure = asReadFailure(error);
+    if (FATAL.has(failure.reason)) throw new CaptureError(failure.message, failure.reason, { cause: error });
+    if (failure.reason === 'not-found') {
+      throw new CaptureError(`namespace ${namespace} does not exist`, 'not-found', { cause: error });
+    }
+    warnings.push(failure.message);
+  }
+
+  const namespacedKinds = Object.values(RESOURCES).filter((r) => r.namespaced);
+  const reads: Array<{ info: ResourceInfo; namespace?: string }> = [
+    ...namespacedKinds.map((info) => ({ info, namespace })),
+    ...CLUSTER_KINDS.map((kind) => ({ info: RESOURCES[kind] })),
+  ];
+  const byKind = new Map<ResourceKind, KubeObject[]>();
+  const failures: ReadFailureReason[] = [];
+  // Warnings are kept in read order, whatever order the parallel reads finish in.
+  const listWarnings: string[] = [];
+  await mapLimit(reads, concurrency, async ({ info, namespace: ns }, index) => {
+    try {
+      byKind.set(info.plural, await reader.list({ kind: info.plural, ...(ns ? { namespace: ns } : {}) }, signal));
+    } catch (error) {
+      const failure = asReadFailure(error);
+      failures.push(failure.reason);
+      listWarnings[index] =
+        failure.reason === 'not-found'
+          ? `${info.plural}: this cluster does not serve ${info.group || 'core'}/${info.version} ${info.plural}; skipped`
+          : failure.message;
+    }
+  });
+  warnings.push(...listWarnings.filter((w) => w !== undefined));
+  if (failures.length === reads.length) {
+    const reason = failures.find((r) => FATAL.has(r)) ?? failures[0] ?? 'server-error';
+    throw new CaptureError(`no kind could be read from namespace ${namespace}:\n  ${warnings.join('\n  ')}`, reason);
+  }
+
+  const claims = byKind.get('persistentvolumeclaims') ?? [];
+  byKind.set('persistentvolumes', relevantVolumes(byKind.get('persistentvolumes') ?? [], claims, namespace));
+  for (const list of byKind.values()) objects.push(...list);
+
+  const logs: Record<string, string> = {};
+  if (options.logs) {
+    const wanted = logReads(byKind.get('pods') ?? [], options.tailLines);
+    const max = options.maxLogReads ?? 100;
+    if (wanted.length > max) {
+      warnings.push(`logs: ${wanted.length} container logs qualify; only the first ${max} were read`);
+    }
+    const logWarnings: string[] = [];
+    await mapLimit(wanted.slice(0, max), concurrency, async (read, index) => {
+      try {
+        logs[logKey(namespace, read.pod, read.container, read.previous)] = await reader.logs(
+          { namespace, pod: read.pod, container: read.container, previous: read.previous, tailLines: read.tailLines },
+          signal,
+        );
+      } catch (error) {
+        logWarnings[index] = asReadFailure(error).message;
+      }
+    });
+    warnings.push(...logWarnings.filter((w) => w !== undefined));
+  }
+
+  const sorted = objects.map(withoutManagedFields).sort(snapshotOrder);
+  const configMaps = sorted.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name);
+  return { objects: sorted, logs: sortKeys(logs), warnings, configMaps };
+}
+
+/**
+ * PersistentVolumes are cluster-wide; keep the ones this namespace's claims are bound to (or that claim them), and
+ * when a claim is Pending also the Available ones, since why it does not bind to them is the diagnosis.
+ */
+function relevantVolumes(volumes: KubeObject[], claims: KubeObject[], namespace: string): KubeObject[] {
+  const boundNames = new Set(claims.map((c) => c.spec?.volumeName).filter((n): n is string => typeof n === 'string'));
+  const somePending = claims.some((c) => c.status?.phase === 'Pending');
+  return volumes.filter(
+    (pv) =>
+      boundNames.has(pv.metadata.name) ||
+      pv.spec?.claimRef?.namespace === namespace ||
+      (somePending && pv.status?.phase === 'Available'),
+  );
+}
+
+interface LogRead {
+  pod: string;
+  container: string;
+  previous: boolean;
+  tailLines: number;
+}
+
+interface ContainerStatus {
+  name?: string;
+  restartCount?: number;
+  state?: { running?: unknown; terminated?: unknown; waiting?: unknown };
+  lastState?: { terminated?: unknown };
+}
+
+/** Logs worth keeping: containers of pods that are not ready or restarting, and only containers that have run. */
+export function logReads(pods: readonly KubeObject[], tailLines: number): LogRead[] {
+  const reads: LogRead[] = [];
+  for (const pod of pods) {
+    if (pod.status?.phase === 'Succeeded') continue;
+    const statuses: ContainerStatus[] = [
+      ...(Array.isArray(pod.status?.initContainerStatuses) ? pod.status.initContainerStatuses : []),
+      ...(Array.isArray(pod.status?.containerStatuses) ? pod.status.containerStatuses : []),
+    ];
+    const conditions: Array<{ type?: string; status?: string }> = Array.isArray(pod.status?.conditions)
+      ? pod.status.conditions
+      : [];
+    const ready = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+    const restarting = statuses.some((s) => (s.restartCount ?? 0) > 0);
+    if (ready && !restarting) continue;
+    for (const status of statuses) {
+      if (typeof status.name !== 'string') continue;
+      const restarted = (status.restartCount ?? 0) > 0 || status.lastState?.terminated !== undefined;
+      const hasRun = restarted || status.state?.running !== undefined || status.state?.terminated !== undefined;
+      if (!hasRun) continue;
+      reads.push({ pod: pod.metadata.name, container: status.name, previous: false, tailLines });
+      if (restarted) reads.push({ pod: pod.metadata.name, container: status.name, previous: true, tailLines });
+    }
+  }
+  return reads;
+}
+
+function asReadFailure(error: unknown): { reason: ReadFailureReason; message: string } {
+  if (error instanceof ClusterReadError) return { reason: error.reason, message: error.message };
+  if (error instanceof Error && 'reason' in error && typeof error.reason === 'string') {
+    return { reason: error.reason as ReadFailureReason, message: error.message };
+  }
+  throw error;
+}
+
+function withoutManagedFields(object: KubeObject): KubeObject {
+  if (object.metadata.managedFields === undefined) return object;
+  const { managedFields: _dropped, ...metadata } = object.metadata;
+  return { ...object, metadata };
+}
+
+function snapshotOrder(a: KubeObject, b: KubeObject): number {
+  const byKind = (KIND_ORDER.get(a.kind ?? '') ?? 99) - (KIND_ORDER.get(b.kind ?? '') ?? 99);
+  if (byKind !== 0) return byKind;
+  const byNamespace = (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '');
+  return byNamespace !== 0 ? byNamespace : a.metadata.name.localeCompare(b.metadata.name);
+}
+
+function sortKeys(record: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+async function mapLimit<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await fn(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,231 @@
+import { apiPrefix, RESOURCES, type ResourceInfo } from './resources.js';
+import {
+  type GetQuery,
+  type ListQuery,
+  type LogQuery,
+  READABLE_KINDS,
+  ReadOnlyViolationError,
+  type ResourceKind,
+} from './types.js';
+
+/**
+ * Everything a read may become is decided here, before any network I/O: the kind must be on the allowlist (Secrets
+ * never are), names and namespaces must be DNS-1123 so they cannot smuggle path segments, selectors are restricted
+ * to the characters their grammars use, and only a fixed set of query parameters exists. The request function
+ * accepts nothing but a `ReadTarget` built here, and re-checks its path as a last line of defence.
+ */
+
+declare const readPathBrand: unique symbol;
+/** An API path that passed the guard. Only this module creates one. */
+export type ReadPath = string & { readonly [readPathBrand]: true };
+
+export interface ReadTarget {
+  path: ReadPath;
+  /** Query parameters; only names in ALLOWED_PARAMS. */
+  params: URLSearchParams;
+  /** Human description for messages, e.g. `pods in namespace shop`. */
+  describe: string;
+  /** What the response body is: raw JSON objects, or plain log text. */
+  accept: 'json' | 'text';
+}
+
+export interface ListTarget extends ReadTarget {
+  resource: ResourceInfo;
+  maxItems: number | undefined;
+}
+
+const ALLOWED_PARAMS = new Set([
+  'labelSelector',
+  'fieldSelector',
+  'limit',
+  'continue',
+  'container',
+  'previous',
+  'tailLines',
+  'limitBytes',
+]);
+const KIND_SET: ReadonlySet<string> = new Set(READABLE_KINDS);
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+// Label selector grammar: keys (with optional prefix/), values, = == != , ! in notin ( ) and spaces.
+const LABEL_SELECTOR = /^[A-Za-z0-9._\-/=!,() ]*$/;
+// Field selector grammar: dotted field paths, = == !=, commas, and values that may hold braces
+// (involvedObject.fieldPath=spec.containers{app}), colons, and backslash escapes.
+const FIELD_SELECTOR = /^[A-Za-z0-9._\-/=!,{}:\\]*$/;
+const MAX_SELECTOR_LENGTH = 2048;
+const MAX_TAIL_LINES = 100_000;
+
+function refuse(message: string): never {
+  throw new ReadOnlyViolationError(`refused before sending: ${message}`);
+}
+
+/** Resolve a kind against the allowlist. Anything else, Secrets included in every spelling, is refused. */
+export function readableResource(kind: unknown): ResourceInfo {
+  if (typeof kind !== 'string' || !KIND_SET.has(kind) || !Object.hasOwn(RESOURCES, kind)) {
+    const shown = typeof kind === 'string' ? `'${kind.slice(0, 80)}'` : typeof kind;
+    const secretHint = typeof kind === 'string' && /secret/i.test(kind) ? ' (Secrets are never read)' : '';
+    refuse(`kind ${shown} is not a readable kind${secretHint}; readable kinds: ${READABLE_KINDS.join(', ')}`);
+  }
+  return RESOURCES[kind as ResourceKind];
+}
+
+function checkNamespace(namespace: unknown): string {
+  if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
+    refuse(`namespace ${JSON.stringify(String(namespace).slice(0, 80))} is not a DNS-1123 label`);
+  }
+  return namespace;
+}
+
+function checkName(name: unknown, what: string): string {
+  if (typeof name !== 'string' || name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
+    refuse(`${what} ${JSON.stringify(String(name).slice(0, 80))} is not a DNS-1123 subdomain`);
+  }
+  return name;
+}
+
+function checkSelector(value: unknown, which: 'labelSelector' | 'fieldSelector'): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const pattern = which === 'labelSelector' ? LABEL_SELECTOR : FIELD_SELECTOR;
+  if (typeof value !== 'string' || value.length > MAX_SELECTOR_LENGTH || !pattern.test(value)) {
+    refuse(`${which} ${JSON.stringify(String(value).slice(0, 80))} contains characters its grammar does not use`);
+  }
+  return value;
+}
+
+function collectionPath(info: ResourceInfo, namespace: string | undefined): string {
+  const ns = info.namespaced && namespace !== undefined ? `/namespaces/${namespace}` : '';
+  return `${apiPrefix(info)}${ns}/${info.plural}`;
+}
+
+function describeScope(info: ResourceInfo, namespace: string | undefined): string {
+  if (!info.namespaced) return info.plural;
+  return namespace === undefined ? `${info.plural} in all namespaces` : `${info.plural} in namespace ${namespace}`;
+}
+
+/** A namespace on a cluster-scoped kind is dropped (nodes "in" a namespace are all nodes), but still validated. */
+function scopedNamespace(info: ResourceInfo, namespace: unknown): string | undefined {
+  if (namespace === undefined) return undefined;
+  const ns = checkNamespace(namespace);
+  return info.namespaced ? ns : undefined;
+}
+
+export function listTarget(query: ListQuery): ListTarget {
+  const resource = readableResource(query.kind);
+  const namespace = scopedNamespace(resource, query.namespace);
+  const params = new URLSearchParams();
+  const labelSelector = checkSelector(query.labelSelector, 'labelSelector');
+  const fieldSelector = checkSelector(query.fieldSelector, 'fieldSelector');
+  if (labelSelector !== undefined) params.set('labelSelector', labelSelector);
+  if (fieldSelector !== undefined) params.set('fieldSelector', fieldSelector);
+  const maxItems = query.maxItems;
+  if (maxItems !== undefined && (!Number.isSafeInteger(maxItems) || maxItems < 1)) {
+    refuse(`maxItems ${String(maxItems)} is not a positive integer`);
+  }
+  const path = collectionPath(resource, namespace);
+  assertReadPath(path);
+  return {
+    path: path as ReadPath,
+    params,
+    describe: describeScope(resource, namespace),
+    accept: 'json',
+    resource,
+    maxItems,
+  };
+}
+
+export function getTarget(query: GetQuery): ReadTarget & { resource: ResourceInfo } {
+  const resource = readableResource(query.kind);
+  const namespace = scopedNamespace(resource, query.namespace);
+  if (resource.namespaced && namespace === undefined) {
+    refuse(`${resource.plural} are namespaced; a get needs a namespace`);
+  }
+  const name =
+    resource.plural === 'namespaces' ? checkNamespace(query.name) : checkName(query.name, `${resource.kind} name`);
+  const path = `${collectionPath(resource, namespace)}/${name}`;
+  assertReadPath(path);
+  const where = namespace === undefined ? '' : ` in namespace ${namespace}`;
+  return {
+    path: path as ReadPath,
+    params: new URLSearchParams(),
+    describe: `${resource.kind} ${name}${where}`,
+    accept: 'json',
+    resource,
+  };
+}
+
+export function logTarget(query: LogQuery, limitBytes?: number): ReadTarget {
+  const namespace = checkNamespace(query.namespace);
+  const pod = checkName(query.pod, 'pod name');
+  const params = new URLSearchParams();
+  if (query.container !== undefined) {
+    const container = query.container;
+    if (typeof container !== 'string' || container.length > 63 || !DNS1123_LABEL.test(container)) {
+      refuse(`container ${JSON.stringify(String(container).slice(0, 80))} is not a DNS-1123 label`);
+    }
+    params.set('container', container);
+  }
+  if (query.previous !== undefined) {
+    if (typeof query.previous !== 'boolean') refuse('previous must be a boolean');
+    if (query.previous) params.set('previous', 'true');
+  }
+  if (query.tailLines !== undefined) {
+    const tail = query.tailLines;
+    if (!Number.isSafeInteger(tail) || tail < 1 || tail > MAX_TAIL_LINES) {
+      refuse(`tailLines ${String(tail)} is not an integer between 1 and ${MAX_TAIL_LINES}`);
+    }
+    params.set('tailLines', String(tail));
+  }
+  if (limitBytes !== undefined) params.set('limitBytes', String(limitBytes));
+  const path = `/api/v1/namespaces/${namespace}/pods/${pod}/log`;
+  assertReadPath(path);
+  const container = query.container === undefined ? '' : ` container ${query.container}`;
+  return {
+    path: path as ReadPath,
+    params,
+    describe: `${query.previous ? 'previous ' : ''}logs of pod ${pod}${container} in namespace ${namespace}`,
+    accept: 'text',
+  };
+}
+
+/**
+ * Last check in the request function: the path must have exactly the shape of a read of an allowlisted kind
+ * (`<prefix>[/namespaces/NS]/PLURAL[/NAME]`, or a pod's `/log`), and the query only allowed parameter names.
+ */
+export function assertReadPath(path: string, params?: URLSearchParams): asserts path is ReadPath {
+  if (!isReadPath(path)) refuse(`path ${JSON.stringify(path.slice(0, 200))} is not a read of an allowed kind`);
+  if (params) {
+    for (const key of params.keys()) {
+      if (!ALLOWED_PARAMS.has(key)) refuse(`query parameter '${key}' is not allowed`);
+    }
+  }
+}
+
+function isReadPath(path: string): boolean {
+  if (!path.startsWith('/')) return false;
+  const segments = path.slice(1).split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..' || !/^[a-z0-9.-]+$/.test(s))) return false;
+  for (const info of Object.values(RESOURCES)) {
+    const prefix = apiPrefix(info).slice(1).split('/');
+    if (!prefix.every((p, i) => segments[i] === p)) continue;
+    const rest = segments.slice(prefix.length);
+    if (matchesResource(info, rest)) return true;
+  }
+  return false;
+}
+
+function matchesResource(info: ResourceInfo, rest: string[]): boolean {
+  const [a, b, c, d, e] = rest;
+  const isLabel = (s: string | undefined) => s !== undefined && s.length <= 63 && DNS1123_LABEL.test(s);
+  const isName = (s: string | undefined) => s !== undefined && s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
+  // Cluster-wide collection or cluster-scoped object: PLURAL[/NAME]
+  if (a === info.plural) {
+    if (rest.length === 1) return true;
+    return rest.length === 2 && (info.plural === 'namespaces' ? isLabel(b) : !info.namespaced && isName(b));
+  }
+  // Namespaced: namespaces/NS/PLURAL[/NAME[/log]]
+  if (!info.namespaced || a !== 'namespaces' || !isLabel(b) || c !== info.plural) return false;
+  if (rest.length === 3) return true;
+  if (rest.length === 4) return isName(d);
+  return rest.length === 5 && info.plural === 'pods' && isName(d) && e === 'log';
+}

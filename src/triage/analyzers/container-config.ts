@@ -1,0 +1,108 @@
+import type { KubeObject } from '../../cluster/types.js';
+import type { Analyzer, AnalyzerContext } from '../analyzer.js';
+import type { FindingInput, ResourceRef } from '../findings.js';
+import { canSee, describeEvent, findEvents } from './events.js';
+import { containers, groupBy, namespacePods, ownerKey, ownerOf, podRef, ref } from './pods.js';
+
+const NAME = 'container-config';
+
+const CONFIG_REASONS = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+
+interface Missing {
+  kind: 'ConfigMap' | 'Secret';
+  name: string;
+  key?: string;
+}
+
+/** What the kubelet could not find, from messages like `couldn't find key LOG_LEVEL in ConfigMap billing/app`. */
+export function parseConfigError(message: string): Missing | undefined {
+  const key = /couldn't find key (\S+) in (ConfigMap|Secret) (?:[^/\s]+\/)?([^\s"]+)/i.exec(message);
+  if (key) return { kind: key[2] === 'Secret' ? 'Secret' : 'ConfigMap', name: key[3]!, key: key[1]! };
+  const object = /(configmap|secret)s? "([^"]+)" not found/i.exec(message);
+  if (object) return { kind: object[1]!.toLowerCase() === 'secret' ? 'Secret' : 'ConfigMap', name: object[2]! };
+  return undefined;
+}
+
+/** Which env entries of the container point at the missing object or key (names only, never values). */
+function referencingEnv(spec: { env?: unknown; envFrom?: unknown } | undefined, missing: Missing): string[] {
+  const out: string[] = [];
+  const env = Array.isArray(spec?.env) ? spec.env : [];
+  const field = missing.kind === 'Secret' ? 'secretKeyRef' : 'configMapKeyRef';
+  for (const e of env as { name?: string; valueFrom?: Record<string, { name?: string; key?: string }> }[]) {
+    const r = e.valueFrom?.[field];
+    if (r?.name === missing.name && (missing.key === undefined || r.key === missing.key)) out.push(`env ${e.name}`);
+  }
+  const envFrom = Array.isArray(spec?.envFrom) ? spec.envFrom : [];
+  const fromField = missing.kind === 'Secret' ? 'secretRef' : 'configMapRef';
+  for (const e of envFrom as Record<string, { name?: string }>[]) {
+    if (e[fromField]?.name === missing.name) out.push(`envFrom ${missing.kind} ${missing.name}`);
+  }
+  return out;
+}
+
+function configMapLine(ctx: AnalyzerContext, missing: Missing, namespace: string): string | undefined {
+  if (missing.kind !== 'ConfigMap' || !canSee(ctx, 'configmaps')) return undefined;
+  const cm = ctx
+    .objects('configmaps')
+    .find((c) => c.metadata.name === missing.name && c.metadata.namespace === namespace);
+  if (cm === undefined) return `ConfigMap ${missing.name} does not exist in ${namespace}`;
+  const keys = [
+    ...Object.keys((cm['data'] as object | undefined) ?? {}),
+    ...Object.keys((cm['binaryData'] as object | undefined) ?? {}),
+  ].sort();
+  const shown = keys.slice(0, 10).join(', ') + (keys.length > 10 ? `, … (${keys.length})` : '');
+  return `ConfigMap ${missing.name} has keys: ${shown || 'none'}${missing.key && !keys.includes(missing.key) ? ` (no ${missing.key})` : ''}`;
+}
+
+export const containerConfigAnalyzer: Analyzer = {
+  name: NAME,
+  domain: 'compute',
+  description: 'Containers that cannot be created: missing ConfigMap/Secret or key (named, never read), bad config.',
+  needs: ['pods', 'events', 'configmaps'],
+  analyze(ctx: AnalyzerContext): FindingInput[] {
+    const findings: FindingInput[] = [];
+    const failing = namespacePods(ctx).flatMap((pod: KubeObject) =>
+      containers(pod)
+        .filter((c) => c.waitingReason !== undefined && CONFIG_REASONS.has(c.waitingReason))
+        .map((c) => ({ pod, c })),
+    );
+    for (const [, group] of groupBy(failing, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
+      const { pod, c } = group[0]!;
+      const namespace = pod.metadata.namespace ?? ctx.namespace;
+      const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace, reasons: ['Failed'] });
+      const message = c.waitingMessage ?? events[0]?.message ?? '';
+      const missing = parseConfigError(message);
+      const owner = ownerOf(ctx, pod);
+      const evidence = [`container ${c.name}: ${c.waitingReason}: ${message}`];
+      if (events[0]) evidence.push(describeEvent(events[0], ctx.now));
+      const related: ResourceRef[] = owner ? [owner] : [];
+      let what = message;
+      if (missing) {
+        related.push(ref(missing.kind, missing.name, namespace));
+        const refs = referencingEnv(c.spec, missing);
+        if (refs.length > 0) evidence.push(`referenced by ${refs.join(', ')}`);
+        const line = configMapLine(ctx, missing, namespace);
+        if (line) evidence.push(line);
+        what = missing.key
+          ? `key ${missing.key} is missing from ${missing.kind} ${missing.name}`
+          : `${missing.kind} ${missing.name} does not exist`;
+      }
+      if (group.length > 1) evidence.push(`${group.length} pods affected`);
+      findings.push({
+        code: 'CONTAINER_CONFIG_ERROR',
+        analyzer: NAME,
+        domain: 'compute',
+        severity: 'high',
+        resource: podRef(pod),
+        message: `Container ${c.name} of pod ${pod.metadata.name} cannot start (${c.waitingReason}): ${what}.`,
+        evidence,
+        confidence: missing ? 0.95 : 0.75,
+        related,
+        remediation: missing
+          ? [missing.kind === 'Secret' ? 'create-secret-key' : 'create-configmap-key']
+          : ['fix-pod-spec'],
+      });
+    }
+    return findings;
+  },
+};

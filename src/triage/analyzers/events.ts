@@ -1,0 +1,181 @@
+import type { KubeObject, ResourceKind } from '../../cluster/types.js';
+import type { AnalyzerContext } from '../analyzer.js';
+import { scrubText } from '../scrub.js';
+
+/**
+ * Events are supporting evidence, never the whole story: they expire (1 h by default), repeat, and linger after a
+ * fault is fixed. These helpers read both `core/v1` and `events.k8s.io/v1` shapes, collapse repeats, and weigh each
+ * event by how recent it is relative to the analysis' "now".
+ */
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+/** Events older than this, on an object that looks healthy now, describe history rather than the incident. */
+export const STALE_AFTER_MS = HOUR;
+
+export interface EventSummary {
+  reason: string;
+  message: string;
+  type: string;
+  /** Total occurrences across collapsed duplicates (`count` / `series.count`). */
+  count: number;
+  first: Date | undefined;
+  last: Date | undefined;
+  involvedKind: string;
+  involvedName: string;
+  fieldPath: string | undefined;
+}
+
+function parseTime(value: unknown): Date | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
+function involved(event: KubeObject): { kind: string; name: string; namespace?: string; fieldPath?: string } {
+  const ref = (event['involvedObject'] ?? event['regarding'] ?? {}) as Record<string, unknown>;
+  return {
+    kind: String(ref['kind'] ?? ''),
+    name: String(ref['name'] ?? ''),
+    namespace: typeof ref['namespace'] === 'string' ? ref['namespace'] : event.metadata.namespace,
+    fieldPath: typeof ref['fieldPath'] === 'string' ? ref['fieldPath'] : undefined,
+  };
+}
+
+/** When the event last happened: series, then lastTimestamp, then eventTime, then creation. */
+export function eventLastTime(event: KubeObject): Date | undefined {
+  const series = event['series'] as Record<string, unknown> | undefined;
+  return (
+    parseTime(series?.['lastObservedTime']) ??
+    parseTime(event['lastTimestamp']) ??
+    parseTime(event['eventTime']) ??
+    parseTime(event['deprecatedLastTimestamp']) ??
+    parseTime(event.metadata.creationTimestamp)
+  );
+}
+
+export function eventFirstTime(event: KubeObject): Date | undefined {
+  return (
+    parseTime(event['firstTimestamp']) ??
+    parseTime(event['eventTime']) ??
+    parseTime(event['deprecatedFirstTimestamp']) ??
+    parseTime(event.metadata.creationTimestamp)
+  );
+}
+
+export function eventCount(event: KubeObject): number {
+  const series = event['series'] as Record<string, unknown> | undefined;
+  const candidates = [series?.['count'], event['count'], event['deprecatedCount']];
+  for (const c of candidates) if (typeof c === 'number' && c > 0) return c;
+  return 1;
+}
+
+function eventMessage(event: KubeObject): string {
+  return String(event['message'] ?? event['note'] ?? '').trim();
+}
+
+export interface EventFilter {
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  reasons?: readonly string[];
+  /** Only events whose message matches. */
+  message?: RegExp;
+}
+
+/** Events matching the filter, collapsed by (object, reason, message) and sorted newest first. */
+export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSummary[] {
+  const groups = new Map<string, EventSummary>();
+  for (const event of ctx.objects('events')) {
+    const ref = involved(event);
+    if (filter.kind !== undefined && ref.kind !== filter.kind) continue;
+    if (filter.name !== undefined && ref.name !== filter.name) continue;
+    if (filter.namespace !== undefined && ref.namespace !== filter.namespace) continue;
+    const reason = String(event['reason'] ?? '');
+    if (filter.reasons !== undefined && !filter.reasons.includes(reason)) continue;
+    const message = eventMessage(event);
+    if (filter.message !== undefined && !filter.message.test(message)) continue;
+    const key = `${ref.kind}\u0000${ref.name}\u0000${reason}\u0000${message}`;
+    const first = eventFirstTime(event);
+    const last = eventLastTime(event);
+    const existing = groups.get(key);
+    if (existing === undefined) {
+      groups.set(key, {
+        reason,
+        message,
+        type: String(event['type'] ?? 'Normal'),
+        count: eventCount(event),
+        first,
+        last,
+        involvedKind: ref.kind,
+        involvedName: ref.name,
+        fieldPath: ref.fieldPath,
+      });
+    } else {
+      existing.count += eventCount(event);
+      if (first !== undefined && (existing.first === undefined || first < existing.first)) existing.first = first;
+      if (last !== undefined && (existing.last === undefined || last > existing.last)) existing.last = last;
+    }
+  }
+  return [...groups.values()].sort(compareEventSummaries);
+}
+
+function compareEventSummaries(a: EventSummary, b: EventSummary): number {
+  const at = a.last?.getTime() ?? 0;
+  const bt = b.last?.getTime() ?? 0;
+  if (at !== bt) return bt - at;
+  if (a.count !== b.count) return b.count - a.count;
+  return `${a.involvedName}${a.reason}${a.message}`.localeCompare(`${b.involvedName}${b.reason}${b.message}`);
+}
+
+export function ageMs(now: Date, at: Date | undefined): number {
+  return at === undefined ? Number.POSITIVE_INFINITY : Math.max(0, now.getTime() - at.getTime());
+}
+
+export function isRecent(now: Date, at: Date | undefined, windowMs = STALE_AFTER_MS): boolean {
+  return ageMs(now, at) <= windowMs;
+}
+
+/**
+ * A factor in [0.15, 1] for how much an event should count: full weight for the last 15 minutes, fading over the
+ * hour, a small residue for anything older (history is context, not a cause).
+ */
+export function recencyWeight(now: Date, at: Date | undefined): number {
+  const age = ageMs(now, at);
+  if (age <= 15 * MINUTE) return 1;
+  if (age <= HOUR) return 0.85;
+  if (age <= 6 * HOUR) return 0.4;
+  return 0.15;
+}
+
+/** Compact human age: 45s, 12m, 3h, 2d. */
+export function formatAge(ms: number): string {
+  if (!Number.isFinite(ms)) return 'unknown';
+  const s = Math.round(ms / 1000);
+  if (s < 90) return `${s}s`;
+  const m = Math.round(s / 60);
+  if (m < 90) return `${m}m`;
+  const h = Math.round(m / 60);
+  if (h < 48) return `${h}h`;
+  return `${Math.round(h / 24)}d`;
+}
+
+export const MAX_EVIDENCE_CHARS = 300;
+
+export function clip(text: string, max = MAX_EVIDENCE_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** An event as one evidence line: `FailedScheduling ×42 (last 3m ago): 0/3 nodes are available: …`. */
+export function describeEvent(event: EventSummary, now: Date): string {
+  const times = event.count > 1 ? ` ×${event.count}` : '';
+  const age = ageMs(now, event.last);
+  const when = event.last === undefined ? '' : age < 30_000 ? ' (last just now)' : ` (last ${formatAge(age)} ago)`;
+  return clip(scrubText(`${event.reason}${times}${when}: ${event.message}`));
+}
+
+/** True when the kind was read successfully (analyzers stay quiet about kinds they could not see). */
+export function canSee(ctx: AnalyzerContext, kind: ResourceKind): boolean {
+  return !ctx.unavailable.has(kind);
+}

@@ -1,0 +1,94 @@
+import type { Analyzer, AnalyzerContext } from '../analyzer.js';
+import type { FindingInput } from '../findings.js';
+import { describeEvent, type EventSummary, findEvents, isRecent } from './events.js';
+import { containers, groupBy, isoAge, namespacePods, ownerKey, ownerOf, podRef } from './pods.js';
+
+const NAME = 'liveness-probe';
+
+// biome-ignore lint/suspicious/noExplicitAny: raw probe JSON
+function describeProbe(probe: any): string {
+  const target = probe.httpGet
+    ? `httpGet ${probe.httpGet.scheme === 'HTTPS' ? 'https' : 'http'} :${probe.httpGet.port}${probe.httpGet.path ?? '/'}`
+    : probe.tcpSocket
+      ? `tcpSocket :${probe.tcpSocket.port}`
+      : probe.grpc
+        ? `grpc :${probe.grpc.port}`
+        : probe.exec
+          ? `exec ${JSON.stringify(probe.exec.command ?? [])}`
+          : 'unknown handler';
+  const timing = ['initialDelaySeconds', 'periodSeconds', 'timeoutSeconds', 'failureThreshold']
+    .map(
+      (k) =>
+        `${k}=${probe[k] ?? { initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3 }[k]}`,
+    )
+    .join(' ');
+  return `livenessProbe ${target} ${timing}`;
+}
+
+/** A probe aimed at a port the container does not declare is the most common liveness misconfiguration. */
+// biome-ignore lint/suspicious/noExplicitAny: raw container JSON
+function portMismatch(spec: any): string | undefined {
+  const probe = spec?.livenessProbe;
+  const port = probe?.httpGet?.port ?? probe?.tcpSocket?.port ?? probe?.grpc?.port;
+  const ports: { containerPort?: number; name?: string }[] = Array.isArray(spec?.ports) ? spec.ports : [];
+  if (port === undefined || ports.length === 0) return undefined;
+  const declared = ports.some((p) => p.containerPort === port || p.name === port);
+  if (declared) return undefined;
+  const list = ports.map((p) => `${p.containerPort}${p.name ? `(${p.name})` : ''}`).join(', ');
+  return `probe port ${port} is not a declared containerPort (container declares ${list})`;
+}
+
+export const livenessProbeAnalyzer: Analyzer = {
+  name: NAME,
+  domain: 'compute',
+  description: 'Containers restarted by failing liveness probes (Unhealthy events, kubelet kills, probe settings).',
+  needs: ['pods', 'events'],
+  analyze(ctx: AnalyzerContext): FindingInput[] {
+    const findings: FindingInput[] = [];
+    const candidates = namespacePods(ctx).flatMap((pod) => {
+      const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace: ctx.namespace });
+      return containers(pod)
+        .filter((c) => c.spec?.livenessProbe !== undefined)
+        .map((c) => {
+          const mine = (e: EventSummary) =>
+            e.fieldPath === undefined || e.fieldPath.includes(`{${c.name}}`) || e.message.includes(c.name);
+          const failures = events.filter(
+            (e) => e.reason === 'Unhealthy' && /^Liveness probe failed/i.test(e.message) && mine(e),
+          );
+          const kills = events.filter(
+            (e) => e.reason === 'Killing' && /failed liveness probe/i.test(e.message) && mine(e),
+          );
+          return { pod, c, failures, kills };
+        })
+        .filter(({ failures }) => failures.some((e) => isRecent(ctx.now, e.last)));
+    });
+    for (const [, group] of groupBy(candidates, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
+      const { pod, c, failures, kills } = group[0]!;
+      const failCount = group.reduce((n, g) => n + g.failures.reduce((m, e) => m + e.count, 0), 0);
+      const killCount = group.reduce((n, g) => n + g.kills.reduce((m, e) => m + e.count, 0), 0);
+      const restarting = c.restartCount > 0 && isoAge(ctx.now, c.lastTerminated?.finishedAt) <= 60 * 60_000;
+      const evidence = [describeEvent(failures[0]!, ctx.now)];
+      if (kills[0]) evidence.push(describeEvent(kills[0], ctx.now));
+      evidence.push(describeProbe(c.spec.livenessProbe));
+      const mismatch = portMismatch(c.spec);
+      if (mismatch) evidence.push(mismatch);
+      evidence.push(
+        `container ${c.name}: ${c.restartCount} restarts${c.lastTerminated ? `, last exit code ${c.lastTerminated.exitCode} (${c.lastTerminated.reason ?? 'n/a'})` : ''}${group.length > 1 ? `; ${group.length} pods affected` : ''}`,
+      );
+      const owner = ownerOf(ctx, pod);
+      findings.push({
+        code: 'CONTAINER_LIVENESS_FAILING',
+        analyzer: NAME,
+        domain: 'compute',
+        severity: killCount > 0 || restarting ? 'high' : 'medium',
+        resource: podRef(pod),
+        message: `The liveness probe of container ${c.name} in pod ${pod.metadata.name} fails (${failCount} failures${killCount > 0 ? `, ${killCount} restarts by the kubelet` : ''})${mismatch ? `; ${mismatch}` : ''}.`,
+        evidence,
+        confidence: killCount > 0 ? (mismatch ? 0.92 : 0.85) : 0.65,
+        related: owner ? [owner] : [],
+        remediation: mismatch ? ['fix-probe-port'] : ['tune-liveness-probe', 'inspect-previous-logs'],
+      });
+    }
+    return findings;
+  },
+};

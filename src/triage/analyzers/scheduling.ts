@@ -1,0 +1,236 @@
+import type { KubeObject } from '../../cluster/types.js';
+import type { Analyzer, AnalyzerContext } from '../analyzer.js';
+import type { FindingInput, ResourceRef } from '../findings.js';
+import { canSee, describeEvent, findEvents, formatAge, isRecent } from './events.js';
+import { groupBy, namespacePods, ownerKey, ownerOf, podCondition, podRef, ref } from './pods.js';
+import { formatBytes, formatCpu, parseQuantity } from './quantity.js';
+
+const NAME = 'scheduling';
+
+/**
+ * One clause of a FailedScheduling message. The scheduler prints
+ * `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {node-role.kubernetes.io/master: }. preemption: …`
+ * (older releases: `… had taint {k: v}, that the pod didn't tolerate`).
+ */
+export interface SchedulingReason {
+  nodes: number;
+  text: string;
+  code: string;
+  taint?: string;
+}
+
+export interface ParsedSchedulingMessage {
+  totalNodes: number | undefined;
+  reasons: SchedulingReason[];
+}
+
+const CONTROL_PLANE_TAINT = /node-role\.kubernetes\.io\/(master|control-plane)|node-role\.kubernetes\.io\/infra/;
+
+function classify(text: string): { code: string; taint?: string } {
+  if (/Insufficient cpu/i.test(text)) return { code: 'POD_INSUFFICIENT_CPU' };
+  if (/Insufficient memory/i.test(text)) return { code: 'POD_INSUFFICIENT_MEMORY' };
+  const taint = /taint \{([^}]*)\}/.exec(text);
+  if (taint) return { code: 'POD_UNTOLERATED_TAINT', taint: `{${taint[1]}}` };
+  if (/node affinity\/selector|node selector/i.test(text)) return { code: 'POD_NODE_SELECTOR_MISMATCH' };
+  if (/pod (anti-)?affinity|affinity rules|topology spread/i.test(text)) return { code: 'POD_AFFINITY_MISMATCH' };
+  if (/unbound immediate PersistentVolumeClaims|persistentvolumeclaim "[^"]+" not found/i.test(text))
+    return { code: 'POD_UNBOUND_PVC' };
+  if (/Too many pods/i.test(text)) return { code: 'POD_TOO_MANY_PODS' };
+  if (/volume node affinity conflict|didn't find available persistent volumes/i.test(text))
+    return { code: 'POD_UNBOUND_PVC' };
+  return { code: 'POD_UNSCHEDULABLE' };
+}
+
+export function parseSchedulingMessage(message: string): ParsedSchedulingMessage {
+  // Everything after "preemption:" repeats the node list from the preemption plugin's point of view.
+  const main = message.split(/\.?\s*preemption:/)[0] ?? message;
+  const head = /(\d+)\/(\d+) nodes are available:?\s*(.*)$/s.exec(main);
+  const body = (head ? head[3]! : main).trim().replace(/\.$/, '');
+  const totalNodes = head ? Number(head[2]) : undefined;
+  // Clauses start with a count ("2 node(s) …", "1 Insufficient cpu"); taints contain ": " and ", " of their own.
+  const parts = body
+    .split(/,\s+(?=\d+\s)/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const reasons: SchedulingReason[] = parts.map((part) => {
+    const m = /^(\d+)\s+(.*)$/s.exec(part);
+    const text = (m ? m[2]! : part).trim();
+    const nodes = m ? Number(m[1]) : (totalNodes ?? 0);
+    return { nodes, text, ...classify(text) };
+  });
+  return { totalNodes, reasons };
+}
+
+function requests(pod: KubeObject, resource: 'cpu' | 'memory'): number {
+  const list: { resources?: { requests?: Record<string, string> } }[] = Array.isArray(pod.spec?.containers)
+    ? pod.spec.containers
+    : [];
+  const sum = list.reduce((n, c) => n + (parseQuantity(c.resources?.requests?.[resource]) ?? 0), 0);
+  const inits: typeof list = Array.isArray(pod.spec?.initContainers) ? pod.spec.initContainers : [];
+  const initMax = inits.reduce((n, c) => Math.max(n, parseQuantity(c.resources?.requests?.[resource]) ?? 0), 0);
+  return Math.max(sum, initMax);
+}
+
+interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+}
+
+/** Only nodes the pod could otherwise land on say anything about capacity. */
+function toleratesAll(pod: KubeObject, node: KubeObject): boolean {
+  const tolerations: Toleration[] = Array.isArray(pod.spec?.tolerations) ? pod.spec.tolerations : [];
+  const taints: Toleration[] = Array.isArray(node.spec?.taints) ? node.spec.taints : [];
+  return taints
+    .filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')
+    .every((t) =>
+      tolerations.some(
+        (tol) =>
+          (tol.effect === undefined || tol.effect === t.effect) &&
+          (tol.key === undefined
+            ? tol.operator === 'Exists'
+            : tol.key === t.key && (tol.operator === 'Exists' || (tol.value ?? '') === (t.value ?? ''))),
+      ),
+    );
+}
+
+function capacityLine(ctx: AnalyzerContext, pod: KubeObject, resource: 'cpu' | 'memory'): string | undefined {
+  if (!canSee(ctx, 'nodes')) return undefined;
+  const nodes = ctx.objects('nodes').filter((n) => n.spec?.unschedulable !== true && toleratesAll(pod, n));
+  if (nodes.length === 0) return undefined;
+  const format = resource === 'cpu' ? formatCpu : formatBytes;
+  const alloc = nodes
+    .map((n) => ({ name: n.metadata.name, value: parseQuantity(n.status?.allocatable?.[resource]) ?? 0 }))
+    .sort((a, b) => b.value - a.value);
+  const want = requests(pod, resource);
+  return `pod requests ${resource} ${format(want)}; largest node allocatable ${format(alloc[0]!.value)} (${alloc[0]!.name})`;
+}
+
+function selectorLine(pod: KubeObject): string | undefined {
+  const selector = pod.spec?.nodeSelector as Record<string, string> | undefined;
+  if (selector && Object.keys(selector).length > 0) {
+    return `nodeSelector ${Object.entries(selector)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',')}`;
+  }
+  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (Array.isArray(terms) && terms.length > 0) return `required node affinity ${JSON.stringify(terms)}`;
+  return undefined;
+}
+
+function labelMissLine(ctx: AnalyzerContext, pod: KubeObject): string | undefined {
+  const selector = pod.spec?.nodeSelector as Record<string, string> | undefined;
+  if (!selector || !canSee(ctx, 'nodes')) return undefined;
+  const nodes = ctx.objects('nodes');
+  const matching = nodes.filter((n) => Object.entries(selector).every(([k, v]) => n.metadata.labels?.[k] === v));
+  return `${matching.length}/${nodes.length} nodes carry the labels the nodeSelector requires`;
+}
+
+const SEVERITY_BY_SHARE = (share: number): FindingInput['severity'] => (share >= 0.5 ? 'high' : 'medium');
+
+const MESSAGES: Readonly<Record<string, string>> = {
+  POD_INSUFFICIENT_CPU: 'not enough allocatable CPU for its requests',
+  POD_INSUFFICIENT_MEMORY: 'not enough allocatable memory for its requests',
+  POD_UNTOLERATED_TAINT: 'a node taint the pod does not tolerate',
+  POD_NODE_SELECTOR_MISMATCH: "no node matches the pod's nodeSelector/node affinity",
+  POD_AFFINITY_MISMATCH: "the pod's (anti-)affinity rules exclude the nodes",
+  POD_UNBOUND_PVC: 'a PersistentVolumeClaim it mounts is not bound',
+  POD_TOO_MANY_PODS: 'the nodes reached their maximum pod count',
+  POD_UNSCHEDULABLE: 'the scheduler rejects the nodes',
+};
+
+const REMEDIATION: Readonly<Record<string, string[]>> = {
+  POD_INSUFFICIENT_CPU: ['lower-requests', 'add-capacity'],
+  POD_INSUFFICIENT_MEMORY: ['lower-requests', 'add-capacity'],
+  POD_UNTOLERATED_TAINT: ['add-toleration', 'remove-taint'],
+  POD_NODE_SELECTOR_MISMATCH: ['fix-node-selector', 'label-node'],
+  POD_AFFINITY_MISMATCH: ['relax-affinity'],
+  POD_UNBOUND_PVC: ['fix-pvc-binding'],
+  POD_TOO_MANY_PODS: ['add-capacity', 'raise-max-pods'],
+  POD_UNSCHEDULABLE: ['describe-pod'],
+};
+
+export const schedulingAnalyzer: Analyzer = {
+  name: NAME,
+  domain: 'compute',
+  description: 'Pending pods the scheduler cannot place, with the reason behind each node it rejected.',
+  needs: ['pods', 'events', 'nodes'],
+  analyze(ctx: AnalyzerContext): FindingInput[] {
+    const pending = namespacePods(ctx).filter(
+      (p) => p.status?.phase === 'Pending' && !p.spec?.nodeName && podCondition(p, 'PodScheduled')?.status !== 'True',
+    );
+    const findings: FindingInput[] = [];
+    for (const [, pods] of groupBy(pending, (p) => ownerKey(ctx, p))) {
+      // The condition is current state; the event adds counts. A pod whose only rejection is old keeps the condition.
+      const pod = pods[0]!;
+      const condition = podCondition(pod, 'PodScheduled');
+      const events = pods.flatMap((p) =>
+        findEvents(ctx, {
+          kind: 'Pod',
+          name: p.metadata.name,
+          namespace: ctx.namespace,
+          reasons: ['FailedScheduling'],
+        }),
+      );
+      events.sort((a, b) => (b.last?.getTime() ?? 0) - (a.last?.getTime() ?? 0));
+      const latest = events[0];
+      const message =
+        (latest && isRecent(ctx.now, latest.last) ? latest.message : undefined) ??
+        (condition?.reason === 'Unschedulable' ? condition.message : undefined) ??
+        latest?.message;
+      if (message === undefined) continue;
+      const parsed = parseSchedulingMessage(message);
+      const total = parsed.totalNodes ?? Math.max(1, ...parsed.reasons.map((r) => r.nodes));
+      const owner = ownerOf(ctx, pod);
+      const related: ResourceRef[] = owner ? [owner] : [];
+      const attempts = events.reduce((n, e) => n + e.count, 0);
+      const pendingFor = formatAge(Math.max(0, ctx.now.getTime() - Date.parse(pod.metadata.creationTimestamp ?? '')));
+      const header = `${pods.length} pod(s) Pending for ${pendingFor}${attempts > 0 ? `, ${attempts} FailedScheduling event(s)` : ''}`;
+      const eventLine = latest ? describeEvent(latest, ctx.now) : `PodScheduled=False: ${message}`;
+
+      // Merge clauses with the same code (e.g. two different taints).
+      const byCode = new Map<string, SchedulingReason[]>();
+      for (const r of parsed.reasons) byCode.set(r.code, [...(byCode.get(r.code) ?? []), r]);
+      for (const [code, reasons] of byCode) {
+        const nodes = reasons.reduce((n, r) => n + r.nodes, 0);
+        const share = total > 0 ? nodes / total : 1;
+        // Control-plane taints keep workloads off masters by design: context, not the cause.
+        const byDesign =
+          code === 'POD_UNTOLERATED_TAINT' && reasons.every((r) => CONTROL_PLANE_TAINT.test(r.taint ?? ''));
+        const symptom = code === 'POD_UNBOUND_PVC';
+        const evidence = [header, eventLine, `${nodes}/${total} nodes: ${reasons.map((r) => r.text).join('; ')}`];
+        if (code === 'POD_INSUFFICIENT_CPU' || code === 'POD_INSUFFICIENT_MEMORY') {
+          const line = capacityLine(ctx, pod, code === 'POD_INSUFFICIENT_CPU' ? 'cpu' : 'memory');
+          if (line) evidence.push(line);
+        }
+        if (code === 'POD_NODE_SELECTOR_MISMATCH' || code === 'POD_AFFINITY_MISMATCH') {
+          const sel = selectorLine(pod);
+          if (sel) evidence.push(sel);
+          const miss = labelMissLine(ctx, pod);
+          if (miss) evidence.push(miss);
+        }
+        const claims = symptom
+          ? (Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : [])
+              .map((v: { persistentVolumeClaim?: { claimName?: string } }) => v?.persistentVolumeClaim?.claimName)
+              .filter((c: unknown): c is string => typeof c === 'string')
+          : [];
+        if (claims.length > 0) evidence.push(`claims: ${claims.join(', ')}`);
+        findings.push({
+          code,
+          analyzer: NAME,
+          domain: 'compute',
+          // An unbound claim is the PVC analyzer's root cause; here it is only the symptom on the pod.
+          severity: byDesign ? 'low' : symptom ? 'medium' : SEVERITY_BY_SHARE(share),
+          resource: podRef(pod),
+          message: `${pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`} be scheduled: ${MESSAGES[code]} (${nodes}/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}.`,
+          evidence,
+          confidence: byDesign ? 0.3 : symptom ? 0.6 : Math.min(0.95, 0.55 + 0.4 * share),
+          related: [...related, ...claims.map((c: string) => ref('PersistentVolumeClaim', c, ctx.namespace))],
+          remediation: REMEDIATION[code] ?? [],
+        });
+      }
+    }
+    return findings;
+  },
+};
