@@ -1,0 +1,312 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { kubeconfigYaml } from '../local/kube/kubeconfig.js';
+import { type SnapshotServer, startSnapshotServer } from '../local/kube/server.js';
+import { createClusterReader } from '../src/cluster/reader.js';
+import { loadSnapshotFiles, snapshotNow } from '../src/cluster/snapshot.js';
+import type { KubeObject } from '../src/cluster/types.js';
+import type { TriageRequest } from '../src/triage/engine.js';
+import { silentLogger } from '../src/triage/engine.js';
+import type { TriageEnvelope } from '../src/triage/envelope.js';
+import { triage } from '../src/triage/index.js';
+
+/**
+ * Triage wall time through the real stack (snapshot API server on loopback, the read-only reader, the engine):
+ * 1. one fixture per intent at 0 ms and 50 ms of injected per-request latency. Reads in a round run in parallel,
+ *    so at 50 ms the wall time should track rounds × 50 ms, not requests × 50 ms;
+ * 2. a generated namespace with 3,000 pods and 10,000 events: wall time, peak RSS, envelope size.
+ */
+
+const LATENCY_MS = 50;
+const RUNS = 3;
+const fixturesDir = fileURLToPath(new URL('../test/fixtures/snapshots/', import.meta.url));
+
+async function timedTriage(server: SnapshotServer, request: TriageRequest) {
+  const reader = createClusterReader({ kubeconfig: { yaml: kubeconfigYaml({ server: server.url }) } });
+  const before = server.requestCount();
+  const started = performance.now();
+  const envelope = await triage(request, { reader, logger: silentLogger });
+  return { ms: performance.now() - started, requests: server.requestCount() - before, envelope };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+async function latencyScenario() {
+  const firstPerIntent = new Map<string, string>();
+  for (const file of readdirSync(fixturesDir)
+    .filter((f) => /--.+\.yaml$/.test(f))
+    .sort()) {
+    const intent = file.split('--')[0] as string;
+    if (!firstPerIntent.has(intent)) firstPerIntent.set(intent, file);
+  }
+  const rows = [];
+  for (const [intent, file] of firstPerIntent) {
+    const snapshot = await loadSnapshotFiles(join(fixturesDir, file));
+    const namespace = busiestNamespace(snapshot.objects);
+    const now = snapshotNow(snapshot.objects);
+    const request: TriageRequest = { intent, namespace, ...(now ? { now } : {}) };
+    const server = await startSnapshotServer({ objects: snapshot.objects, logs: snapshot.logs, port: 0 });
+    try {
+      await timedTriage(server, request); // warm-up: module loading and JIT are not what is measured
+      const at = async (latencyMs: number) => {
+        server.setLatency(latencyMs);
+        const runs = [];
+        for (let i = 0; i < RUNS; i++) runs.push(await timedTriage(server, request));
+        return runs;
+      };
+      const fast = await at(0);
+      const slow = await at(LATENCY_MS);
+      const last = slow.at(-1) as { envelope: TriageEnvelope; requests: number };
+      const rounds = last.envelope.execution.stepsExecuted;
+      rows.push({
+        intent,
+        fixture: file,
+        rounds,
+        requests: last.requests,
+        wallMsAt0: round1(median(fast.map((r) => r.ms))),
+        wallMsAt50: round1(median(slow.map((r) => r.ms))),
+        roundsTimesLatencyMs: rounds * LATENCY_MS,
+        requestsTimesLatencyMs: last.requests * LATENCY_MS,
+      });
+    } finally {
+      await server.close();
+    }
+  }
+  return rows;
+}
+
+function busiestNamespace(objects: readonly KubeObject[]): string {
+  const counts = new Map<string, number>();
+  for (const o of objects)
+    if (o.metadata.namespace) counts.set(o.metadata.namespace, (counts.get(o.metadata.namespace) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? 'default';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A large namespace: 3,000 pods (40 crash-looping, 60 unschedulable) and 10,000 events.
+
+const NS = 'bulk';
+const T0 = Date.UTC(2025, 5, 1, 8, 0, 0);
+const iso = (offsetS: number) => new Date(T0 + offsetS * 1000).toISOString().replace('.000Z', 'Z');
+
+export function largeNamespace(): { objects: KubeObject[]; logs: Record<string, string> } {
+  const objects: KubeObject[] = [];
+  const logs: Record<string, string> = {};
+  for (let n = 0; n < 20; n++) {
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: `worker-${n}`, uid: `node-${n}`, creationTimestamp: iso(0) },
+      spec: {},
+      status: {
+        allocatable: { cpu: '16', memory: '64Gi', pods: '250' },
+        capacity: { cpu: '16', memory: '64Gi', pods: '250' },
+        conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: iso(3500), lastTransitionTime: iso(0) }],
+      },
+    });
+  }
+  const podNames: string[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const name = `shop-${String(i).padStart(4, '0')}`;
+    podNames.push(name);
+    const crashing = i % 75 === 7;
+    const pending = !crashing && i % 50 === 13;
+    const container = {
+      name: 'app',
+      image: 'registry.example/shop:1.4.2',
+      resources: { requests: { cpu: '100m', memory: '128Mi' } },
+    };
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: NS,
+        uid: `pod-${i}`,
+        labels: { app: 'shop', shard: String(i % 10) },
+        creationTimestamp: iso(60),
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'shop-7d9f', controller: true }],
+      },
+      spec: {
+        containers: [container],
+        ...(pending ? { nodeSelector: { disk: 'nvme' } } : { nodeName: `worker-${i % 20}` }),
+      },
+      status: pending
+        ? {
+            phase: 'Pending',
+            conditions: [
+              {
+                type: 'PodScheduled',
+                status: 'False',
+                reason: 'Unschedulable',
+                message: "0/20 nodes are available: 20 node(s) didn't match Pod's node affinity/selector.",
+                lastTransitionTime: iso(60),
+              },
+            ],
+          }
+        : {
+            phase: 'Running',
+            startTime: iso(65),
+            conditions: [{ type: 'Ready', status: crashing ? 'False' : 'True', lastTransitionTime: iso(70) }],
+            containerStatuses: [
+              crashing
+                ? {
+                    name: 'app',
+                    ready: false,
+                    restartCount: 14,
+                    image: container.image,
+                    state: {
+                      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' },
+                    },
+                    lastState: {
+                      terminated: { exitCode: 1, reason: 'Error', startedAt: iso(3300), finishedAt: iso(3302) },
+                    },
+                  }
+                : {
+                    name: 'app',
+                    ready: true,
+                    restartCount: 0,
+                    image: container.image,
+                    state: { running: { startedAt: iso(70) } },
+                  },
+            ],
+          },
+    };
+    objects.push(pod);
+    if (crashing) {
+      logs[`${NS}/${name}/app:previous`] =
+        'starting shop 1.4.2\nloading configuration from /etc/shop/config.yaml\n' +
+        'Error: required environment variable DATABASE_URL is not set\n';
+    }
+  }
+  const reasons = ['Scheduled', 'Pulled', 'Created', 'Started'];
+  for (let e = 0; e < 10_000; e++) {
+    const podIndex = e % 3000;
+    const pod = podNames[podIndex] as string;
+    const crashing = podIndex % 75 === 7;
+    const pending = !crashing && podIndex % 50 === 13;
+    const warning = (crashing || pending) && e >= 9000 - 3000;
+    const reason = warning ? (crashing ? 'BackOff' : 'FailedScheduling') : (reasons[e % 4] as string);
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {
+        name: `${pod}.${e.toString(16)}`,
+        namespace: NS,
+        uid: `ev-${e}`,
+        creationTimestamp: iso(60 + (e % 3000)),
+      },
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: pod, namespace: NS },
+      reason,
+      message: warning
+        ? crashing
+          ? 'Back-off restarting failed container app in pod'
+          : "0/20 nodes are available: 20 node(s) didn't match Pod's node affinity/selector."
+        : `${reason} container app`,
+      type: warning ? 'Warning' : 'Normal',
+      count: warning ? 30 : 1,
+      source: { component: warning && pending ? 'default-scheduler' : 'kubelet' },
+      firstTimestamp: iso(60 + (e % 600)),
+      lastTimestamp: iso(600 + (e % 3000)),
+    });
+  }
+  return { objects, logs };
+}
+
+async function largeScenario() {
+  const { objects, logs } = largeNamespace();
+  const server = await startSnapshotServer({ objects, logs, port: 0 });
+  const rows = [];
+  try {
+    for (const intent of ['crashloop-analysis', 'scheduling-failures']) {
+      const request: TriageRequest = { intent, namespace: NS, now: new Date(T0 + 3600_000) };
+      await timedTriage(server, request); // warm-up
+      global.gc?.();
+      let peak = process.memoryUsage().rss;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 5);
+      const rssBefore = process.memoryUsage().rss;
+      const run = await timedTriage(server, request);
+      clearInterval(sampler);
+      peak = Math.max(peak, process.memoryUsage().rss);
+      rows.push({
+        intent,
+        wallMs: round1(run.ms),
+        requests: run.requests,
+        rounds: run.envelope.execution.stepsExecuted,
+        rssBeforeMb: round1(rssBefore / 2 ** 20),
+        peakRssMb: round1(peak / 2 ** 20),
+        envelopeBytes: Buffer.byteLength(JSON.stringify(run.envelope)),
+        topCause: run.envelope.rootCause[0]?.code ?? 'none',
+        findings: run.envelope.findings.length,
+        completeness: run.envelope.evidence.completeness,
+      });
+    }
+  } finally {
+    await server.close();
+  }
+  return { namespace: NS, pods: 3000, events: 10_000, objects: objects.length, runs: rows };
+}
+
+function table(headers: string[], rows: Array<Array<string | number>>): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells: Array<string | number>) =>
+    cells
+      .map((c, i) => (typeof c === 'number' ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!)))
+      .join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export default async function bench() {
+  const latency = await latencyScenario();
+  console.log(`\nTriage wall time, median of ${RUNS} runs (ms), per intent, 0 ms vs ${LATENCY_MS} ms per request`);
+  console.log(
+    table(
+      [
+        'intent',
+        'rounds',
+        'requests',
+        'at 0 ms',
+        `at ${LATENCY_MS} ms`,
+        `rounds×${LATENCY_MS}`,
+        `requests×${LATENCY_MS}`,
+      ],
+      latency.map((r) => [
+        r.intent,
+        r.rounds,
+        r.requests,
+        r.wallMsAt0,
+        r.wallMsAt50,
+        r.roundsTimesLatencyMs,
+        r.requestsTimesLatencyMs,
+      ]),
+    ),
+  );
+  const large = await largeScenario();
+  console.log(`\nGenerated namespace: ${large.pods} pods, ${large.events} events (${large.objects} objects served)`);
+  console.log(
+    table(
+      ['intent', 'wall ms', 'requests', 'rounds', 'rss before MB', 'peak rss MB', 'envelope bytes', 'top cause'],
+      large.runs.map((r) => [
+        r.intent,
+        r.wallMs,
+        r.requests,
+        r.rounds,
+        r.rssBeforeMb,
+        r.peakRssMb,
+        r.envelopeBytes,
+        r.topCause,
+      ]),
+    ),
+  );
+  return {
+    latencyMs: LATENCY_MS,
+    runsPerMeasurement: RUNS,
+    perIntent: latency,
+    largeNamespace: large,
+    processMaxRssMb: round1(process.resourceUsage().maxRSS / 1024),
+  };
+}

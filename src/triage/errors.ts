@@ -1,0 +1,19 @@
+/** Bad triage input. Each carries what a person needs to fix the request, never a stack of internals. */
+
+export { InvalidNamespaceError } from './namespace.js';
+
+export class UnknownIntentError extends Error {
+  override readonly name = 'UnknownIntentError';
+  constructor(
+    message: string,
+    /** Nearest known intents, best first (may be empty). */
+    readonly suggestions: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export class InvalidTriageRequestError extends Error {
+  override readonly name = 'InvalidTriageRequestError';
+}

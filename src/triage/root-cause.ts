@@ -1,0 +1,155 @@
+import type { KubeObject } from '../cluster/types.js';
+import type { RankedCause } from './envelope.js';
+import type { Finding, ResourceRef } from './findings.js';
+import { SEVERITY_ORDER } from './rubrics.js';
+
+/**
+ * Findings become a ranked root cause by severity × confidence × recency. Recency matters because snapshots and
+ * long-lived namespaces carry old, resolved events: a fault whose newest event is hours old must not outrank one
+ * that is happening now. A finding that another finding points at (`related`) is upstream of it and ranks a
+ * little higher, so "no default StorageClass" leads "pod waits for its claim".
+ */
+
+export interface RankedCauseWithFinding extends RankedCause {
+  score: number;
+  finding: Finding;
+}
+
+const SEVERITY_WEIGHT: Readonly<Record<Finding['severity'], number>> = {
+  info: 0.1,
+  low: 0.3,
+  medium: 0.55,
+  high: 0.8,
+  critical: 1,
+};
+
+const UPSTREAM_BOOST = 1.15;
+const MINUTE = 60_000;
+
+/** 1 for what is happening now, fading for faults whose newest event is old. */
+export function recencyFactor(newest: Date | undefined, now: Date): number {
+  if (!newest) return 1; // no dated event: the finding comes from current status
+  const age = now.getTime() - newest.getTime();
+  if (age <= 15 * MINUTE) return 1;
+  if (age <= 60 * MINUTE) return 0.8;
+  if (age <= 6 * 60 * MINUTE) return 0.5;
+  return 0.25;
+}
+
+export function refKey(ref: ResourceRef): string {
+  return `${ref.kind}|${ref.namespace ?? ''}|${ref.name}`;
+}
+
+export function findingKey(f: Finding): string {
+  return `${f.code}|${refKey(f.resource)}`;
+}
+
+/** Newest timestamp an Event carries, whichever of the several event time fields the producer filled. */
+export function eventTime(e: KubeObject): Date | undefined {
+  const o = e as KubeObject & {
+    lastTimestamp?: string;
+    eventTime?: string;
+    firstTimestamp?: string;
+    series?: { lastObservedTime?: string };
+  };
+  const candidates = [o.series?.lastObservedTime, o.lastTimestamp, o.eventTime, o.firstTimestamp];
+  let best: number | undefined;
+  for (const c of candidates) {
+    if (!c) continue;
+    const t = Date.parse(c);
+    if (!Number.isNaN(t) && (best === undefined || t > best)) best = t;
+  }
+  return best === undefined ? undefined : new Date(best);
+}
+
+function newestEventFor(ref: ResourceRef, events: readonly KubeObject[]): Date | undefined {
+  let newest: Date | undefined;
+  for (const e of events) {
+    const io = (e as { involvedObject?: { kind?: string; name?: string; namespace?: string } }).involvedObject;
+    if (!io || io.kind !== ref.kind || io.name !== ref.name) continue;
+    if (ref.namespace && io.namespace && io.namespace !== ref.namespace) continue;
+    const t = eventTime(e);
+    if (t && (!newest || t > newest)) newest = t;
+  }
+  return newest;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+export function rankRootCauses(
+  findings: readonly Finding[],
+  opts: { now: Date; events: readonly KubeObject[]; limit?: number },
+): RankedCauseWithFinding[] {
+  const referenced = new Set(findings.flatMap((f) => f.related.map(refKey)));
+  const scored = findings
+    .filter((f) => f.severity !== 'info')
+    .map((finding) => {
+      const recency = recencyFactor(newestEventFor(finding.resource, opts.events), opts.now);
+      const upstream = referenced.has(refKey(finding.resource)) ? UPSTREAM_BOOST : 1;
+      const score = SEVERITY_WEIGHT[finding.severity] * finding.confidence * recency * upstream;
+      return { finding, score, confidence: round2(finding.confidence * recency) };
+    })
+    .sort((a, b) => b.score - a.score || compareFindings(a.finding, b.finding));
+  return scored.slice(0, opts.limit ?? 5).map((s, i) => ({
+    rank: i + 1,
+    code: s.finding.code,
+    summary: s.finding.message,
+    confidence: s.confidence,
+    resource: s.finding.resource,
+    score: round2(s.score),
+    finding: s.finding,
+  }));
+}
+
+/** Total order on findings: worst first, then most certain, then by code and resource so output never wobbles. */
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] ||
+    b.confidence - a.confidence ||
+    cmp(a.code, b.code) ||
+    cmp(refKey(a.resource), refKey(b.resource)) ||
+    cmp(a.message, b.message)
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Merge findings that name the same code on the same resource (two analyzers, or two reads of one object). */
+export function dedupeFindings(findings: readonly Finding[]): Finding[] {
+  const byKey = new Map<string, Finding>();
+  for (const f of findings) {
+    const key = findingKey(f);
+    const seen = byKey.get(key);
+    if (!seen) {
+      byKey.set(key, { ...f, evidence: [...f.evidence], related: [...f.related], remediation: [...f.remediation] });
+      continue;
+    }
+    const worse = SEVERITY_ORDER[f.severity] > SEVERITY_ORDER[seen.severity];
+    byKey.set(key, {
+      ...seen,
+      severity: worse ? f.severity : seen.severity,
+      message: worse ? f.message : seen.message,
+      confidence: Math.max(seen.confidence, f.confidence),
+      evidence: unique([...seen.evidence, ...f.evidence]),
+      related: uniqueBy([...seen.related, ...f.related], refKey),
+      remediation: unique([...seen.remediation, ...f.remediation]),
+    });
+  }
+  return [...byKey.values()].sort(compareFindings);
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+function uniqueBy<T>(values: readonly T[], key: (v: T) => string): T[] {
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const k = key(v);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,448 @@
+import type { ClusterReader, KubeObject, ReadFailureReason, ResourceKind } from '../cluster/types.js';
+import type { ReadSpec, TriageTemplate } from './template.js';
+
+/**
+ * Executes one template round: every read in the round runs in parallel, `forEach` reads fan out over objects an
+ * earlier round returned (bounded by `max`), and a failed read becomes a classified outcome instead of an error.
+ */
+
+export type Round = TriageTemplate['rounds'][number];
+export type ForEach = NonNullable<ReadSpec['forEach']>;
+
+interface OutcomeBase {
+  /** The template read this outcome came from. */
+  readId: string;
+  evidence: string;
+  kind: ResourceKind | 'logs';
+  /** What was asked for, in the words an operator uses (`pods`, `logs web-1/app (previous)`). */
+  label: string;
+}
+
+export interface ObjectsOutcome extends OutcomeBase {
+  status: 'ok';
+  kind: ResourceKind;
+  objects: KubeObject[];
+  /** The list stopped at the read's `maxItems`: there may be more objects than were read. */
+  limited?: boolean;
+}
+
+export interface LogOutcome extends OutcomeBase {
+  status: 'ok';
+  kind: 'logs';
+  log: { namespace: string; pod: string; container: string | undefined; previous: boolean; text: string };
+}
+
+export interface FailedOutcome extends OutcomeBase {
+  status: 'failed';
+  reason: ReadFailureReason;
+  detail: string;
+}
+
+/** A `forEach` read whose source selected nothing: there is nothing to follow, so nothing is missing. */
+export interface NothingToFollowOutcome extends OutcomeBase {
+  status: 'nothing-to-follow';
+}
+
+export type ReadOutcome = ObjectsOutcome | LogOutcome | FailedOutcome | NothingToFollowOutcome;
+
+export interface RoundContext {
+  reader: ClusterReader;
+  namespace: string;
+  signal: AbortSignal;
+  /** Outcomes of earlier rounds by read id (a fanned-out read has several). */
+  previous: ReadonlyMap<string, readonly ReadOutcome[]>;
+  /** Called once per request that leaves for the cluster. */
+  onRequest?: () => void;
+}
+
+/** A read with every placeholder resolved, ready to send. */
+interface ConcreteRead {
+  spec: ReadSpec;
+  /** Namespace of the object being followed, when it lives outside the triaged namespace (CoreDNS pods). */
+  namespace?: string;
+  name?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  container?: string;
+  label: string;
+}
+
+export async function executeRound(round: Round, ctx: RoundContext): Promise<ReadOutcome[]> {
+  const planned: Array<ConcreteRead | ReadOutcome> = [];
+  for (const spec of round.reads) planned.push(...planRead(spec, ctx));
+  const settled = await Promise.allSettled(
+    planned.map((p) => ('status' in p ? Promise.resolve(p) : performRead(p, ctx))),
+  );
+  // allSettled keeps input order, so outcomes stay deterministic however the responses interleave.
+  return settled.map((s, i) => {
+    if (s.status === 'fulfilled') return s.value;
+    const p = planned[i] as ConcreteRead;
+    return failed(p.spec, p.label, s.reason, ctx.signal);
+  });
+}
+
+function planRead(spec: ReadSpec, ctx: RoundContext): Array<ConcreteRead | ReadOutcome> {
+  const base = { namespace: ctx.namespace };
+  if (!spec.forEach) {
+    const concrete = concretize(spec, base);
+    return [concrete ?? nothingToFollow(spec)];
+  }
+  const source = ctx.previous.get(spec.forEach.read);
+  if (!source || source.length === 0) {
+    return [
+      {
+        status: 'failed',
+        readId: spec.id,
+        evidence: spec.evidence,
+        kind: spec.kind,
+        label: labelFor(spec),
+        reason: 'invalid',
+        detail: `depends on read "${spec.forEach.read}", which did not run`,
+      },
+    ];
+  }
+  const sourceFailure = source.find((o): o is FailedOutcome => o.status === 'failed');
+  const items = source.flatMap((o) => (o.status === 'ok' && o.kind !== 'logs' ? o.objects : []));
+  if (items.length === 0 && sourceFailure) {
+    return [
+      {
+        status: 'failed',
+        readId: spec.id,
+        evidence: spec.evidence,
+        kind: spec.kind,
+        label: labelFor(spec),
+        reason: sourceFailure.reason,
+        detail: `depends on ${sourceFailure.label}: ${sourceFailure.detail}`,
+      },
+    ];
+  }
+  const bindings = selectBindings(items, spec.forEach, ctx.namespace);
+  const reads: ConcreteRead[] = [];
+  const seen = new Set<string>();
+  for (const binding of bindings) {
+    const concrete = concretize(spec, binding);
+    if (!concrete) continue;
+    const key = JSON.stringify([
+      concrete.namespace,
+      concrete.name,
+      concrete.labelSelector,
+      concrete.fieldSelector,
+      concrete.container,
+    ]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    reads.push(concrete);
+    if (reads.length >= spec.forEach.max) break;
+  }
+  return reads.length > 0 ? reads : [nothingToFollow(spec)];
+}
+
+function nothingToFollow(spec: ReadSpec): NothingToFollowOutcome {
+  return {
+    status: 'nothing-to-follow',
+    readId: spec.id,
+    evidence: spec.evidence,
+    kind: spec.kind,
+    label: labelFor(spec),
+  };
+}
+
+async function performRead(read: ConcreteRead, ctx: RoundContext): Promise<ReadOutcome> {
+  const { spec } = read;
+  const namespace = spec.scope === 'cluster' ? undefined : (read.namespace ?? ctx.namespace);
+  ctx.onRequest?.();
+  if (spec.kind === 'logs') {
+    const pod = read.name as string;
+    const logNamespace = read.namespace ?? ctx.namespace;
+    const text = await abortable(
+      ctx.reader.logs(
+        {
+          namespace: logNamespace,
+          pod,
+          ...(read.container ? { container: read.container } : {}),
+          previous: spec.previous,
+          tailLines: spec.tailLines,
+        },
+        ctx.signal,
+      ),
+      ctx.signal,
+    );
+    return {
+      status: 'ok',
+      readId: spec.id,
+      evidence: spec.evidence,
+      kind: 'logs',
+      label: read.label,
+      log: { namespace: logNamespace, pod, container: read.container, previous: spec.previous, text },
+    };
+  }
+  const kind = spec.kind;
+  if (read.name !== undefined) {
+    try {
+      const object = await abortable(
+        ctx.reader.get({ kind, name: read.name, ...(namespace ? { namespace } : {}) }, ctx.signal),
+        ctx.signal,
+      );
+      return { status: 'ok', readId: spec.id, evidence: spec.evidence, kind, label: read.label, objects: [object] };
+    } catch (error) {
+      // A named object that does not exist is an observation (a Route pointing at a missing Service), not a gap.
+      if (reasonOf(error, ctx.signal) === 'not-found') {
+        return { status: 'ok', readId: spec.id, evidence: spec.evidence, kind, label: read.label, objects: [] };
+      }
+      throw error;
+    }
+  }
+  const objects = await abortable(
+    ctx.reader.list(
+      {
+        kind,
+        ...(namespace ? { namespace } : {}),
+        ...(read.labelSelector ? { labelSelector: read.labelSelector } : {}),
+        ...(read.fieldSelector ? { fieldSelector: read.fieldSelector } : {}),
+        maxItems: spec.maxItems,
+      },
+      ctx.signal,
+    ),
+    ctx.signal,
+  );
+  return {
+    status: 'ok',
+    readId: spec.id,
+    evidence: spec.evidence,
+    kind,
+    label: read.label,
+    objects,
+    ...(objects.length >= spec.maxItems ? { limited: true } : {}),
+  };
+}
+
+/** Stops waiting the moment the overall deadline passes, even if a reader ignores its signal. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(new DeadlineError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DeadlineError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+class DeadlineError extends Error {
+  override readonly name = 'DeadlineError';
+  constructor() {
+    super('the triage deadline passed before the read finished');
+  }
+}
+
+function failed(spec: ReadSpec, label: string, error: unknown, signal: AbortSignal): FailedOutcome {
+  return {
+    status: 'failed',
+    readId: spec.id,
+    evidence: spec.evidence,
+    kind: spec.kind,
+    label,
+    reason: reasonOf(error, signal),
+    detail: error instanceof Error ? error.message : String(error),
+  };
+}
+
+const REASONS: ReadonlySet<string> = new Set<ReadFailureReason>([
+  'unreachable',
+  'timeout',
+  'forbidden',
+  'unauthorized',
+  'not-found',
+  'server-error',
+  'refused-by-policy',
+  'invalid',
+]);
+
+/** Classify any failure: the reader's own classification wins; an aborted deadline is a timeout. */
+export function reasonOf(error: unknown, signal?: AbortSignal): ReadFailureReason {
+  if (error instanceof DeadlineError) return 'timeout';
+  const reason = (error as { reason?: unknown } | null)?.reason;
+  if (typeof reason === 'string' && REASONS.has(reason)) return reason as ReadFailureReason;
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'AbortError' || name === 'TimeoutError' || signal?.aborted) return 'timeout';
+  return 'server-error';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// forEach selection
+
+type Binding = { namespace: string; item?: KubeObject; pod?: string; container?: string };
+
+interface ContainerStatus {
+  name: string;
+  ready?: boolean;
+  restartCount?: number;
+  state?: { waiting?: unknown; terminated?: { exitCode?: number } };
+  lastState?: { terminated?: { exitCode?: number } };
+}
+
+function containerStatuses(o: KubeObject): ContainerStatus[] {
+  const s = o.status ?? {};
+  return [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])] as ContainerStatus[];
+}
+
+function isReady(o: KubeObject): boolean {
+  const conditions = (o.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
+  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+const nonzero = (t?: { exitCode?: number }) => t !== undefined && (t.exitCode ?? 0) !== 0;
+
+const CONTAINER_TESTS: Record<ForEach['where'], ((c: ContainerStatus) => boolean) | undefined> = {
+  all: undefined,
+  pending: undefined,
+  'not-running': undefined,
+  unbound: undefined,
+  'not-ready': (c) => c.ready !== true,
+  restarting: (c) => (c.restartCount ?? 0) > 0,
+  waiting: (c) => c.state?.waiting !== undefined,
+  'terminated-nonzero': (c) => nonzero(c.state?.terminated) || nonzero(c.lastState?.terminated),
+};
+
+function objectMatches(o: KubeObject, where: ForEach['where']): boolean {
+  const phase: unknown = o.status?.phase;
+  switch (where) {
+    case 'all':
+      return true;
+    case 'pending':
+      return phase === 'Pending';
+    case 'not-running':
+      return phase !== 'Running' && phase !== 'Succeeded';
+    case 'unbound':
+      return phase !== 'Bound';
+    case 'not-ready':
+      return phase !== 'Succeeded' && !isReady(o);
+    default: {
+      const test = CONTAINER_TESTS[where];
+      return test ? containerStatuses(o).some(test) : true;
+    }
+  }
+}
+
+/** How loudly an object is failing, so a bounded fan-out follows the worst offenders first. */
+function trouble(o: KubeObject): number {
+  return containerStatuses(o).reduce((n, c) => n + (c.restartCount ?? 0), 0);
+}
+
+function selectBindings(items: readonly KubeObject[], forEach: ForEach, namespace: string): Binding[] {
+  const matching = items
+    .filter((o) => objectMatches(o, forEach.where))
+    .map((o, index) => ({ o, index, score: trouble(o) }))
+    // Stable: worst first, ties keep the API's order.
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .map((x) => x.o);
+  if (forEach.each === 'object') return matching.map((item) => ({ namespace, item, pod: item.metadata.name }));
+  const test = CONTAINER_TESTS[forEach.where];
+  const bindings: Binding[] = [];
+  for (const item of matching) {
+    const statuses = new Map(containerStatuses(item).map((c) => [c.name, c]));
+    const specs = [...(item.spec?.initContainers ?? []), ...(item.spec?.containers ?? [])] as Array<{ name: string }>;
+    const names = specs.length > 0 ? specs.map((c) => c.name) : [...statuses.keys()];
+    for (const container of names) {
+      const status = statuses.get(container);
+      if (test && (!status || !test(status))) continue;
+      bindings.push({ namespace, item, pod: item.metadata.name, container });
+    }
+  }
+  return bindings;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Placeholder substitution
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.[\]-]+)\s*\}\}/g;
+
+/** Resolve `{{namespace}}`, `{{pod}}`, `{{container}}` and `{{item.<path>}}`; undefined when a value is absent. */
+export function substitute(text: string, binding: Binding): string | undefined {
+  let missing = false;
+  const out = text.replace(PLACEHOLDER, (_m, path: string) => {
+    const value = lookup(path, binding);
+    if (value === undefined) {
+      missing = true;
+      return '';
+    }
+    return value;
+  });
+  return missing ? undefined : out;
+}
+
+function lookup(path: string, binding: Binding): string | undefined {
+  if (path === 'namespace') return binding.namespace;
+  if (path === 'pod') return binding.pod;
+  if (path === 'container') return binding.container;
+  if (!path.startsWith('item.') || !binding.item) return undefined;
+  let value: unknown = binding.item;
+  for (const key of path
+    .slice(5)
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return render(value);
+}
+
+/** Scalars print as-is; a label map (a Service's selector, matchLabels) prints as a label selector. */
+function render(value: unknown): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => typeof v === 'string');
+    if (entries.length === 0) return undefined;
+    return entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+  }
+  return undefined;
+}
+
+function concretize(spec: ReadSpec, binding: Binding): ConcreteRead | undefined {
+  const fields = ['name', 'labelSelector', 'fieldSelector', 'container'] as const;
+  const read: ConcreteRead = { spec, label: '' };
+  for (const field of fields) {
+    const raw = spec[field];
+    if (raw === undefined) continue;
+    const value = substitute(raw, binding);
+    if (value === undefined) return undefined;
+    read[field] = value;
+  }
+  if (spec.kind === 'logs' && read.name === undefined) {
+    // A logs read inside a forEach defaults to the pod (and container) being followed.
+    if (!binding.pod) return undefined;
+    read.name = binding.pod;
+    if (read.container === undefined && binding.container) read.container = binding.container;
+  }
+  const itemNamespace = binding.item?.metadata.namespace;
+  if (itemNamespace && itemNamespace !== binding.namespace) read.namespace = itemNamespace;
+  read.label = labelFor(spec, read);
+  return read;
+}
+
+function labelFor(spec: ReadSpec, read?: Partial<ConcreteRead>): string {
+  if (spec.kind === 'logs') {
+    const pod = read?.namespace ? `${read.namespace}/${read.name}` : read?.name;
+    const target = pod ? ` ${pod}${read?.container ? `/${read.container}` : ''}` : '';
+    return `logs${target}${spec.previous ? ' (previous)' : ''}`;
+  }
+  const parts: string[] = [spec.kind];
+  if (read?.name) parts[0] = `${spec.kind}/${read.name}`;
+  if (read?.labelSelector) parts.push(`-l ${read.labelSelector}`);
+  if (read?.fieldSelector) parts.push(`--field-selector ${read.fieldSelector}`);
+  return parts.join(' ');
+}
