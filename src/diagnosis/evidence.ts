@@ -1,0 +1,534 @@
+import { z } from 'zod';
+import type { TriageEnvelope } from '../triage/envelope.js';
+import { type ResourceRef, ResourceRefSchema } from '../triage/findings.js';
+import { canonicalKind, isClusterScoped, kindLabel } from './kinds.js';
+import type { RequestTarget, UserRequest } from './request.js';
+import {
+  canTransition,
+  type DiagnosticState,
+  type EvidenceRequirement,
+  type EvidenceType,
+  EvidenceTypeSchema,
+  evidenceLabel,
+  STATE_MACHINE,
+  type TransitionCause,
+} from './states.js';
+
+/**
+ * Evidence a session accumulates: from triage envelopes, from the reads users ask for, from the memory search,
+ * from hypotheses and confirmations in the thread, and from the approved plan. Items carry a stable id, so seeing
+ * the same symptom twice refreshes it instead of counting it twice.
+ */
+export const EvidenceItemSchema = z.object({
+  id: z.string().min(1),
+  type: EvidenceTypeSchema,
+  description: z.string(),
+  source: z.enum(['envelope', 'user-read', 'memory', 'user', 'plan']),
+  resource: ResourceRefSchema.optional(),
+  /** Finding or root-cause code the item is about. */
+  code: z.string().optional(),
+  at: z.iso.datetime({ offset: true }),
+});
+export type EvidenceItem = z.infer<typeof EvidenceItemSchema>;
+
+function resourceKey(ref: ResourceRef): string {
+  const kind = canonicalKind(ref.kind);
+  return `${kind}/${isClusterScoped(kind) ? '' : (ref.namespace ?? '')}/${ref.name}`;
+}
+
+function describeResource(ref: ResourceRef): string {
+  const ns = ref.namespace && !isClusterScoped(ref.kind) ? `${ref.namespace}/` : '';
+  return `${kindLabel(ref.kind)} ${ns}${ref.name}`;
+}
+
+const isLogType = (type: string) => /log/i.test(type);
+const isEventType = (type: string) => /event/i.test(type);
+
+/** Everything an envelope proves, as evidence items. Always includes one item recording the triage run itself. */
+export function evidenceFromEnvelope(
+  envelope: Pick<TriageEnvelope, 'findings' | 'rootCause' | 'evidence' | 'execution'>,
+  at: string,
+): EvidenceItem[] {
+  const items: EvidenceItem[] = [
+    {
+      id: `triage:${at}`,
+      type: 'observations',
+      description: `Triage read the cluster: ${envelope.findings.length} finding(s), evidence completeness ${Math.round(
+        envelope.evidence.completeness * 100,
+      )}%`,
+      source: 'envelope',
+      at,
+    },
+  ];
+  const resources = new Map<string, ResourceRef>();
+  for (const finding of envelope.findings) {
+    const key = resourceKey(finding.resource);
+    items.push({
+      id: `symptom:${finding.code}:${key}`,
+      type: 'symptoms',
+      description: `${finding.code} on ${describeResource(finding.resource)}: ${finding.message}`,
+      source: 'envelope',
+      resource: finding.resource,
+      code: finding.code,
+      at,
+    });
+    resources.set(key, finding.resource);
+    for (const related of finding.related ?? []) {
+      const ref = { ...related, namespace: related.namespace ?? finding.resource.namespace };
+      resources.set(resourceKey(ref), ref);
+    }
+  }
+  for (const [key, ref] of resources) {
+    items.push({
+      id: `resource:${key}`,
+      type: 'affected_resources',
+      description: describeResource(ref),
+      source: 'envelope',
+      resource: ref,
+      at,
+    });
+  }
+  for (const type of envelope.evidence.present) {
+    const evidenceType: EvidenceType = isLogType(type) ? 'logs' : isEventType(type) ? 'events' : 'observations';
+    items.push({
+      id: `read:${type}`,
+      type: evidenceType,
+      description: `Triage read ${type}`,
+      source: 'envelope',
+      at,
+    });
+  }
+  const top = envelope.rootCause[0];
+  if (top) {
+    items.push({
+      id: `pattern:${envelope.rootCause.map((c) => c.code).join(',')}`,
+      type: 'pattern_analysis',
+      description: `Ranked ${envelope.rootCause.length} candidate cause(s); most likely ${top.code} (${Math.round(
+        top.confidence * 100,
+      )}%): ${top.summary}`,
+      source: 'envelope',
+      code: top.code,
+      resource: top.resource,
+      at,
+    });
+  }
+  return items;
+}
+
+function refFromTarget(target: RequestTarget | undefined, namespace: string | undefined): ResourceRef | undefined {
+  if (!target?.name) return undefined;
+  return { kind: target.kind, name: target.name, namespace };
+}
+
+export interface ReadOutcome {
+  /** `empty` counts: "no logs, the container never started" is evidence too. `failed` does not. */
+  outcome: 'ok' | 'empty' | 'failed';
+  summary?: string;
+}
+
+/** Evidence from a read the user asked for and calmops ran. In TESTING every read also tests the hypothesis. */
+export function evidenceFromRead(
+  request: UserRequest,
+  result: ReadOutcome,
+  context: { state: DiagnosticState; at: string },
+): EvidenceItem[] {
+  if (request.kind !== 'read' || result.outcome === 'failed') return [];
+  const resource = refFromTarget(request.resource, request.namespace);
+  const what = `${request.verb}${request.resource ? ` ${request.resource.kind}${request.resource.name ? `/${request.resource.name}` : ''}` : ''}`;
+  const description = result.summary ? `${what}: ${result.summary}` : what;
+  const key = `${what}${request.namespace ? `@${request.namespace}` : ''}`;
+  const type: EvidenceType =
+    request.verb === 'logs'
+      ? 'logs'
+      : request.verb === 'events'
+        ? 'events'
+        : request.verb === 'search-memory'
+          ? 'similar_incidents'
+          : 'observations';
+  const items: EvidenceItem[] = [
+    { id: `user-read:${type}:${key}`, type, description, source: 'user-read', resource, at: context.at },
+  ];
+  // `describe` prints the object's events; a read of a named object confirms it is affected.
+  if (request.verb === 'describe') {
+    items.push({
+      id: `user-read:events:${key}`,
+      type: 'events',
+      description,
+      source: 'user-read',
+      resource,
+      at: context.at,
+    });
+  }
+  if (context.state === 'TESTING') {
+    items.push({
+      id: `test:${key}:${context.at}`,
+      type: 'hypothesis_test_results',
+      description,
+      source: 'user-read',
+      resource,
+      at: context.at,
+    });
+  }
+  return items;
+}
+
+/** A memory search counts even when it finds nothing: "we have not seen this before" is a result. */
+export function evidenceFromMemorySearch(
+  matches: ReadonlyArray<{ id: string; explanation: string }>,
+  at: string,
+): EvidenceItem[] {
+  const best = matches[0];
+  return [
+    {
+      id: `memory:${at}`,
+      type: 'similar_incidents',
+      description:
+        matches.length === 0
+          ? 'Searched past incidents: no similar incident found'
+          : `Searched past incidents: ${matches.length} similar; closest ${best?.id} (${best?.explanation})`,
+      source: 'memory',
+      at,
+    },
+  ];
+}
+
+export interface RankedCauseLike {
+  rank: number;
+  code: string;
+  summary: string;
+  resource: ResourceRef;
+}
+
+export interface NextActionLike {
+  command: string;
+  type: 'read-only' | 'mutating';
+}
+
+/**
+ * A hypothesis from the thread ("hypothesis 2" picks a ranked cause; free text is kept as written), with the
+ * plan to test it: the envelope's read-only next actions, or a describe of the suspected object.
+ */
+export function evidenceFromHypothesis(
+  request: UserRequest,
+  context: { at: string; rootCause?: readonly RankedCauseLike[]; nextActions?: readonly NextActionLike[] },
+): EvidenceItem[] {
+  if (request.kind !== 'hypothesis') return [];
+  const cause = request.hypothesisRank ? context.rootCause?.find((c) => c.rank === request.hypothesisRank) : undefined;
+  if (request.hypothesisRank && !cause) return [];
+  const text = cause ? `#${cause.rank} ${cause.code}: ${cause.summary}` : (request.hypothesisText ?? request.raw);
+  const reads = (context.nextActions ?? []).filter((a) => a.type === 'read-only').map((a) => a.command);
+  const plan =
+    reads.length > 0
+      ? reads.slice(0, 3)
+      : cause
+        ? [
+            `kubectl describe ${canonicalKind(cause.resource.kind)} ${cause.resource.name}${cause.resource.namespace ? ` -n ${cause.resource.namespace}` : ''}`,
+          ]
+        : ['Read the events and logs of the affected resources'];
+  return [
+    {
+      id: `hypothesis:${cause?.code ?? text}`,
+      type: 'hypothesis',
+      description: text,
+      source: 'user',
+      code: cause?.code,
+      resource: cause?.resource,
+      at: context.at,
+    },
+    {
+      id: `test-plan:${cause?.code ?? text}`,
+      type: 'test_plan',
+      description: `Test by: ${plan.join('; ')}`,
+      source: 'user',
+      code: cause?.code,
+      at: context.at,
+    },
+  ];
+}
+
+function latest(evidence: readonly EvidenceItem[], type: EvidenceType): EvidenceItem | undefined {
+  let best: EvidenceItem | undefined;
+  for (const item of evidence) if (item.type === type && (!best || item.at >= best.at)) best = item;
+  return best;
+}
+
+/** "Confirmed" confirms the hypothesis under test; without one there is nothing to confirm. */
+export function evidenceFromConfirmation(
+  request: UserRequest,
+  evidence: readonly EvidenceItem[],
+  at: string,
+  actor?: string,
+): EvidenceItem[] {
+  if (request.kind !== 'confirm-root-cause') return [];
+  const hypothesis = latest(evidence, 'hypothesis');
+  if (!hypothesis) return [];
+  return [
+    {
+      id: `root-cause:${hypothesis.code ?? hypothesis.description}`,
+      type: 'confirmed_root_cause',
+      description: `Root cause confirmed${actor ? ` by ${actor}` : ''}: ${hypothesis.description}`,
+      source: 'user',
+      code: hypothesis.code,
+      resource: hypothesis.resource,
+      at,
+    },
+  ];
+}
+
+export interface PlanLike {
+  id: string;
+  title?: string;
+  steps: ReadonlyArray<{ id: string; mode: 'read' | 'write'; command: string; rollback?: string }>;
+}
+
+/** An approved plan is the solution plan; it is also the rollback plan when every write step can be rolled back. */
+export function evidenceFromPlan(plan: PlanLike, at: string): EvidenceItem[] {
+  const writes = plan.steps.filter((s) => s.mode === 'write');
+  const items: EvidenceItem[] = [
+    {
+      id: `plan:${plan.id}`,
+      type: 'solution_plan',
+      description: `Approved plan ${plan.title ?? plan.id}: ${plan.steps.length} step(s), ${writes.length} change(s)`,
+      source: 'plan',
+      at,
+    },
+  ];
+  if (writes.every((s) => Boolean(s.rollback?.trim()))) {
+    items.push({
+      id: `rollback:${plan.id}`,
+      type: 'rollback_plan',
+      description: `Rollback ready for ${writes.length} change(s)`,
+      source: 'plan',
+      at,
+    });
+  }
+  return items;
+}
+
+export function evidenceFromResolved(request: UserRequest, at: string, actor?: string): EvidenceItem[] {
+  if (request.kind !== 'resolved') return [];
+  return [
+    {
+      id: `fix:${at}`,
+      type: 'fix_applied',
+      description: `Reported resolved${actor ? ` by ${actor}` : ''}: ${request.raw}`,
+      source: 'user',
+      at,
+    },
+  ];
+}
+
+/** Adds items, replacing any with the same id: a re-observed symptom keeps one entry with its newest time. */
+export function mergeEvidence(existing: readonly EvidenceItem[], incoming: readonly EvidenceItem[]): EvidenceItem[] {
+  const byId = new Map(existing.map((e) => [e.id, e]));
+  for (const item of incoming) {
+    const prior = byId.get(item.id);
+    if (!prior || item.at >= prior.at) byId.set(item.id, item);
+  }
+  return [...byId.values()];
+}
+
+export function countEvidence(evidence: readonly EvidenceItem[], requirement: EvidenceRequirement): number {
+  const floor = requirement.newerThan ? latest(evidence, requirement.newerThan)?.at : undefined;
+  return evidence.filter((e) => e.type === requirement.type && (!floor || e.at >= floor)).length;
+}
+
+export interface EvidenceGapItem extends EvidenceRequirement {
+  have: number;
+  label: string;
+}
+
+/** What the state still needs before the session may move on. */
+export function missingEvidence(state: DiagnosticState, evidence: readonly EvidenceItem[]): EvidenceGapItem[] {
+  return STATE_MACHINE[state].exitRequirements
+    .map((r) => ({ ...r, have: countEvidence(evidence, r), label: evidenceLabel(r.type) }))
+    .filter((r) => r.have < r.minCount);
+}
+
+/** ADR-005's "evidence quality": the share of every forward requirement of the workflow the session met. */
+export function evidenceCompleteness(evidence: readonly EvidenceItem[]): number {
+  const requirements = (['GATHERING', 'ANALYZING', 'HYPOTHESIZING', 'TESTING'] as const).flatMap(
+    (s) => STATE_MACHINE[s].exitRequirements,
+  );
+  const met = requirements.filter((r) => countEvidence(evidence, r) >= r.minCount).length;
+  return requirements.length === 0 ? 1 : met / requirements.length;
+}
+
+export function formatMissing(gaps: readonly EvidenceGapItem[]): string {
+  return gaps.map((g) => `${g.label} (${g.have}/${g.minCount}, ${g.quality})`).join(', ');
+}
+
+/** The fix is being validated: after RESOLVING the session re-enters GATHERING and waits for a fresh triage. */
+export const ValidationContextSchema = z.object({
+  startedAt: z.iso.datetime({ offset: true }),
+  /** Finding codes that must be gone for the fix to count. */
+  codes: z.array(z.string()),
+});
+export type ValidationContext = z.infer<typeof ValidationContextSchema>;
+
+export interface WorkflowSnapshot {
+  state: DiagnosticState;
+  evidence: readonly EvidenceItem[];
+  stateEnteredAt: string;
+  validation?: ValidationContext | null;
+  /**
+   * Start of the current reasoning cycle. A failed validation or a panic intervention starts a new one: the
+   * memory search, hypotheses, test results, confirmation and plan of the previous cycle stop counting, so the
+   * session cannot slide straight back to where it went wrong. Observations (symptoms, logs, events) still count.
+   */
+  cycleStartedAt?: string | null;
+}
+
+/** Evidence types that belong to one reasoning cycle. */
+export const CYCLE_EVIDENCE_TYPES: ReadonlySet<EvidenceType> = new Set<EvidenceType>([
+  'similar_incidents',
+  'hypothesis',
+  'test_plan',
+  'hypothesis_test_results',
+  'confirmed_root_cause',
+  'solution_plan',
+  'rollback_plan',
+  'fix_applied',
+]);
+
+/** The evidence that counts for the current cycle. */
+export function currentEvidence(session: Pick<WorkflowSnapshot, 'evidence' | 'cycleStartedAt'>): EvidenceItem[] {
+  const start = session.cycleStartedAt;
+  if (!start) return [...session.evidence];
+  return session.evidence.filter((e) => !CYCLE_EVIDENCE_TYPES.has(e.type) || e.at >= start);
+}
+
+export type TransitionResult =
+  | {
+      kind: 'transition';
+      from: DiagnosticState;
+      to: DiagnosticState;
+      cause: TransitionCause;
+      reason: string;
+      /** Set when the transition starts validating a fix: store it on the session. */
+      validation?: ValidationContext;
+      /** Set when the transition starts a new reasoning cycle: store it on the session. */
+      cycleStartedAt?: string;
+    }
+  | { kind: 'validated'; from: DiagnosticState; reason: string };
+
+function validationCodes(evidence: readonly EvidenceItem[]): string[] {
+  const confirmed = evidence.filter((e) => e.type === 'confirmed_root_cause' && e.code).map((e) => e.code as string);
+  if (confirmed.length > 0) return [...new Set(confirmed)];
+  return [...new Set(evidence.filter((e) => e.type === 'symptoms' && e.code).map((e) => e.code as string))];
+}
+
+function summarizeMet(state: DiagnosticState, evidence: readonly EvidenceItem[]): string {
+  return STATE_MACHINE[state].exitRequirements
+    .map((r) => `${countEvidence(evidence, r)} ${evidenceLabel(r.type)}`)
+    .join(', ');
+}
+
+/**
+ * The next step the evidence allows, or null. Order matters: a fix report wins (validate it), then validation
+ * itself, then a new hypothesis during TESTING (back to HYPOTHESIZING), then the forward move.
+ */
+export function evaluateTransition(session: WorkflowSnapshot): TransitionResult | null {
+  const { state, stateEnteredAt } = session;
+  const evidence = currentEvidence(session);
+  const since = (type: EvidenceType) => evidence.filter((e) => e.type === type && e.at > stateEnteredAt);
+
+  if (session.validation && state === 'GATHERING') {
+    const { startedAt, codes } = session.validation;
+    const fresh = evidence.filter((e) => e.source === 'envelope' && e.at > startedAt);
+    if (!fresh.some((e) => e.id.startsWith('triage:'))) return null;
+    const persisting = fresh.filter((e) => e.type === 'symptoms' && e.code && codes.includes(e.code));
+    if (persisting.length > 0) {
+      return {
+        kind: 'transition',
+        from: state,
+        to: 'ANALYZING',
+        cause: 'validation',
+        reason: `Validation failed: ${persisting.map((e) => e.description).join('; ')} still present after the fix`,
+        cycleStartedAt: [startedAt, ...persisting.map((e) => e.at)].sort().at(-1),
+      };
+    }
+    return {
+      kind: 'validated',
+      from: state,
+      reason: `Validation passed: a fresh triage no longer shows ${codes.length > 0 ? codes.join(', ') : 'the original symptoms'}`,
+    };
+  }
+
+  const fix = since('fix_applied')[0];
+  if (fix && canTransition(state, 'GATHERING', 'validation')) {
+    const early = state !== 'RESOLVING' ? ' before a confirmed, planned fix' : '';
+    return {
+      kind: 'transition',
+      from: state,
+      to: 'GATHERING',
+      cause: 'validation',
+      reason: `${fix.description}${early}; re-reading the cluster to validate the fix`,
+      validation: { startedAt: fix.at, codes: validationCodes(evidence) },
+    };
+  }
+
+  if (state === 'TESTING') {
+    const hypothesis = since('hypothesis').at(-1);
+    if (hypothesis) {
+      return {
+        kind: 'transition',
+        from: state,
+        to: 'HYPOTHESIZING',
+        cause: 'evidence',
+        reason: `New hypothesis replaces the one under test: ${hypothesis.description}`,
+      };
+    }
+  }
+
+  const config = STATE_MACHINE[state];
+  const forward = config.nextStates[0];
+  if (!forward || state === 'RESOLVING') return null;
+  if (missingEvidence(state, evidence).length > 0) return null;
+  return {
+    kind: 'transition',
+    from: state,
+    to: forward,
+    cause: 'evidence',
+    reason: `${state} → ${forward}: requirements met (${summarizeMet(state, evidence)})`,
+  };
+}
+
+/** Applies evaluateTransition until nothing moves: one envelope may carry a session through several states. */
+export function advance(
+  session: WorkflowSnapshot,
+  at: string,
+): { snapshot: WorkflowSnapshot; steps: TransitionResult[] } {
+  let snapshot = { ...session };
+  const steps: TransitionResult[] = [];
+  for (let i = 0; i < 8; i++) {
+    const step = evaluateTransition(snapshot);
+    if (!step) break;
+    steps.push(step);
+    if (step.kind === 'validated') {
+      snapshot = { ...snapshot, validation: null };
+      break;
+    }
+    snapshot = {
+      ...snapshot,
+      state: step.to,
+      stateEnteredAt: at,
+      validation: step.validation ?? (step.cause === 'validation' ? null : snapshot.validation),
+      cycleStartedAt: step.cycleStartedAt ?? snapshot.cycleStartedAt,
+    };
+    // Entering with `at` equal to the triggering evidence keeps `since(...)` from firing twice on the same item.
+  }
+  return { snapshot, steps };
+}
+
+export function supportsTarget(evidence: readonly EvidenceItem[], target: RequestTarget, namespace?: string): boolean {
+  if (!target.name) return false;
+  const kind = canonicalKind(target.kind);
+  return evidence.some(
+    (e) =>
+      e.resource !== undefined &&
+      canonicalKind(e.resource.kind) === kind &&
+      e.resource.name === target.name &&
+      (isClusterScoped(kind) || !namespace || !e.resource.namespace || e.resource.namespace === namespace),
+  );
+}

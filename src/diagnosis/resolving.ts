@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { type SafetyLabel, SafetyLabelSchema } from '../triage/envelope.js';
+import { classifyCommandLine } from './commands.js';
+import { canonicalKind } from './kinds.js';
+import type { UserRequest } from './request.js';
+
+/**
+ * RESOLVING never runs anything. A change request that passed the gate is matched against the approved plan and
+ * answered with the plan's own command, its rollback and its safety label, for a human to run.
+ */
+
+export const PlanStepSchema = z
+  .object({
+    id: z.string().min(1),
+    command: z.string().min(1),
+    mode: z.enum(['read', 'write']),
+    rollback: z.string().optional(),
+    description: z.string().optional(),
+    safety: SafetyLabelSchema.optional(),
+  })
+  .refine((s) => s.mode === 'read' || Boolean(s.rollback?.trim()), { message: 'a write step needs a rollback' });
+export type PlanStep = z.infer<typeof PlanStepSchema>;
+
+export const ApprovedPlanSchema = z.object({
+  id: z.string().min(1),
+  title: z.string().optional(),
+  approvedBy: z.string().optional(),
+  approvedAt: z.string().optional(),
+  steps: z.array(PlanStepSchema).min(1),
+});
+export type ApprovedPlan = z.infer<typeof ApprovedPlanSchema>;
+
+export type PlanAnswer =
+  | {
+      matched: true;
+      step: PlanStep;
+      command: string;
+      rollback: string | undefined;
+      safety: SafetyLabel;
+      message: string;
+    }
+  | { matched: false; reason: string; message: string; candidates: PlanStep[] };
+
+/** Verbs that name the same kind of change, so "restart it" finds `kubectl rollout restart deploy/web`. */
+const VERB_FAMILIES: ReadonlyArray<readonly string[]> = [
+  ['rollout restart', 'rollout latest', 'rollout retry'],
+  ['rollout undo', 'rollback'],
+  ['scale', 'autoscale'],
+  ['patch', 'edit', 'apply', 'replace', 'set', 'label', 'annotate'],
+  ['delete', 'idle'],
+  ['drain', 'adm drain'],
+  ['cordon', 'adm cordon'],
+  ['uncordon', 'adm uncordon'],
+  ['taint', 'adm taint'],
+  ['create', 'apply', 'expose', 'run'],
+];
+
+function family(verb: string): readonly string[] {
+  const head = verb.startsWith('set ') ? 'set' : verb;
+  return VERB_FAMILIES.find((f) => f.includes(head)) ?? [head];
+}
+
+/** Phrases like "apply the fix" or "fix it" name no particular change: they mean "the plan's change". */
+function isGeneric(request: UserRequest): boolean {
+  return request.source === 'natural-language' && request.verb === 'apply' && !request.resource;
+}
+
+function score(request: UserRequest, step: PlanStep): number | undefined {
+  const parsed = classifyCommandLine(step.command);
+  if (!parsed) return undefined;
+  let total = 0;
+  const requestVerb = request.verb.startsWith('set ') ? 'set' : request.verb;
+  const stepVerb = parsed.verb.startsWith('set ') ? 'set' : parsed.verb;
+  if (request.verb === parsed.verb) total += 3;
+  else if (family(requestVerb).includes(stepVerb)) total += 2;
+  else return undefined;
+  const want = request.resource;
+  const have = parsed.resource;
+  if (want && have) {
+    if (canonicalKind(want.kind) !== canonicalKind(have.kind)) return undefined;
+    total += 2;
+    if (want.name && have.name) {
+      if (want.name !== have.name) return undefined;
+      total += 3;
+    }
+  }
+  if (request.namespace && parsed.namespace) {
+    if (request.namespace !== parsed.namespace) return undefined;
+    total += 1;
+  }
+  return total;
+}
+
+function safetyOf(step: PlanStep): SafetyLabel {
+  if (step.safety) return step.safety;
+  if (step.mode === 'read') return 'SAFE';
+  const parsed = classifyCommandLine(step.command);
+  return parsed?.kind === 'dangerous' ? 'DANGEROUS' : 'REQUIRES_APPROVAL';
+}
+
+function render(plan: ApprovedPlan, step: PlanStep, safety: SafetyLabel): string {
+  return [
+    `calmops does not run changes. From the approved plan "${plan.title ?? plan.id}"${plan.approvedBy ? ` (approved by ${plan.approvedBy})` : ''}, step ${step.id}${step.description ? `: ${step.description}` : ''}`,
+    '```',
+    step.command,
+    '```',
+    `Rollback:${step.rollback ? '' : ' none recorded'}`,
+    ...(step.rollback ? ['```', step.rollback, '```'] : []),
+    `Safety: ${safety}`,
+  ].join('\n');
+}
+
+export function answerFromPlan(request: UserRequest, plan: ApprovedPlan | undefined): PlanAnswer {
+  if (!plan) {
+    return {
+      matched: false,
+      reason: 'no approved plan',
+      message: 'There is no approved plan yet. Ask for a remediation plan; changes come from the approved plan only.',
+      candidates: [],
+    };
+  }
+  const writes = plan.steps.filter((s) => s.mode === 'write');
+  if (isGeneric(request) && writes.length === 1) {
+    const step = writes[0] as PlanStep;
+    const safety = safetyOf(step);
+    return {
+      matched: true,
+      step,
+      command: step.command,
+      rollback: step.rollback,
+      safety,
+      message: render(plan, step, safety),
+    };
+  }
+  const scored = writes
+    .map((step) => ({ step, score: score(request, step) }))
+    .filter((s): s is { step: PlanStep; score: number } => s.score !== undefined)
+    .sort((a, b) => b.score - a.score);
+  const best = scored[0];
+  if (!best || (isGeneric(request) && writes.length > 1)) {
+    const candidates = isGeneric(request) ? writes : [];
+    return {
+      matched: false,
+      reason: isGeneric(request) ? 'several plan steps could be meant' : 'no plan step matches the request',
+      message: [
+        `"${request.raw}" is not a step of the approved plan "${plan.title ?? plan.id}". The plan's changes are:`,
+        ...writes.map((s) => `• ${s.id}: \`${s.command}\``),
+      ].join('\n'),
+      candidates,
+    };
+  }
+  const ties = scored.filter((s) => s.score === best.score);
+  if (ties.length > 1) {
+    return {
+      matched: false,
+      reason: 'several plan steps match equally',
+      message: [
+        `"${request.raw}" matches more than one step of the plan; name the one you mean:`,
+        ...ties.map((s) => `• ${s.step.id}: \`${s.step.command}\``),
+      ].join('\n'),
+      candidates: ties.map((s) => s.step),
+    };
+  }
+  const safety = safetyOf(best.step);
+  return {
+    matched: true,
+    step: best.step,
+    command: best.step.command,
+    rollback: best.step.rollback,
+    safety,
+    message: render(plan, best.step, safety),
+  };
+}

@@ -1,0 +1,4 @@
+export * from './fingerprint.js';
+export * from './metrics.js';
+export * from './repository.js';
+export * from './similarity.js';
