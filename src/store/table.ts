@@ -12,6 +12,8 @@ export const TABLE_DEFINITION = {
       indexName: 'GSI1',
       partitionKey: { name: 'GSI1PK', type: 'S' },
       sortKey: { name: 'GSI1SK', type: 'S' },
+      // Listing reads whole records from the index, so every attribute is projected.
+      projectionType: 'ALL',
     },
   ],
 } as const;

@@ -1,0 +1,127 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import dynalite from 'dynalite';
+import type { StoreClientOptions } from '../../src/store/client.js';
+import { StoreError } from '../../src/store/errors.js';
+
+export { ensureTable } from '../../src/store/create-table.js';
+
+export interface LocalDynamo {
+  /** `http://127.0.0.1:<port>`; hand it to the code under test as AWS_ENDPOINT_URL_DYNAMODB. */
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+export interface LocalDynamoOptions {
+  /** Keep the data on disk in this directory (LevelDB); in memory when absent. */
+  dataDir?: string;
+  /** 0 or absent picks a free port. */
+  port?: number;
+}
+
+export class LocalDynamoError extends StoreError {}
+
+/**
+ * Starts dynalite on loopback. It speaks the DynamoDB wire protocol but has no transactions and never sweeps TTL,
+ * which the store does not rely on: every write is a single-item condition and every expiry is checked in it.
+ */
+export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promise<LocalDynamo> {
+  const path = options.dataDir === undefined ? undefined : resolve(options.dataDir);
+  const releaseLock = path === undefined ? async () => {} : await lockDataDir(path);
+  if (options.port !== undefined && options.port !== 0) {
+    // dynalite opens its database when created and cannot close it unless listening, so a taken port is found
+    // out before it is created.
+    try {
+      await assertPortFree(options.port);
+    } catch (error) {
+      await releaseLock();
+      throw error;
+    }
+  }
+  const server = dynalite({
+    ...(path === undefined ? {} : { path }),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  // Should listening still fail, the lock stays: the database is open in this process and another start on the
+  // same directory must be refused rather than crash.
+  await new Promise<void>((done, fail) => {
+    server.once('error', (error) => fail(portError(options.port ?? 0, error)));
+    server.listen(options.port ?? 0, '127.0.0.1', () => done());
+  });
+  const { port } = server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close() {
+      closed ??= new Promise<void>((done, fail) => {
+        server.close((error) => {
+          releaseLock().then(() => (error ? fail(error) : done()), fail);
+        });
+        // SDK clients keep connections alive; without this, close would wait for them to time out.
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+function portError(port: number, error: Error): LocalDynamoError {
+  return new LocalDynamoError(`Could not start dynalite on 127.0.0.1:${port}: ${error.message}`, { cause: error });
+}
+
+async function assertPortFree(port: number): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((done, fail) => {
+    probe.once('error', (error) => fail(portError(port, error)));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => done()));
+  });
+}
+
+/**
+ * LevelDB allows one process per directory, and dynalite only finds out on its first request, by crashing. A lock
+ * file naming the owner turns that into a clear error up front; a lock left by a process that died is taken over.
+ */
+async function lockDataDir(path: string): Promise<() => Promise<void>> {
+  await mkdir(path, { recursive: true });
+  const lock = join(path, 'calmops.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: 'wx' });
+      return () => rm(lock, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new LocalDynamoError(`${path} is in use by process ${owner}; stop it or choose another data directory`);
+      }
+      await rm(lock, { force: true });
+    }
+  }
+  throw new LocalDynamoError(`Could not lock ${path}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    // Signal 0 only checks that the process exists; nothing is sent.
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Client options for a local endpoint. The emulators accept any credentials; fixed placeholder ones keep the SDK
+ * from searching the machine for real ones.
+ */
+export function localClientOptions(endpoint: string): StoreClientOptions {
+  return {
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 3,
+  };
+}

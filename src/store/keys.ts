@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/**
+ * Key layout of the single table. Every PK/SK string is built here and nowhere else, so the layout in
+ * docs/store.md and the items on disk cannot disagree.
+ */
+
+export interface ItemKey {
+  PK: string;
+  SK: string;
+}
+
+export const GSI1 = 'GSI1';
+
+/**
+ * Ids that end up inside keys. `#` separates key parts, so it is refused; the length bound keeps keys well below
+ * DynamoDB's 2 KB partition key limit and session ids usable as Step Functions execution names (max 80).
+ */
+export const KeyPartSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'only letters, digits and . _ : - are allowed');
+
+/** Canonical UTC timestamp, `Date.prototype.toISOString()` form, so string order equals time order. */
+export const IsoTimestampSchema = z.iso.datetime({ precision: 3 });
+
+export const META = 'META';
+
+export const keys = {
+  session: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: META }),
+  timelineEvent: (sessionId: string, at: string, seq: number): ItemKey => ({
+    PK: `SESSION#${sessionId}`,
+    SK: `${TIMELINE_PREFIX}${at}#${formatSeq(seq)}`,
+  }),
+  inboxMessage: (sessionId: string, messageId: string): ItemKey => ({
+    PK: `SESSION#${sessionId}`,
+    SK: `${INBOX_PREFIX}${messageId}`,
+  }),
+  wait: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: 'WAIT' }),
+  finding: (sessionId: string, findingId: string): ItemKey => ({
+    PK: `SESSION#${sessionId}`,
+    SK: `${FINDING_PREFIX}${findingId}`,
+  }),
+  approval: (approvalId: string): ItemKey => ({ PK: `APPROVAL#${approvalId}`, SK: META }),
+  /** One per allowed decider, so GSI1 can list an approver's pending approvals. */
+  approvalDecider: (approvalId: string, userId: string): ItemKey => ({
+    PK: `APPROVAL#${approvalId}`,
+    SK: `DECIDER#${userId}`,
+  }),
+  thread: (channelId: string, threadTs: string): ItemKey => ({ PK: `THREAD#${channelId}#${threadTs}`, SK: META }),
+  memory: (memoryId: string): ItemKey => ({ PK: `MEMORY#${memoryId}`, SK: META }),
+  memoryToken: (token: string, memoryId: string): ItemKey => ({ PK: `TOKEN#${token}`, SK: `MEMORY#${memoryId}` }),
+  dedupe: (key: string): ItemKey => ({ PK: `DEDUPE#${key}`, SK: META }),
+} as const;
+
+export const SESSION_PK_PREFIX = 'SESSION#';
+export const TIMELINE_PREFIX = 'EVENT#';
+export const INBOX_PREFIX = 'INBOX#';
+export const FINDING_PREFIX = 'FINDING#';
+export const APPROVAL_DECIDER_PREFIX = 'DECIDER#';
+export const MEMORY_SK_PREFIX = 'MEMORY#';
+
+/** GSI1 partition values; each names one list the product shows. */
+export const gsi1 = {
+  openSessionsInChannel: (channelId: string): string => `CHANNEL#${channelId}#OPEN`,
+  sessionsWithStatus: (status: 'resolved' | 'closed'): string => `SESSIONS#${status.toUpperCase()}`,
+  approvalsForApprover: (userId: string): string => `APPROVER#${userId}`,
+} as const;
+
+/** Sequence numbers are zero padded so that lexical SK order is numeric order. */
+export function formatSeq(seq: number): string {
+  return seq.toString().padStart(6, '0');
+}
+
+/** Parses `EVENT#<iso>#<seq>` back into its parts; undefined when the SK is not a timeline key. */
+export function parseTimelineSk(sk: string): { at: string; seq: number } | undefined {
+  if (!sk.startsWith(TIMELINE_PREFIX)) return undefined;
+  const rest = sk.slice(TIMELINE_PREFIX.length);
+  const hash = rest.lastIndexOf('#');
+  if (hash < 0) return undefined;
+  const seq = Number(rest.slice(hash + 1));
+  if (!Number.isInteger(seq)) return undefined;
+  return { at: rest.slice(0, hash), seq };
+}
+
+/** Seconds since the epoch for the TTL attribute, rounded up so an item is never swept before it expires. */
+export function toEpochSeconds(at: Date | string): number {
+  const ms = typeof at === 'string' ? Date.parse(at) : at.getTime();
+  return Math.ceil(ms / 1000);
+}
+
+/** Normalizes a Date to the canonical ISO form used in keys and conditions. */
+export function toIso(at: Date): string {
+  if (Number.isNaN(at.getTime())) throw new RangeError('Invalid date');
+  return at.toISOString();
+}

@@ -1,0 +1,322 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import { z } from 'zod';
+import type { StoreContext } from './client.js';
+import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
+import { SessionAlreadyExistsError, SessionNotFoundError, StaleVersionError } from './errors.js';
+import { GSI1, gsi1, IsoTimestampSchema, KeyPartSchema, keys, toIso } from './keys.js';
+
+export const DIAGNOSTIC_STATES = ['GATHERING', 'ANALYZING', 'HYPOTHESIZING', 'TESTING', 'RESOLVING'] as const;
+export const DiagnosticStateSchema = z.enum(DIAGNOSTIC_STATES);
+export type DiagnosticState = z.infer<typeof DiagnosticStateSchema>;
+
+export const SessionStatusSchema = z.enum(['open', 'resolved', 'closed']);
+export type SessionStatus = z.infer<typeof SessionStatusSchema>;
+
+/** One piece of evidence, summarized: raw reads stay out of the session to keep it small. */
+export const EvidenceItemSchema = z.object({
+  /** Evidence type, e.g. `pods`, `events`, `logs`, `storageclasses`. */
+  kind: z.string().min(1).max(64),
+  /** Where it came from, e.g. `triage`, `user-read`, `specialist`. */
+  source: z.string().min(1).max(64),
+  summary: z.string().max(2000),
+  at: IsoTimestampSchema,
+  /** Finding codes this evidence supports. */
+  codes: z.array(z.string().max(64)).max(50).default([]),
+});
+export type EvidenceItem = z.infer<typeof EvidenceItemSchema>;
+
+export const EvidenceSummarySchema = z.object({
+  completeness: z.number().min(0).max(1).default(0),
+  items: z.array(EvidenceItemSchema).max(200).default([]),
+  findingCodes: z.array(z.string().max(64)).max(200).default([]),
+});
+export type EvidenceSummary = z.infer<typeof EvidenceSummarySchema>;
+
+export const HypothesisSchema = z.object({
+  id: z.string().min(1).max(64),
+  statement: z.string().min(1).max(2000),
+  confidence: z.number().min(0).max(1),
+  status: z.enum(['proposed', 'testing', 'confirmed', 'rejected']).default('proposed'),
+  evidence: z.array(z.string().max(500)).max(50).default([]),
+});
+export type Hypothesis = z.infer<typeof HypothesisSchema>;
+
+/** A break-glass grant: the workflow may act as if in `state` until `expiresAt`. */
+export const SessionOverrideSchema = z.object({
+  state: DiagnosticStateSchema,
+  expiresAt: IsoTimestampSchema,
+  approver: z.string().min(1).max(64),
+  grantedAt: IsoTimestampSchema.optional(),
+  justification: z.string().max(2000).optional(),
+});
+export type SessionOverride = z.infer<typeof SessionOverrideSchema>;
+
+export const SessionRecordSchema = z.object({
+  id: KeyPartSchema,
+  state: DiagnosticStateSchema,
+  status: SessionStatusSchema,
+  intent: z.string().min(1).max(64),
+  namespace: z.string().max(253),
+  cluster: z.string().min(1).max(128).optional(),
+  channelId: KeyPartSchema,
+  threadTs: KeyPartSchema.optional(),
+  requester: z.string().min(1).max(64),
+  version: z.number().int().min(1),
+  createdAt: IsoTimestampSchema,
+  updatedAt: IsoTimestampSchema,
+  closedAt: IsoTimestampSchema.optional(),
+  evidence: EvidenceSummarySchema.default({ completeness: 0, items: [], findingCodes: [] }),
+  hypotheses: z.array(HypothesisSchema).max(50).default([]),
+  override: SessionOverrideSchema.optional(),
+  resumeCount: z.number().int().min(0).default(0),
+  handoffCount: z.number().int().min(0).default(0),
+  /** Stored incidents the session was shown and used; feeds the knowledge-reuse metric. */
+  memoryMatchIds: z.array(z.string().max(64)).max(20).default([]),
+  /** The execution currently driving the session, if any. */
+  executionArn: z.string().min(1).max(2048).optional(),
+});
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+
+export const NewSessionSchema = z.strictObject({
+  id: KeyPartSchema.optional(),
+  state: DiagnosticStateSchema.default('GATHERING'),
+  intent: z.string().min(1).max(64),
+  namespace: z.string().max(253),
+  cluster: z.string().min(1).max(128).optional(),
+  channelId: KeyPartSchema,
+  threadTs: KeyPartSchema.optional(),
+  requester: z.string().min(1).max(64),
+  evidence: EvidenceSummarySchema.optional(),
+  hypotheses: z.array(HypothesisSchema).max(50).optional(),
+  memoryMatchIds: z.array(z.string().max(64)).max(20).optional(),
+  executionArn: z.string().min(1).max(2048).optional(),
+});
+export type NewSession = z.input<typeof NewSessionSchema>;
+
+/** Fields an update may change; `null` removes an optional field. Identity and audit fields are immutable. */
+export const SessionPatchSchema = z.strictObject({
+  state: DiagnosticStateSchema.optional(),
+  status: SessionStatusSchema.optional(),
+  intent: z.string().min(1).max(64).optional(),
+  namespace: z.string().max(253).optional(),
+  cluster: z.string().min(1).max(128).nullable().optional(),
+  threadTs: KeyPartSchema.optional(),
+  closedAt: IsoTimestampSchema.optional(),
+  evidence: EvidenceSummarySchema.optional(),
+  hypotheses: z.array(HypothesisSchema).max(50).optional(),
+  override: SessionOverrideSchema.nullable().optional(),
+  resumeCount: z.number().int().min(0).optional(),
+  handoffCount: z.number().int().min(0).optional(),
+  memoryMatchIds: z.array(z.string().max(64)).max(20).optional(),
+  executionArn: z.string().min(1).max(2048).nullable().optional(),
+});
+export type SessionPatch = z.input<typeof SessionPatchSchema>;
+
+export interface ListOptions {
+  limit?: number;
+}
+
+export interface MutateOptions {
+  /** Attempts before the StaleVersionError of the last one is rethrown. */
+  maxAttempts?: number;
+  now?: () => Date;
+}
+
+function listKeys(record: Pick<SessionRecord, 'id' | 'status' | 'channelId' | 'createdAt' | 'closedAt'>) {
+  if (record.status === 'open') {
+    return { GSI1PK: gsi1.openSessionsInChannel(record.channelId), GSI1SK: `${record.createdAt}#${record.id}` };
+  }
+  return { GSI1PK: gsi1.sessionsWithStatus(record.status), GSI1SK: `${record.closedAt}#${record.id}` };
+}
+
+export class SessionRepository {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** Creates the session; SessionAlreadyExistsError when the id is taken. */
+  async create(input: NewSession, now: Date = new Date()): Promise<SessionRecord> {
+    const outcome = await this.createIfAbsent(input, now);
+    if (!outcome.created) throw new SessionAlreadyExistsError(outcome.session.id);
+    return outcome.session;
+  }
+
+  /** Creates the session unless one with the same id exists, in which case that one is returned. */
+  async createIfAbsent(
+    input: NewSession,
+    now: Date = new Date(),
+  ): Promise<{ session: SessionRecord; created: boolean }> {
+    const parsed = parseInput(NewSessionSchema, input, 'new session');
+    const at = toIso(now);
+    const record = parseInput(
+      SessionRecordSchema,
+      { ...parsed, id: parsed.id ?? ulid(now.getTime()), status: 'open', version: 1, createdAt: at, updatedAt: at },
+      'new session',
+    );
+    const key = keys.session(record.id);
+    const writeId = ulid();
+    const item = { ...key, ...listKeys(record), ...record, writeId };
+    assertItemSize(item, `Session ${record.id}`);
+    const result = await conditional('PutItem', key, () =>
+      this.ctx.client.send(
+        new PutCommand({
+          TableName: this.ctx.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
+    );
+    if (result.ok) return { session: record, created: true };
+    const stored = await getItem(this.ctx, key);
+    if (stored === undefined) throw new SessionNotFoundError(record.id);
+    // A retried request whose first attempt landed finds its own writeId: the session was created by this call.
+    return { session: parseRecord(SessionRecordSchema, stored), created: stored['writeId'] === writeId };
+  }
+
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const sessionId = parseInput(KeyPartSchema, id, 'session id');
+    const item = await getItem(this.ctx, keys.session(sessionId));
+    return item === undefined ? undefined : parseRecord(SessionRecordSchema, item);
+  }
+
+  async getRequired(id: string): Promise<SessionRecord> {
+    const session = await this.get(id);
+    if (session === undefined) throw new SessionNotFoundError(id);
+    return session;
+  }
+
+  /**
+   * Applies `patch` if the stored version is still `expectedVersion`, and bumps the version. Otherwise nothing is
+   * written and StaleVersionError (or SessionNotFoundError) is thrown, so two writers can never lose an update.
+   */
+  async update(
+    id: string,
+    expectedVersion: number,
+    patch: SessionPatch,
+    now: Date = new Date(),
+  ): Promise<SessionRecord> {
+    const sessionId = parseInput(KeyPartSchema, id, 'session id');
+    const version = parseInput(z.number().int().min(1), expectedVersion, 'expected version');
+    const changes = parseInput(SessionPatchSchema, patch, 'session update');
+    const at = toIso(now);
+    const key = keys.session(sessionId);
+    const writeId = ulid();
+
+    const set: Record<string, unknown> = { version: version + 1, updatedAt: at, writeId };
+    const remove: string[] = [];
+    for (const [field, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      if (value === null) remove.push(field);
+      else set[field] = value;
+    }
+    if (changes.status !== undefined) {
+      // The list a session appears in follows its status; the identity fields needed for the list keys never change.
+      const current = await this.getRequired(sessionId);
+      if (changes.status === 'open') {
+        remove.push('closedAt');
+        delete set['closedAt'];
+      } else {
+        set['closedAt'] = changes.closedAt ?? current.closedAt ?? at;
+      }
+      Object.assign(
+        set,
+        listKeys({ ...current, status: changes.status, closedAt: set['closedAt'] as string | undefined }),
+      );
+    }
+    assertItemSize(set, `Update of session ${sessionId}`);
+
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':expected': version };
+    const setParts = Object.entries(set).map(([field, value], i) => {
+      names[`#s${i}`] = field;
+      values[`:s${i}`] = value;
+      return `#s${i} = :s${i}`;
+    });
+    const removeParts = remove.map((field, i) => {
+      names[`#r${i}`] = field;
+      return `#r${i}`;
+    });
+    const expression = `SET ${setParts.join(', ')}${removeParts.length > 0 ? ` REMOVE ${removeParts.join(', ')}` : ''}`;
+
+    const result = await conditional('UpdateItem', key, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(PK) AND version = :expected',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (result.ok) return parseRecord(SessionRecordSchema, result.value.Attributes ?? {});
+
+    const stored = await getItem(this.ctx, key);
+    if (stored === undefined) throw new SessionNotFoundError(sessionId);
+    // The SDK retries on network errors; a retry of a write that already landed finds its own writeId.
+    if (stored['writeId'] === writeId) return parseRecord(SessionRecordSchema, stored);
+    const actual = typeof stored['version'] === 'number' ? stored['version'] : Number.NaN;
+    throw new StaleVersionError(sessionId, version, actual);
+  }
+
+  /**
+   * Read-modify-write with retries: `change` receives the current session and returns the patch to apply.
+   * On a concurrent update the session is re-read and `change` runs again on the fresh copy.
+   */
+  async mutate(
+    id: string,
+    change: (current: SessionRecord) => SessionPatch | Promise<SessionPatch>,
+    options: MutateOptions = {},
+  ): Promise<SessionRecord> {
+    const maxAttempts = options.maxAttempts ?? 25;
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.getRequired(id);
+      const patch = await change(current);
+      try {
+        return await this.update(id, current.version, patch, options.now?.() ?? new Date());
+      } catch (error) {
+        if (!(error instanceof StaleVersionError) || attempt >= maxAttempts) throw error;
+        // Exponential backoff with full jitter spreads contending writers, so n writers cost about n log n attempts
+        // instead of n squared.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 5 * 2 ** attempt)));
+      }
+    }
+  }
+
+  /** Open sessions in a channel, newest first. Index reads are eventually consistent in DynamoDB. */
+  async listOpenByChannel(channelId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
+    const channel = parseInput(KeyPartSchema, channelId, 'channel id');
+    const items = await queryItems(
+      this.ctx,
+      {
+        IndexName: GSI1,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1.openSessionsInChannel(channel) },
+        ScanIndexForward: false,
+      },
+      options.limit ?? 50,
+    );
+    return items.map((item) => parseRecord(SessionRecordSchema, item)).filter((s) => s.status === 'open');
+  }
+
+  /** Resolved (or closed) sessions, most recently closed first, optionally only those closed at or after `since`. */
+  async listRecent(
+    status: 'resolved' | 'closed',
+    options: ListOptions & { since?: Date } = {},
+  ): Promise<SessionRecord[]> {
+    const which = parseInput(z.enum(['resolved', 'closed']), status, 'session status');
+    const since = options.since === undefined ? undefined : toIso(options.since);
+    const items = await queryItems(
+      this.ctx,
+      {
+        IndexName: GSI1,
+        KeyConditionExpression: since === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK >= :since',
+        ExpressionAttributeValues: { ':pk': gsi1.sessionsWithStatus(which), ...(since ? { ':since': since } : {}) },
+        ScanIndexForward: false,
+      },
+      options.limit ?? 50,
+    );
+    return items.map((item) => parseRecord(SessionRecordSchema, item)).filter((s) => s.status === which);
+  }
+}

@@ -1,0 +1,147 @@
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import { z } from 'zod';
+import type { StoreContext } from './client.js';
+import { conditional, getItem, invalid, parseInput, parseRecord } from './dynamo.js';
+import { WaitAlreadyPendingError } from './errors.js';
+import { IsoTimestampSchema, KeyPartSchema, keys, toEpochSeconds, toIso } from './keys.js';
+
+/** Step Functions task tokens are at most 2048 characters. */
+export const TaskTokenSchema = z.string().min(1).max(2048);
+
+export const WaitInputSchema = z.strictObject({
+  token: TaskTokenSchema,
+  expiresAt: z.date(),
+  /** What the execution waits for, e.g. `input`, `handoff`, `plan-approval`. */
+  purpose: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z][a-z0-9_.-]*$/)
+    .default('input'),
+});
+export type WaitInput = z.input<typeof WaitInputSchema>;
+
+export const WaitRecordSchema = z.object({
+  sessionId: KeyPartSchema,
+  waitId: z.string().length(26),
+  token: TaskTokenSchema,
+  purpose: z.string().min(1).max(64),
+  createdAt: IsoTimestampSchema,
+  expiresAt: IsoTimestampSchema,
+  claimedAt: IsoTimestampSchema.optional(),
+});
+export type WaitRecord = z.infer<typeof WaitRecordSchema>;
+
+/** Claimed and expired waits stay readable for a day, then TTL removes them. */
+const KEEP_SECONDS = 86_400;
+
+/**
+ * The task token the session's execution is waiting on. Whoever wins `claim` (the Slack side after appending
+ * input, or the notifier after storing the token and finding input already buffered) is the one caller that sends
+ * SendTaskSuccess, so the execution is woken exactly once and no input waits unnoticed.
+ */
+export class WaitRepository {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /**
+   * Stores the token. Replaces a claimed or expired wait, and is idempotent for the same token; a different,
+   * still valid, unclaimed wait is never overwritten (WaitAlreadyPendingError).
+   */
+  async put(sessionId: string, input: WaitInput, now: Date = new Date()): Promise<WaitRecord> {
+    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const parsed = parseInput(WaitInputSchema, input, 'wait');
+    const at = toIso(now);
+    const expiresAt = toIso(parsed.expiresAt);
+    if (expiresAt <= at) throw invalid('wait', 'expiresAt', `must be after ${at}`);
+    const record: WaitRecord = {
+      sessionId: id,
+      waitId: ulid(now.getTime()),
+      token: parsed.token,
+      purpose: parsed.purpose,
+      createdAt: at,
+      expiresAt,
+    };
+    const key = keys.wait(id);
+    const result = await conditional('PutItem', key, () =>
+      this.ctx.client.send(
+        new PutCommand({
+          TableName: this.ctx.tableName,
+          Item: { ...key, ...record, expiresAtEpoch: toEpochSeconds(expiresAt) + KEEP_SECONDS },
+          ConditionExpression:
+            'attribute_not_exists(SK) OR attribute_exists(claimId) OR expiresAt <= :now OR #token = :token',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':now': at, ':token': parsed.token },
+        }),
+      ),
+    );
+    if (result.ok) return record;
+    const stored = await getItem(this.ctx, key);
+    throw new WaitAlreadyPendingError(id, String(stored?.['expiresAt'] ?? 'an unknown time'));
+  }
+
+  async get(sessionId: string): Promise<WaitRecord | undefined> {
+    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const item = await getItem(this.ctx, keys.wait(id));
+    return item === undefined ? undefined : parseRecord(WaitRecordSchema, item);
+  }
+
+  /**
+   * Claims the unexpired, unclaimed wait and returns it (with its token); undefined when there is none, it expired
+   * or someone else claimed it first. Pass `waitId` to claim only the wait you saw.
+   */
+  async claim(
+    sessionId: string,
+    now: Date = new Date(),
+    options: { waitId?: string } = {},
+  ): Promise<WaitRecord | undefined> {
+    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const waitId =
+      options.waitId === undefined ? undefined : parseInput(z.string().length(26), options.waitId, 'wait id');
+    const key = keys.wait(id);
+    const claimId = ulid();
+    const at = toIso(now);
+    const result = await conditional('UpdateItem', key, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          UpdateExpression: 'SET claimId = :claim, claimedAt = :now',
+          // Expiry is checked here, not left to TTL: TTL deletes lazily and the local emulator never does.
+          ConditionExpression: `attribute_exists(SK) AND attribute_not_exists(claimId) AND expiresAt > :now${
+            waitId === undefined ? '' : ' AND waitId = :waitId'
+          }`,
+          ExpressionAttributeValues: {
+            ':claim': claimId,
+            ':now': at,
+            ...(waitId === undefined ? {} : { ':waitId': waitId }),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (result.ok) return parseRecord(WaitRecordSchema, result.value.Attributes ?? {});
+    const stored = await getItem(this.ctx, key);
+    // A retried request whose first attempt landed finds its own claim.
+    if (stored !== undefined && stored['claimId'] === claimId) return parseRecord(WaitRecordSchema, stored);
+    return undefined;
+  }
+
+  /** Removes the given wait (e.g. after its execution timed out); false when a different wait is stored now. */
+  async remove(sessionId: string, waitId: string): Promise<boolean> {
+    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const wid = parseInput(z.string().length(26), waitId, 'wait id');
+    const key = keys.wait(id);
+    const result = await conditional('DeleteItem', key, () =>
+      this.ctx.client.send(
+        new DeleteCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          ConditionExpression: 'waitId = :waitId',
+          ExpressionAttributeValues: { ':waitId': wid },
+        }),
+      ),
+    );
+    return result.ok;
+  }
+}
