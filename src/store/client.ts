@@ -14,7 +14,7 @@ export interface StoreClientOptions {
 }
 
 /** The environment variable naming the table; the CDK stack sets it on every function. */
-export const TABLE_NAME_ENV = 'CALMOPS_TABLE_NAME';
+export const TABLE_NAME_ENV = 'CALMOPS_TABLE';
 
 export function tableNameFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   const name = env[TABLE_NAME_ENV]?.trim();

@@ -96,7 +96,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   if (problems.length > 0) {
     throw new TableDefinitionMismatchError(
       `Table ${tableName} does not match the calmops table definition: ${problems.join('; ')}. ` +
-        'Delete it (or point CALMOPS_TABLE_NAME elsewhere) so it can be created afresh.',
+        'Delete it (or point CALMOPS_TABLE elsewhere) so it can be created afresh.',
     );
   }
   if (created) await enableTtl(client, tableName);

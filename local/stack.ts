@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createClusterReaderHandler } from '../functions/cluster-reader.js';
+import { createNotifierHandler } from '../functions/notifier.js';
+import { createWorkflowHandler } from '../functions/workflow.js';
+import type { SnapshotLogs } from '../src/cluster/snapshot.js';
+import type { KubeObject } from '../src/cluster/types.js';
+import { createDocumentClient } from '../src/store/client.js';
+import type { ThreadPoster, WorkflowMetrics } from '../src/workflow/deps.js';
+import { ensureTable, localClientOptions, startLocalDynamo } from './dynamodb/index.js';
+import { writeKubeconfig } from './kube/kubeconfig.js';
+import { startSnapshotServer } from './kube/server.js';
+import { DEMO_IDS, type SlackStandIn, startSlackStandIn } from './slack/index.js';
+import { localStateMachineArn, startLocalStepFunctions } from './stepfunctions/index.js';
+
+/**
+ * The whole calmops back end on loopback: dynalite, the local Step Functions endpoint running the three machines
+ * with their Task resources bound to the same handlers the Lambdas export, the Kubernetes snapshot API server with a
+ * kubeconfig for it, and the Slack Web API stand-in. Handlers read their configuration from `env`, exactly as in
+ * AWS; only the endpoints, the kubeconfig and the Slack URL differ.
+ */
+
+export interface LocalStackOptions {
+  /** Keep DynamoDB data on disk here (and the kubeconfig); in memory and a temp dir when absent. */
+  dataDir?: string;
+  /** A cluster to read: objects served by the snapshot server, or an existing kubeconfig. */
+  snapshot?: { objects: readonly KubeObject[]; logs?: SnapshotLogs } | { kubeconfigFile: string };
+  /** Slack Web API base URL; the stand-in is started when absent. */
+  slackApiUrl?: string;
+  signingSecret?: string;
+  idleTimeoutSeconds?: number;
+  approvalTimeoutSeconds?: number;
+  /** Multiplies every Wait state (the break-glass hold), so a one-minute override lasts seconds in tests. */
+  waitTimeScale?: number;
+  /** Channel policy (defaults: every channel, the stand-in's approver and senior groups, cluster `default`). */
+  policy?: unknown;
+  /** `SILENT` in tests; `INFO` by default. */
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Replace the metrics sink (tests count ApprovalsExpired). */
+  metrics?: WorkflowMetrics;
+  /** Wrap the Slack poster (the bench times posts). */
+  wrapPoster?: (poster: ThreadPoster) => ThreadPoster;
+}
+
+export interface LocalStack {
+  /** The environment the handlers were configured from: what `npm start` hands to the Slack function too. */
+  env: Record<string, string>;
+  endpoints: { dynamodb: string; sfn: string; slack: string; kubernetes?: string };
+  stateMachineArns: { diagnostic: string; review: string; breakGlass: string };
+  sfnClient: SFNClient;
+  docClient: DynamoDBDocumentClient;
+  /** The Slack stand-in, when the stack started it. */
+  slack?: SlackStandIn;
+  kubeconfigFile?: string;
+  close(): Promise<void>;
+}
+
+const REGION = 'us-east-1';
+const ACCOUNT = '000000000000';
+const FUNCTIONS = {
+  workflow: 'calmops-workflow',
+  notifier: 'calmops-notifier',
+  clusterReader: 'calmops-cluster-reader',
+} as const;
+
+function definitionsDir(): string {
+  return fileURLToPath(new URL('../statemachines/', import.meta.url));
+}
+
+function lambdaArn(name: string): string {
+  return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`;
+}
+
+export function defaultLocalPolicy(): unknown {
+  return { defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors } };
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const dynamo = await startLocalDynamo(
+      options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'dynamodb') },
+    );
+    closers.push(() => dynamo.close());
+    const tableName = 'calmops';
+    const dynamoClient = new DynamoDBClient(localClientOptions(dynamo.endpoint));
+    await ensureTable(dynamoClient, tableName);
+
+    let kubeconfigFile: string | undefined;
+    let kubernetes: string | undefined;
+    if (options.snapshot && 'objects' in options.snapshot) {
+      const server = await startSnapshotServer({
+        objects: options.snapshot.objects,
+        ...(options.snapshot.logs ? { logs: options.snapshot.logs } : {}),
+      });
+      closers.push(() => server.close());
+      kubernetes = server.url;
+      const dir =
+        options.dataDir === undefined ? await mkdtemp(join(tmpdir(), 'calmops-stack-')) : resolve(options.dataDir);
+      if (options.dataDir === undefined) closers.push(() => rm(dir, { recursive: true, force: true }));
+      kubeconfigFile = join(dir, 'kubeconfig');
+      await writeKubeconfig(kubeconfigFile, { server: server.url });
+    } else if (options.snapshot) {
+      kubeconfigFile = options.snapshot.kubeconfigFile;
+    }
+
+    let slack: SlackStandIn | undefined;
+    let slackApiUrl = options.slackApiUrl;
+    if (slackApiUrl === undefined) {
+      slack = await startSlackStandIn();
+      closers.push(() => slack?.close() ?? Promise.resolve());
+      slackApiUrl = slack.url;
+    }
+
+    const arns = {
+      diagnostic: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-diagnostic'),
+      review: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-review'),
+      breakGlass: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-break-glass'),
+    };
+    const env: Record<string, string> = {
+      AWS_REGION: REGION,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      CALMOPS_TABLE: tableName,
+      CALMOPS_DIAGNOSTIC_SM_ARN: arns.diagnostic,
+      CALMOPS_REVIEW_SM_ARN: arns.review,
+      CALMOPS_BREAK_GLASS_SM_ARN: arns.breakGlass,
+      SLACK_API_URL: slackApiUrl,
+      SLACK_BOT_TOKEN: 'xoxb-local-stand-in',
+      SLACK_SIGNING_SECRET: options.signingSecret ?? randomBytes(16).toString('hex'),
+      CALMOPS_POLICY_JSON: JSON.stringify(options.policy ?? defaultLocalPolicy()),
+      CALMOPS_IDLE_TIMEOUT_SECONDS: String(options.idleTimeoutSeconds ?? 14_400),
+      CALMOPS_APPROVAL_TIMEOUT_SECONDS: String(options.approvalTimeoutSeconds ?? 3_600),
+      ...(kubeconfigFile ? { CALMOPS_CLUSTERS: JSON.stringify({ default: { kubeconfigFile } }) } : {}),
+    };
+
+    const logger = new Logger({ serviceName: 'calmops', logLevel: options.logLevel ?? 'INFO' });
+    let poster: ThreadPoster | undefined;
+    const overrides = {
+      logger,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+    };
+    // The poster wrapper needs the real poster, which the runtime builds from env; wrap lazily through a proxy.
+    const slackOverride = options.wrapPoster
+      ? {
+          slack: {
+            post: (c: string, t: string | undefined, m: Parameters<ThreadPoster['post']>[2]) =>
+              (poster as ThreadPoster).post(c, t, m),
+            update: (c: string, ts: string, m: Parameters<ThreadPoster['update']>[2]) =>
+              (poster as ThreadPoster).update(c, ts, m),
+          } satisfies ThreadPoster,
+        }
+      : {};
+    if (options.wrapPoster) {
+      const { createSlackClient } = await import('../src/slack/client.js');
+      const { webClientPoster } = await import('../src/workflow/deps.js');
+      poster = options.wrapPoster(
+        webClientPoster(createSlackClient({ token: env['SLACK_BOT_TOKEN'] ?? '', slackApiUrl })),
+      );
+    }
+    const workflow = createWorkflowHandler(env, { ...overrides, ...slackOverride });
+    const notifier = createNotifierHandler(env, { ...overrides, ...slackOverride });
+    const clusterReader = createClusterReaderHandler(env, {
+      logger: new Logger({ serviceName: 'calmops', logLevel: options.logLevel ?? 'INFO' }),
+    });
+
+    const substitutions = {
+      WorkflowFunctionArn: lambdaArn(FUNCTIONS.workflow),
+      NotifierFunctionArn: lambdaArn(FUNCTIONS.notifier),
+      ClusterReaderFunctionArn: lambdaArn(FUNCTIONS.clusterReader),
+      ReviewStateMachineArn: arns.review,
+      BreakGlassStateMachineArn: arns.breakGlass,
+    };
+    const definition = (file: string) => readFileSync(join(definitionsDir(), file), 'utf8');
+    const sfn = await startLocalStepFunctions({
+      region: REGION,
+      accountId: ACCOUNT,
+      stateMachines: [
+        { name: 'calmops-diagnostic', definition: definition('diagnostic.asl.json'), substitutions },
+        { name: 'calmops-review', definition: definition('review.asl.json'), substitutions },
+        { name: 'calmops-break-glass', definition: definition('break-glass.asl.json'), substitutions },
+      ],
+      taskHandlers: {
+        [FUNCTIONS.workflow]: (payload) => workflow(payload),
+        [FUNCTIONS.notifier]: (payload) => notifier(payload),
+        [FUNCTIONS.clusterReader]: (payload) => clusterReader(payload),
+      },
+      ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
+      onError: (error) => logger.error('local Step Functions endpoint error', { error: String(error) }),
+    });
+    closers.push(() => sfn.close());
+    env['AWS_ENDPOINT_URL_SFN'] = sfn.endpoint;
+
+    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const sfnClient = new SFNClient({ region: REGION, endpoint: sfn.endpoint, credentials });
+    const docClient = createDocumentClient(dynamoClient);
+    closers.push(async () => {
+      sfnClient.destroy();
+      dynamoClient.destroy();
+    });
+
+    return {
+      env,
+      endpoints: {
+        dynamodb: dynamo.endpoint,
+        sfn: sfn.endpoint,
+        slack: slackApiUrl,
+        ...(kubernetes ? { kubernetes } : {}),
+      },
+      stateMachineArns: arns,
+      sfnClient,
+      docClient,
+      ...(slack ? { slack } : {}),
+      ...(kubeconfigFile ? { kubeconfigFile } : {}),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,272 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { type Policy, parsePolicyText } from './slack/policy.js';
+
+/**
+ * Configuration of every calmops function, read from the environment once at cold start. Each function parses only
+ * the sections it needs, so the cluster reader (which has no table) never fails over a missing table name. Every bad
+ * variable is reported in one ConfigError, so a broken deployment is fixed in one round instead of one per variable.
+ */
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly problems: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`Invalid calmops configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, options);
+  }
+}
+
+export const CONFIG_SECTIONS = ['table', 'stateMachines', 'slack', 'clusters', 'policy', 'timeouts', 'aws'] as const;
+export type ConfigSection = (typeof CONFIG_SECTIONS)[number];
+
+const ArnSchema = z.string().regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/, {
+  message: 'must be a Step Functions state machine ARN',
+});
+const SecretArnSchema = z.string().regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/, {
+  message: 'must be a Secrets Manager secret ARN',
+});
+const Seconds = (fallback: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { message: 'must be a whole number of seconds' })
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(31_536_000))
+    .optional()
+    .transform((v) => v ?? fallback);
+
+export const ClusterEntrySchema = z.union([
+  z.strictObject({ kubeconfigFile: z.string().min(1) }),
+  z.strictObject({ kubeconfigSecretArn: SecretArnSchema }),
+]);
+export type ClusterEntry = z.infer<typeof ClusterEntrySchema>;
+
+const ClusterNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, { message: 'cluster names use letters, digits and . _ : -' });
+const ClustersSchema = z.record(ClusterNameSchema, ClusterEntrySchema).refine((m) => Object.keys(m).length > 0, {
+  message: 'name at least one cluster',
+});
+
+export interface TableConfig {
+  tableName: string;
+}
+export interface StateMachinesConfig {
+  diagnosticArn: string;
+  reviewArn: string;
+  breakGlassArn: string;
+}
+/** Either credentials straight from the environment (local stacks) or the secret that holds them (AWS). */
+export type SlackConfig = {
+  apiUrl?: string;
+} & ({ source: 'env'; signingSecret: string; botToken: string } | { source: 'secret'; secretArn: string });
+export interface ClustersConfig {
+  clusters: Readonly<Record<string, ClusterEntry>>;
+}
+export interface PolicyConfig {
+  policy: Policy | undefined;
+}
+export interface TimeoutsConfig {
+  idleTimeoutSeconds: number;
+  approvalTimeoutSeconds: number;
+}
+/** Only the SDK's own standard variables; endpoints select the local stand-ins. */
+export interface AwsConfig {
+  region: string;
+  dynamodbEndpoint?: string;
+  sfnEndpoint?: string;
+}
+
+export interface CalmopsConfig {
+  table: TableConfig;
+  stateMachines: StateMachinesConfig;
+  slack: SlackConfig;
+  clusters: ClustersConfig;
+  policy: PolicyConfig;
+  timeouts: TimeoutsConfig;
+  aws: AwsConfig;
+}
+
+export type ConfigFor<S extends ConfigSection> = Pick<CalmopsConfig, S>;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function issues(variable: string, error: z.ZodError): string[] {
+  return error.issues.map((i) => `${variable}${i.path.length > 0 ? `.${i.path.join('.')}` : ''}: ${i.message}`);
+}
+
+function value(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => CalmopsConfig[S] | undefined } = {
+  table(env) {
+    return { tableName: value(env, 'CALMOPS_TABLE') ?? 'calmops' };
+  },
+  stateMachines(env, problems) {
+    const out: Partial<StateMachinesConfig> = {};
+    const names = {
+      diagnosticArn: 'CALMOPS_DIAGNOSTIC_SM_ARN',
+      reviewArn: 'CALMOPS_REVIEW_SM_ARN',
+      breakGlassArn: 'CALMOPS_BREAK_GLASS_SM_ARN',
+    } as const;
+    for (const [field, variable] of Object.entries(names) as [keyof StateMachinesConfig, string][]) {
+      const raw = value(env, variable);
+      if (raw === undefined) {
+        problems.push(`${variable}: required (the ARN of the ${field.replace('Arn', '')} state machine)`);
+        continue;
+      }
+      const parsed = ArnSchema.safeParse(raw);
+      if (parsed.success) out[field] = parsed.data;
+      else problems.push(...issues(variable, parsed.error));
+    }
+    return out as StateMachinesConfig;
+  },
+  slack(env, problems) {
+    const apiUrlRaw = value(env, 'SLACK_API_URL');
+    let apiUrl: string | undefined;
+    if (apiUrlRaw !== undefined) {
+      const parsed = z.url({ protocol: /^https?$/ }).safeParse(apiUrlRaw);
+      if (parsed.success) apiUrl = parsed.data.endsWith('/') ? parsed.data : `${parsed.data}/`;
+      else problems.push('SLACK_API_URL: must be an http(s) URL such as https://slack.com/api/');
+    }
+    const base = apiUrl === undefined ? {} : { apiUrl };
+    const secretArn = value(env, 'CALMOPS_SLACK_SECRET_ARN');
+    const signingSecret = value(env, 'SLACK_SIGNING_SECRET');
+    const botToken = value(env, 'SLACK_BOT_TOKEN');
+    if (signingSecret !== undefined || botToken !== undefined) {
+      if (signingSecret === undefined) problems.push('SLACK_SIGNING_SECRET: required together with SLACK_BOT_TOKEN');
+      if (botToken === undefined) problems.push('SLACK_BOT_TOKEN: required together with SLACK_SIGNING_SECRET');
+      // The token itself is never echoed: only its shape is judged.
+      else if (!/^xox[a-z]-/.test(botToken)) problems.push('SLACK_BOT_TOKEN: must be a bot token (xoxb-…)');
+      return { ...base, source: 'env', signingSecret: signingSecret ?? '', botToken: botToken ?? '' };
+    }
+    if (secretArn !== undefined) {
+      const parsed = SecretArnSchema.safeParse(secretArn);
+      if (!parsed.success) problems.push(...issues('CALMOPS_SLACK_SECRET_ARN', parsed.error));
+      return { ...base, source: 'secret', secretArn };
+    }
+    problems.push('SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, or CALMOPS_SLACK_SECRET_ARN: one of them is required');
+    return undefined;
+  },
+  clusters(env, problems) {
+    const raw = value(env, 'CALMOPS_CLUSTERS');
+    if (raw === undefined) {
+      const kubeconfig = value(env, 'KUBECONFIG');
+      if (kubeconfig === undefined) {
+        problems.push('CALMOPS_CLUSTERS: required when KUBECONFIG is not set (JSON map of cluster name to kubeconfig)');
+        return undefined;
+      }
+      return { clusters: { default: { kubeconfigFile: kubeconfig } } };
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      problems.push('CALMOPS_CLUSTERS: not valid JSON (expected {"name": {"kubeconfigFile": "..."}})');
+      return undefined;
+    }
+    const parsed = ClustersSchema.safeParse(json);
+    if (!parsed.success) {
+      problems.push(...issues('CALMOPS_CLUSTERS', parsed.error));
+      return undefined;
+    }
+    return { clusters: parsed.data };
+  },
+  policy(env, problems) {
+    const inline = value(env, 'CALMOPS_POLICY_JSON');
+    const file = value(env, 'CALMOPS_POLICY');
+    try {
+      if (inline !== undefined) return { policy: parsePolicyText(inline, { source: 'CALMOPS_POLICY_JSON' }) };
+      if (file !== undefined) return { policy: parsePolicyText(readFileSync(file, 'utf8'), { source: file }) };
+    } catch (error) {
+      const variable = inline !== undefined ? 'CALMOPS_POLICY_JSON' : 'CALMOPS_POLICY';
+      problems.push(`${variable}: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+    return { policy: undefined };
+  },
+  timeouts(env, problems) {
+    const idle = Seconds(14_400).safeParse(value(env, 'CALMOPS_IDLE_TIMEOUT_SECONDS'));
+    const approval = Seconds(3_600).safeParse(value(env, 'CALMOPS_APPROVAL_TIMEOUT_SECONDS'));
+    if (!idle.success) problems.push(...issues('CALMOPS_IDLE_TIMEOUT_SECONDS', idle.error));
+    if (!approval.success) problems.push(...issues('CALMOPS_APPROVAL_TIMEOUT_SECONDS', approval.error));
+    if (!idle.success || !approval.success) return undefined;
+    return { idleTimeoutSeconds: idle.data, approvalTimeoutSeconds: approval.data };
+  },
+  aws(env, problems) {
+    const region = value(env, 'AWS_REGION') ?? value(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1';
+    const out: AwsConfig = { region };
+    for (const [field, variable] of [
+      ['dynamodbEndpoint', 'AWS_ENDPOINT_URL_DYNAMODB'],
+      ['sfnEndpoint', 'AWS_ENDPOINT_URL_SFN'],
+    ] as const) {
+      const raw = value(env, variable);
+      if (raw === undefined) continue;
+      if (z.url({ protocol: /^https?$/ }).safeParse(raw).success) out[field] = raw;
+      else problems.push(`${variable}: must be an http(s) URL`);
+    }
+    return out;
+  },
+};
+
+/**
+ * Parses the named sections from `env`. Throws ConfigError listing every problem in every requested section.
+ * Secrets are not resolved here (that needs the network): see resolveSlackCredentials.
+ */
+export function loadConfig<const S extends ConfigSection>(env: Env, sections: readonly S[]): ConfigFor<S> {
+  const problems: string[] = [];
+  const out: Partial<CalmopsConfig> = {};
+  for (const section of new Set(sections)) {
+    const read = readers[section] as (env: Env, problems: string[]) => unknown;
+    const result = read(env, problems);
+    if (result !== undefined) (out as Record<string, unknown>)[section] = result;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out as ConfigFor<S>;
+}
+
+export interface SlackCredentials {
+  signingSecret: string;
+  botToken: string;
+}
+
+const SlackSecretSchema = z.object({ signingSecret: z.string().min(1), botToken: z.string().min(1) });
+
+/** The Slack credentials: from the environment locally, from Secrets Manager (cached by Powertools) in AWS. */
+export async function resolveSlackCredentials(slack: SlackConfig): Promise<SlackCredentials> {
+  if (slack.source === 'env') return { signingSecret: slack.signingSecret, botToken: slack.botToken };
+  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
+  let raw: unknown;
+  try {
+    raw = await getSecret(slack.secretArn, { transform: 'json', maxAge: 300 });
+  } catch (error) {
+    throw new ConfigError([`CALMOPS_SLACK_SECRET_ARN: the secret could not be read`], { cause: error });
+  }
+  const parsed = SlackSecretSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError([
+      'CALMOPS_SLACK_SECRET_ARN: the secret must be JSON {"signingSecret": "…", "botToken": "…"}',
+    ]);
+  }
+  return parsed.data;
+}
+
+/** A cluster's kubeconfig as the reader takes it: a file path, or the YAML held in a secret. */
+export async function resolveKubeconfig(entry: ClusterEntry): Promise<{ file: string } | { yaml: string }> {
+  if ('kubeconfigFile' in entry) return { file: entry.kubeconfigFile };
+  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
+  let raw: unknown;
+  try {
+    raw = await getSecret(entry.kubeconfigSecretArn, { maxAge: 300 });
+  } catch (error) {
+    throw new ConfigError(['CALMOPS_CLUSTERS: a kubeconfig secret could not be read'], { cause: error });
+  }
+  if (typeof raw !== 'string' || raw.trim() === '') {
+    throw new ConfigError(['CALMOPS_CLUSTERS: a kubeconfig secret must hold the kubeconfig YAML as text']);
+  }
+  return { yaml: raw };
+}

@@ -1,0 +1,124 @@
+import {
+  actions,
+  button,
+  code,
+  context,
+  escapeText,
+  fitMessage,
+  header,
+  reportPointer,
+  section,
+  type ThreadMessage,
+} from './limits.js';
+
+export interface BreakGlassRequestFacts {
+  sessionId: string;
+  requestId: string;
+  requester: string;
+  approver: string;
+  justification: string;
+  targetState: string;
+  timeLimitMinutes: number;
+}
+
+/** The red warning every break-glass request gets in the thread before anyone decides. */
+export function breakGlassWarningView(r: BreakGlassRequestFacts): ThreadMessage {
+  return fitMessage(
+    {
+      text: `:rotating_light: Break-glass requested by <@${r.requester}>: skip to ${r.targetState} for ${r.timeLimitMinutes} min`,
+      blocks: [
+        header(':rotating_light: BREAK-GLASS REQUESTED'),
+        section(
+          `:red_circle: *<@${r.requester}> asks to skip the diagnostic workflow to ${r.targetState} for ${r.timeLimitMinutes} minute(s).*\n>${escapeText(r.justification)}`,
+        ),
+        context(
+          ':warning: Changes will be allowed before the evidence supports them. Every action under the override is audited, and a post-incident review is mandatory.',
+          `Request ${code(r.requestId)} · approver <@${r.approver}>`,
+        ),
+      ],
+    },
+    reportPointer(r.sessionId),
+  );
+}
+
+/** The named senior's decision buttons. */
+export function breakGlassApprovalView(
+  r: BreakGlassRequestFacts & { approvalId: string; expiresAt: string },
+): ThreadMessage {
+  return fitMessage(
+    {
+      text: `<@${r.approver}>, break-glass approval needed`,
+      blocks: [
+        section(
+          `:red_circle: <@${r.approver}>, do you approve the break-glass override for ${r.timeLimitMinutes} minute(s) (skip to *${r.targetState}*)?`,
+        ),
+        context(`Only <@${r.approver}> can decide. Expires ${r.expiresAt.slice(11, 16)} UTC.`),
+        actions(`break-glass:${r.approvalId}`, [
+          button('Approve override', 'approval_approve', r.approvalId, 'danger'),
+          button('Deny', 'approval_deny', r.approvalId),
+        ]),
+      ],
+    },
+    reportPointer(r.sessionId),
+  );
+}
+
+export function breakGlassGrantedView(
+  r: BreakGlassRequestFacts & { expiresAt: string; approvedBy: string },
+): ThreadMessage {
+  return fitMessage(
+    {
+      text: `Break-glass granted until ${r.expiresAt.slice(11, 16)} UTC`,
+      blocks: [
+        section(
+          `:rotating_light: *Override granted* by <@${r.approvedBy}>: the session acts as *${r.targetState}* until ${r.expiresAt.slice(11, 19)} UTC. It is revoked automatically.`,
+        ),
+        context('calmops still never runs changes; it answers change requests from the approved plan.'),
+      ],
+    },
+    reportPointer(r.sessionId),
+  );
+}
+
+export function breakGlassRevokedView(sessionId: string, requestId: string): ThreadMessage {
+  return fitMessage(
+    {
+      text: 'Break-glass override revoked',
+      blocks: [
+        section(':lock: *The break-glass override ended* and was revoked automatically. The workflow applies again.'),
+        context(`Request ${code(requestId)} · a post-incident review is now due.`),
+      ],
+    },
+    reportPointer(sessionId),
+  );
+}
+
+export function breakGlassOutcomeView(
+  sessionId: string,
+  outcome: 'refused' | 'denied' | 'expired',
+  detail: string,
+): ThreadMessage {
+  const title = {
+    refused: ':no_entry_sign: Break-glass request refused',
+    denied: ':no_entry_sign: Break-glass denied',
+    expired: ':hourglass: Break-glass request expired',
+  }[outcome];
+  return fitMessage(
+    { text: `${title}: ${detail}`, blocks: [section(`*${title}*\n${escapeText(detail)}`)] },
+    reportPointer(sessionId),
+  );
+}
+
+/** Offered when someone asks for break-glass in words: the form takes the justification and the approver. */
+export function breakGlassFormOffer(sessionId: string, guidance: string): ThreadMessage {
+  return fitMessage(
+    {
+      text: 'Break-glass goes through the override form.',
+      blocks: [
+        section(`:rotating_light: ${escapeText(guidance)}`),
+        actions(`breakglass:${sessionId}`, [button('Open break-glass form', 'breakglass_open', sessionId, 'danger')]),
+      ],
+    },
+    reportPointer(sessionId),
+  );
+}

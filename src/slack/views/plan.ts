@@ -1,0 +1,142 @@
+import type { RemediationPlan } from '../../review/plan.js';
+import type { AutomatedReview } from '../../review/rubric.js';
+import { safetyBadge } from './envelope.js';
+import {
+  actions,
+  type Block,
+  button,
+  code,
+  context,
+  escapeText,
+  fitMessage,
+  header,
+  reportPointer,
+  section,
+  type ThreadMessage,
+} from './limits.js';
+
+function stepBlocks(plan: RemediationPlan): Block[] {
+  return plan.steps.map((s, i) =>
+    section(
+      [
+        `*${i + 1}. ${escapeText(s.description)}* ${safetyBadge(s.safety)} _${s.mode}_`,
+        `\`\`\`${s.command.replace(/```/g, "'''")}\`\`\``,
+        ...(s.rollback ? [`Rollback: ${code(s.rollback)}`] : []),
+        ...(s.needs.length > 0 ? [`_after ${s.needs.join(', ')}_`] : []),
+      ].join('\n'),
+    ),
+  );
+}
+
+function reviewLines(review: AutomatedReview | undefined): string {
+  if (!review) return 'Automated review: not run';
+  return `Automated review: ${review.checks.map((c) => `${c.passed ? ':white_check_mark:' : ':x:'} ${c.id}`).join('  ')}`;
+}
+
+export interface PlanReviewViewInput {
+  sessionId: string;
+  approvalId: string;
+  plan: RemediationPlan;
+  review?: AutomatedReview;
+  revision: number;
+  expiresAt: string;
+}
+
+/** A remediation plan waiting for a human reviewer: approve, or request changes with a note. */
+export function planReviewView(input: PlanReviewViewInput): ThreadMessage {
+  const { plan } = input;
+  const blocks: Block[] = [
+    header(`Remediation plan for review${input.revision > 0 ? ` (revision ${input.revision})` : ''}`),
+    section(
+      `*${escapeText(plan.summary)}*\nRoot cause: ${escapeText(plan.rootCause)}\nNamespace ${code(plan.namespace)} · author <@${plan.author}>`,
+    ),
+    ...stepBlocks(plan),
+    context(reviewLines(input.review)),
+    ...(input.review && !input.review.passed
+      ? [
+          context(
+            `:warning: ${escapeText(
+              input.review.checks
+                .filter((c) => !c.passed)
+                .map((c) => c.detail)
+                .join('; '),
+            )}`,
+          ),
+        ]
+      : []),
+    context(`calmops never runs these commands. Review expires ${input.expiresAt.slice(11, 16)} UTC.`),
+    actions(`plan-review:${input.approvalId}`, [
+      button('Approve plan', 'approval_approve', input.approvalId, 'primary'),
+      button('Request changes', 'approval_request_changes', input.approvalId),
+    ]),
+  ];
+  return fitMessage({ text: `Remediation plan for review: ${plan.summary}`, blocks }, reportPointer(input.sessionId));
+}
+
+/** The approved plan, for humans to run; a "resolved" button closes the incident once it worked. */
+export function approvedPlanView(input: {
+  sessionId: string;
+  plan: RemediationPlan;
+  approvedBy?: string;
+  autonomous: boolean;
+}): ThreadMessage {
+  const by = input.autonomous
+    ? 'approved automatically: every step only reads'
+    : `approved${input.approvedBy ? ` by <@${input.approvedBy}>` : ''}`;
+  const blocks: Block[] = [
+    header('Approved remediation plan'),
+    section(`*${escapeText(input.plan.summary)}* (${by})\nRoot cause: ${escapeText(input.plan.rootCause)}`),
+    ...stepBlocks(input.plan),
+    context('calmops does not run changes: run each step yourself, rollback at hand. Ask here for any step.'),
+    actions(`resolved:${input.sessionId}`, [button('Mark resolved', 'session_resolved', input.sessionId, 'primary')]),
+  ];
+  return fitMessage({ text: `Approved plan: ${input.plan.summary}`, blocks }, reportPointer(input.sessionId));
+}
+
+/** Why there is no approved plan: rejected after 3 revisions, expired, or the synthesizer needs a human. */
+export function planOutcomeView(
+  sessionId: string,
+  outcome: 'rejected' | 'expired' | 'failed' | 'needs-human',
+  detail?: string,
+): ThreadMessage {
+  const text = {
+    rejected:
+      'The plan was not approved after 3 revisions. Describe the fix you want in the thread, or confirm the root cause again for a fresh plan.',
+    expired: 'Nobody reviewed the plan in time, so it expired. Confirm the root cause again to ask for a fresh plan.',
+    failed: 'The plan review could not finish. Confirm the root cause again to retry.',
+    'needs-human': 'I could not produce a valid plan.',
+  }[outcome];
+  return fitMessage(
+    {
+      text,
+      blocks: [section(`:memo: ${text}`), ...(detail ? [context(escapeText(detail))] : [])],
+    },
+    reportPointer(sessionId),
+  );
+}
+
+/** The mandatory post-incident review after a break-glass: who did what under the override. */
+export function postmortemReviewView(input: {
+  sessionId: string;
+  approvalId: string;
+  requestId: string;
+  summary: string;
+  lines: readonly string[];
+  expiresAt: string;
+}): ThreadMessage {
+  return fitMessage(
+    {
+      text: `Post-incident review due for break-glass ${input.requestId}`,
+      blocks: [
+        header('Post-incident review (mandatory)'),
+        section(escapeText(input.summary)),
+        ...(input.lines.length > 0 ? [section(input.lines.map((l) => `• ${escapeText(l)}`).join('\n'))] : []),
+        context(`Review the override's audit trail and confirm it was justified. Due ${input.expiresAt.slice(0, 10)}.`),
+        actions(`postmortem:${input.approvalId}`, [
+          button('Review completed', 'approval_approve', input.approvalId, 'primary'),
+        ]),
+      ],
+    },
+    reportPointer(input.sessionId),
+  );
+}

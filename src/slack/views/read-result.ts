@@ -1,0 +1,33 @@
+import { code, context, escapeText, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
+
+export interface ReadResultInput {
+  sessionId: string;
+  /** The read as the user asked for it, e.g. `kubectl get pods -n shop`. */
+  title: string;
+  outcome: 'ok' | 'empty' | 'failed';
+  summary: string;
+  /** Compact lines (one per object, or log lines), already scrubbed. */
+  lines: readonly string[];
+  /** Shown for hypothesis tests: which theory the read tested. */
+  hypothesis?: string;
+  warning?: string;
+  guidance?: string;
+}
+
+/** The result of a read calmops ran with its read-only identity. */
+export function readResultView(input: ReadResultInput): ThreadMessage {
+  const icon = input.outcome === 'failed' ? ':x:' : input.outcome === 'empty' ? ':white_circle:' : ':mag:';
+  const body = input.lines.length > 0 ? `\n\`\`\`${input.lines.join('\n').replace(/```/g, "'''")}\`\`\`` : '';
+  return fitMessage(
+    {
+      text: `${input.title}: ${input.summary}`,
+      blocks: [
+        ...(input.hypothesis ? [context(`Testing hypothesis: ${escapeText(input.hypothesis)}`)] : []),
+        section(`${icon} ${code(input.title)}: ${escapeText(input.summary)}${body}`),
+        ...(input.warning ? [context(`:warning: ${escapeText(input.warning)}`)] : []),
+        ...(input.guidance ? [context(escapeText(input.guidance))] : []),
+      ],
+    },
+    reportPointer(input.sessionId),
+  );
+}

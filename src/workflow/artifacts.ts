@@ -1,0 +1,281 @@
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import { z } from 'zod';
+import { OverrideSchema } from '../diagnosis/break-glass.js';
+import { EvidenceItemSchema as DiagnosisEvidenceSchema, ValidationContextSchema } from '../diagnosis/evidence.js';
+import { PanicSignalSchema } from '../diagnosis/panic.js';
+import type { StoreContext } from '../store/client.js';
+import { assertItemSize, conditional, getItem, parseRecord } from '../store/dynamo.js';
+import { StoreError } from '../store/errors.js';
+import { keys } from '../store/keys.js';
+import { TriageEnvelopeSchema } from '../triage/envelope.js';
+import { ResourceRefSchema } from '../triage/findings.js';
+
+/**
+ * What the workflow keeps about a session beyond the session item the Slack side reads: the diagnostic evidence in
+ * full (with ids and resources, which the gate needs), recent requests and panic history, hypotheses with their
+ * reads, the envelope, the plans under review and the approvals waiting for a decision. All items live in the
+ * session's partition of the single table; each is written by one conditional put.
+ */
+
+export class WorkflowConflictError extends StoreError {}
+
+const KeyPart = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+
+/** A targeted read, as the cluster reader runs it. */
+export const ReadSpecSchema = z.object({
+  /** What the user sees: `get pods`, `logs web-1`, … */
+  title: z.string().max(300),
+  verb: z.enum(['get', 'list', 'logs', 'events']),
+  kind: z.string().max(64),
+  name: z.string().max(253).optional(),
+  namespace: z.string().max(253).optional(),
+  container: z.string().max(63).optional(),
+  previous: z.boolean().optional(),
+  tailLines: z.number().int().min(1).max(1000).optional(),
+  labelSelector: z.string().max(500).optional(),
+  fieldSelector: z.string().max(500).optional(),
+});
+export type ReadSpec = z.infer<typeof ReadSpecSchema>;
+
+export const HypothesisSchema = z.object({
+  id: z.string().max(64),
+  rank: z.number().int().min(1),
+  code: z.string().max(64),
+  summary: z.string().max(1000),
+  confidence: z.number().min(0).max(1),
+  resource: ResourceRefSchema,
+  reads: z.array(ReadSpecSchema).max(5),
+  status: z.enum(['proposed', 'testing', 'confirmed', 'rejected']).default('proposed'),
+});
+export type Hypothesis = z.infer<typeof HypothesisSchema>;
+
+const RecordedRequestSchema = z.object({ request: z.record(z.string(), z.unknown()), at: z.string() });
+
+export const WorkflowRecordSchema = z.object({
+  sessionId: KeyPart,
+  version: z.number().int().min(0),
+  stateEnteredAt: z.string(),
+  validation: ValidationContextSchema.nullable().default(null),
+  cycleStartedAt: z.string().nullable().default(null),
+  evidence: z.array(DiagnosisEvidenceSchema).default([]),
+  recentRequests: z.array(RecordedRequestSchema).default([]),
+  panicHistory: z.array(PanicSignalSchema).default([]),
+  /** Keys of consumed inbox messages: a message appended twice (a retried delivery) is consumed once. */
+  consumedKeys: z.array(z.string()).default([]),
+  lastInboxId: z.string().optional(),
+  hypotheses: z.array(HypothesisSchema).default([]),
+  activeHypothesisId: z.string().optional(),
+  handoffDomainsProposed: z.array(z.string()).default([]),
+  reviewSeq: z.number().int().min(0).default(0),
+  currentPlanId: z.string().optional(),
+  approvedPlanId: z.string().optional(),
+  /** The break-glass override in force (or last in force), as the gate judges it. */
+  override: OverrideSchema.nullable().default(null),
+});
+export type WorkflowRecord = z.infer<typeof WorkflowRecordSchema>;
+
+export const PlanRecordSchema = z.object({
+  sessionId: KeyPart,
+  planId: z.string(),
+  kind: z.enum(['plan', 'postmortem']),
+  revision: z.number().int().min(0),
+  status: z.enum(['draft', 'needs-human', 'approved', 'rejected', 'expired', 'postmortem-complete']),
+  /** The guarded plan (valid against its contract), absent when synthesis needed a human. */
+  plan: z.record(z.string(), z.unknown()).optional(),
+  message: z.string().optional(),
+  review: z.record(z.string(), z.unknown()).optional(),
+  feedback: z.array(z.string()).default([]),
+  requestId: z.string().optional(),
+  decidedBy: z.string().optional(),
+  createdAt: z.string(),
+});
+export type PlanRecord = z.infer<typeof PlanRecordSchema>;
+
+/** Which approval a wait is about, so a timeout can expire it and update its message. */
+export const PendingApprovalSchema = z.object({
+  sessionId: KeyPart,
+  kind: z.string(),
+  approvalId: z.string(),
+  channelId: z.string(),
+  messageTs: z.string().optional(),
+  createdAt: z.string(),
+});
+export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
+
+const MAX = { evidence: 300, recentRequests: 10, panicHistory: 20, consumedKeys: 500 } as const;
+
+const sessionPk = (sessionId: string) => `SESSION#${sessionId}`;
+
+export class ArtifactRepository {
+  constructor(private readonly ctx: StoreContext) {}
+
+  private async put(
+    item: Record<string, unknown>,
+    what: string,
+    condition?: { expr: string; values: Record<string, unknown> },
+  ) {
+    assertItemSize(item, what);
+    const key = { PK: String(item['PK']), SK: String(item['SK']) };
+    return conditional('PutItem', key, () =>
+      this.ctx.client.send(
+        new PutCommand({
+          TableName: this.ctx.tableName,
+          Item: item,
+          ...(condition ? { ConditionExpression: condition.expr, ExpressionAttributeValues: condition.values } : {}),
+        }),
+      ),
+    );
+  }
+
+  async getWorkflow(sessionId: string): Promise<WorkflowRecord | undefined> {
+    const item = await getItem(this.ctx, { PK: sessionPk(sessionId), SK: 'WORKFLOW' });
+    return item === undefined ? undefined : parseRecord(WorkflowRecordSchema, item);
+  }
+
+  async getOrCreateWorkflow(sessionId: string, now: Date): Promise<WorkflowRecord> {
+    const existing = await this.getWorkflow(sessionId);
+    if (existing) return existing;
+    const fresh = WorkflowRecordSchema.parse({ sessionId, version: 0, stateEnteredAt: now.toISOString() });
+    return fresh;
+  }
+
+  /**
+   * Read-modify-write with optimistic locking: the diagnostic execution is the main writer, but a break-glass
+   * execution or a review may touch the same session at the same time.
+   */
+  async mutateWorkflow(
+    sessionId: string,
+    now: Date,
+    change: (current: WorkflowRecord) => WorkflowRecord | Promise<WorkflowRecord>,
+  ): Promise<WorkflowRecord> {
+    for (let attempt = 1; attempt <= 20; attempt++) {
+      const current = await this.getOrCreateWorkflow(sessionId, now);
+      const next = await change(structuredClone(current));
+      const bounded: WorkflowRecord = {
+        ...next,
+        sessionId,
+        version: current.version + 1,
+        evidence: next.evidence.slice(-MAX.evidence),
+        recentRequests: next.recentRequests.slice(-MAX.recentRequests),
+        panicHistory: next.panicHistory.slice(-MAX.panicHistory),
+        consumedKeys: next.consumedKeys.slice(-MAX.consumedKeys),
+      };
+      const result = await this.put(
+        { PK: sessionPk(sessionId), SK: 'WORKFLOW', ...bounded },
+        `Workflow state of session ${sessionId}`,
+        current.version === 0
+          ? { expr: 'attribute_not_exists(PK) OR version = :v', values: { ':v': 0 } }
+          : { expr: 'version = :v', values: { ':v': current.version } },
+      );
+      if (result.ok) return bounded;
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(500, 5 * 2 ** attempt)));
+    }
+    throw new WorkflowConflictError(`Workflow state of session ${sessionId} kept changing under 20 attempts`);
+  }
+
+  async putEnvelope(sessionId: string, envelope: unknown, at: Date): Promise<void> {
+    await this.put(
+      { PK: sessionPk(sessionId), SK: 'ENVELOPE', envelope, storedAt: at.toISOString() },
+      `Envelope of session ${sessionId}`,
+    );
+  }
+
+  async getEnvelope(sessionId: string) {
+    const item = await getItem(this.ctx, { PK: sessionPk(sessionId), SK: 'ENVELOPE' });
+    if (item === undefined) return undefined;
+    const parsed = TriageEnvelopeSchema.safeParse(item['envelope']);
+    if (!parsed.success) throw new StoreError(`The stored envelope of session ${sessionId} does not match its schema`);
+    return parsed.data;
+  }
+
+  async putPlan(record: Omit<PlanRecord, 'planId' | 'createdAt'> & { planId?: string }, at: Date): Promise<PlanRecord> {
+    const full = PlanRecordSchema.parse({
+      ...record,
+      planId: record.planId ?? ulid(at.getTime()),
+      createdAt: at.toISOString(),
+    });
+    await this.put({ PK: sessionPk(full.sessionId), SK: `PLAN#${full.planId}`, ...full }, `Plan ${full.planId}`);
+    return full;
+  }
+
+  async getPlan(sessionId: string, planId: string): Promise<PlanRecord | undefined> {
+    const item = await getItem(this.ctx, { PK: sessionPk(sessionId), SK: `PLAN#${planId}` });
+    return item === undefined ? undefined : parseRecord(PlanRecordSchema, item);
+  }
+
+  async updatePlan(sessionId: string, planId: string, patch: Partial<PlanRecord>): Promise<PlanRecord> {
+    const current = await this.getPlan(sessionId, planId);
+    if (!current) throw new StoreError(`Plan ${planId} of session ${sessionId} does not exist`);
+    const next = PlanRecordSchema.parse({ ...current, ...patch, sessionId, planId });
+    await this.put({ PK: sessionPk(sessionId), SK: `PLAN#${planId}`, ...next }, `Plan ${planId}`);
+    return next;
+  }
+
+  async putPending(pending: PendingApproval): Promise<void> {
+    const parsed = PendingApprovalSchema.parse(pending);
+    await this.put(
+      { PK: sessionPk(parsed.sessionId), SK: `PENDING#${parsed.kind}#${parsed.approvalId}`, ...parsed },
+      'Pending approval',
+    );
+    await this.put({ PK: sessionPk(parsed.sessionId), SK: `PENDING#${parsed.kind}`, ...parsed }, 'Pending approval');
+  }
+
+  /** The approval most recently requested for `kind`, or the one with the given id. */
+  async getPending(sessionId: string, kind: string, approvalId?: string): Promise<PendingApproval | undefined> {
+    const sk = approvalId === undefined ? `PENDING#${kind}` : `PENDING#${kind}#${approvalId}`;
+    const item = await getItem(this.ctx, { PK: sessionPk(sessionId), SK: sk });
+    return item === undefined ? undefined : parseRecord(PendingApprovalSchema, item);
+  }
+
+  async clearPending(sessionId: string, kind: string): Promise<void> {
+    await this.ctx.client.send(
+      new DeleteCommand({ TableName: this.ctx.tableName, Key: { PK: sessionPk(sessionId), SK: `PENDING#${kind}` } }),
+    );
+  }
+
+  /**
+   * Attaches a task token to an approval stored before its wait began (a break-glass request), making it decidable.
+   * Idempotent for the same token; undefined when the approval is missing, of another kind, or already decided.
+   */
+  async attachApprovalToken(
+    approvalId: string,
+    kind: string,
+    token: string,
+    expiresAt: Date,
+  ): Promise<{ requester?: string | undefined; data: Record<string, unknown> } | undefined> {
+    const key = keys.approval(approvalId);
+    const result = await conditional('UpdateItem', key, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          UpdateExpression: 'SET #token = :token, #status = :pending, expiresAt = :expires',
+          ConditionExpression:
+            'attribute_exists(PK) AND kind = :kind AND (#status = :requested OR #status = :pending) AND (attribute_not_exists(#token) OR #token = :token)',
+          ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':token': token,
+            ':pending': 'pending',
+            ':requested': 'requested',
+            ':kind': kind,
+            ':expires': expiresAt.toISOString(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!result.ok) return undefined;
+    const attributes = result.value.Attributes ?? {};
+    const data = attributes['data'];
+    return {
+      requester: typeof attributes['requester'] === 'string' ? attributes['requester'] : undefined,
+      data: typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {},
+    };
+  }
+
+  /** An approval item as stored, whatever its status (a break-glass request before its wait began, say). */
+  async getApprovalItem(approvalId: string): Promise<Record<string, unknown> | undefined> {
+    return getItem(this.ctx, keys.approval(approvalId));
+  }
+}

@@ -1,0 +1,222 @@
+import { z } from 'zod';
+import {
+  type BreakGlassAuditEvent,
+  BreakGlassValidationError,
+  breakGlassAudit,
+  grantOverride,
+  type Override,
+  type ValidBreakGlassRequest,
+  validateBreakGlassRequest,
+} from '../diagnosis/break-glass.js';
+import { breakGlassEvent } from '../memory/metrics.js';
+import {
+  breakGlassGrantedView,
+  breakGlassOutcomeView,
+  breakGlassRevokedView,
+  breakGlassWarningView,
+} from '../slack/views/break-glass.js';
+import type { SessionRecord } from '../store/sessions.js';
+import {
+  DecisionSchema,
+  expireApproval,
+  markDecided,
+  postToSession,
+  SessionIdSchema,
+  StepInputError,
+} from './common.js';
+import type { WorkflowDeps } from './deps.js';
+import { recordEvent } from './events.js';
+
+/**
+ * The break-glass machine's steps (ADR-005): validate, warn in red, grant for the time limit, revoke automatically.
+ * Every step writes an enhanced audit entry to the timeline.
+ */
+
+const P = { sessionId: SessionIdSchema, requestId: z.string().min(1).max(64) };
+export const ValidatePayload = z.object({ step: z.literal('break-glass-validate'), ...P });
+export const WarnPayload = z.object({ step: z.literal('break-glass-warn'), ...P });
+export const ExpiredPayload = z.object({ step: z.literal('break-glass-expired'), ...P });
+export const DeniedPayload = z.object({ step: z.literal('break-glass-denied'), ...P, decision: DecisionSchema });
+export const GrantPayload = z.object({ step: z.literal('break-glass-grant'), ...P, decision: DecisionSchema });
+export const RevokePayload = z.object({ step: z.literal('break-glass-revoke'), ...P });
+
+/** The request as the Slack side stored it (an approval item of kind break-glass). */
+async function loadRequest(deps: WorkflowDeps, requestId: string): Promise<Record<string, unknown> | undefined> {
+  return deps.artifacts.getApprovalItem(requestId);
+}
+
+function requestInput(item: Record<string, unknown>, sessionId: string) {
+  const data = (item['data'] ?? {}) as Record<string, unknown>;
+  return {
+    sessionId,
+    requester: item['requester'] ?? data['requester'],
+    justification: data['justification'],
+    seniorApprover: data['approverUserId'] ?? data['approver'] ?? data['seniorApprover'],
+    timeLimitMinutes: data['timeLimitMinutes'],
+    skipToState: data['targetState'] ?? data['skipToState'],
+  };
+}
+
+async function validated(
+  deps: WorkflowDeps,
+  session: SessionRecord,
+  requestId: string,
+): Promise<ValidBreakGlassRequest> {
+  const item = await loadRequest(deps, requestId);
+  if (item?.['kind'] !== 'break-glass' || item['sessionId'] !== session.id) {
+    throw new BreakGlassValidationError({ sessionId: [`No break-glass request ${requestId} for this session.`] });
+  }
+  return validateBreakGlassRequest(requestInput(item, session.id), {
+    session: { id: session.id, state: session.state },
+  });
+}
+
+async function audit(
+  deps: WorkflowDeps,
+  event: BreakGlassAuditEvent,
+  subject: Override | ValidBreakGlassRequest | { sessionId: string; requester?: string },
+  actor: string,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  const entry = breakGlassAudit(event, subject, { at: deps.now(), actor, details });
+  const timeline = breakGlassEvent(entry);
+  await recordEvent(deps, subject.sessionId, timeline.type, {
+    actor: timeline.actor,
+    summary: timeline.summary,
+    data: timeline.data,
+  });
+}
+
+function facts(request: ValidBreakGlassRequest, requestId: string) {
+  return {
+    sessionId: request.sessionId,
+    requestId,
+    requester: request.requester,
+    approver: request.seniorApprover,
+    justification: request.justification,
+    targetState: request.skipToState,
+    timeLimitMinutes: request.timeLimitMinutes,
+  };
+}
+
+export async function breakGlassValidate(deps: WorkflowDeps, p: z.infer<typeof ValidatePayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  try {
+    const request = await validated(deps, session, p.requestId);
+    await audit(deps, 'requested', request, request.requester, { requestId: p.requestId });
+    return { valid: true, approver: request.seniorApprover };
+  } catch (error) {
+    if (!(error instanceof BreakGlassValidationError)) throw error;
+    const detail = Object.values(error.fieldErrors).flat().join(' ');
+    await audit(deps, 'rejected', { sessionId: p.sessionId }, 'calmops', {
+      requestId: p.requestId,
+      fieldErrors: error.fieldErrors,
+    });
+    await deps.store.approvals.cancel(p.requestId, deps.now()).catch(() => false);
+    await postToSession(deps, session, breakGlassOutcomeView(p.sessionId, 'refused', detail));
+    return { valid: false, approver: null };
+  }
+}
+
+export async function breakGlassWarn(deps: WorkflowDeps, p: z.infer<typeof WarnPayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  const request = await validated(deps, session, p.requestId);
+  await postToSession(deps, session, breakGlassWarningView(facts(request, p.requestId)));
+  await recordEvent(deps, p.sessionId, 'break-glass.warned', {
+    summary: `Red warning posted for ${p.requestId}`,
+    data: { requestId: p.requestId, auditLevel: 'enhanced' },
+  });
+  return {};
+}
+
+export async function breakGlassExpired(deps: WorkflowDeps, p: z.infer<typeof ExpiredPayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  await expireApproval(deps, session, 'break-glass', p.requestId);
+  await audit(deps, 'denied', { sessionId: p.sessionId }, 'calmops', {
+    requestId: p.requestId,
+    reason: 'no decision before the approval timed out',
+  });
+  await postToSession(
+    deps,
+    session,
+    breakGlassOutcomeView(
+      p.sessionId,
+      'expired',
+      'The senior approver did not decide in time; no override was granted.',
+    ),
+  );
+  return {};
+}
+
+export async function breakGlassDenied(deps: WorkflowDeps, p: z.infer<typeof DeniedPayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  await markDecided(deps, p.sessionId, 'break-glass', 'denied', p.decision.userId);
+  await audit(deps, 'denied', { sessionId: p.sessionId }, p.decision.userId ?? 'unknown', {
+    requestId: p.requestId,
+    note: p.decision.note ?? null,
+  });
+  await postToSession(
+    deps,
+    session,
+    breakGlassOutcomeView(
+      p.sessionId,
+      'denied',
+      `${p.decision.userId ? `<@${p.decision.userId}>` : 'The approver'} denied the override. The workflow stays as it is.`,
+    ),
+  );
+  return {};
+}
+
+export async function breakGlassGrant(deps: WorkflowDeps, p: z.infer<typeof GrantPayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  const request = await validated(deps, session, p.requestId);
+  if (!p.decision.userId) throw new StepInputError('A break-glass approval must say who approved it');
+  const override = grantOverride(request, { id: p.requestId, approvedBy: p.decision.userId, now: deps.now() });
+  await deps.artifacts.mutateWorkflow(p.sessionId, deps.now(), (w) => ({ ...w, override }));
+  await deps.store.sessions.mutate(
+    p.sessionId,
+    () => ({
+      override: {
+        state: override.skipToState,
+        expiresAt: override.expiresAt,
+        approver: override.approver,
+        grantedAt: override.grantedAt,
+        justification: override.justification.slice(0, 2000),
+      },
+    }),
+    { now: deps.now },
+  );
+  await markDecided(deps, p.sessionId, 'break-glass', 'approved', p.decision.userId);
+  await audit(deps, 'granted', override, p.decision.userId, { requestId: p.requestId });
+  await postToSession(
+    deps,
+    session,
+    breakGlassGrantedView({
+      ...facts(request, p.requestId),
+      expiresAt: override.expiresAt,
+      approvedBy: override.approver,
+    }),
+  );
+  return { timeLimitSeconds: override.timeLimitMinutes * 60, expiresAt: override.expiresAt };
+}
+
+export async function breakGlassRevoke(deps: WorkflowDeps, p: z.infer<typeof RevokePayload>) {
+  const now = deps.now();
+  let revoked: Override | undefined;
+  await deps.artifacts.mutateWorkflow(p.sessionId, now, (w) => {
+    if (!w.override || w.override.id !== p.requestId) return w;
+    revoked = { ...w.override, revokedAt: w.override.revokedAt ?? now.toISOString() };
+    return { ...w, override: revoked };
+  });
+  const session = await deps.store.sessions.mutate(
+    p.sessionId,
+    (s) => (s.override && revoked && s.override.grantedAt === revoked.grantedAt ? { override: null } : {}),
+    { now: deps.now },
+  );
+  await audit(deps, 'revoked', revoked ?? { sessionId: p.sessionId }, 'calmops', {
+    requestId: p.requestId,
+    automatic: true,
+  });
+  await postToSession(deps, session, breakGlassRevokedView(p.sessionId, p.requestId));
+  return {};
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { createClusterReader, type KubeClusterReader } from '../cluster/reader.js';
+import type { ClusterReader } from '../cluster/types.js';
+import { type ClusterEntry, resolveKubeconfig } from '../config.js';
+import { ANALYZERS } from '../triage/analyzers/index.js';
+import { runTriage, type TriageLogger } from '../triage/engine.js';
+import type { TriageEnvelope } from '../triage/envelope.js';
+import { DomainSchema, type Finding } from '../triage/findings.js';
+import type { TemplateRegistry } from '../triage/templates.js';
+import { ReadSpecSchema } from './artifacts.js';
+import { type ReadResult, runRead } from './reads.js';
+
+/**
+ * The cluster reader's steps. They get everything they need in the payload (intent, namespace, cluster, the read)
+ * and return compact results; this side has no table and no state machine access, only the read-only kubeconfig.
+ */
+
+export class UnknownClusterError extends Error {
+  override readonly name = 'UnknownClusterError';
+}
+
+export interface ClusterDeps {
+  clusters: Readonly<Record<string, ClusterEntry>>;
+  templates: TemplateRegistry;
+  logger: TriageLogger;
+  /** Tests inject a reader; otherwise one read-only reader per cluster is built and kept. */
+  readerFor?: (cluster: string) => Promise<ClusterReader>;
+}
+
+const readers = new WeakMap<ClusterDeps, Map<string, Promise<KubeClusterReader>>>();
+
+async function readerFor(deps: ClusterDeps, cluster: string): Promise<ClusterReader> {
+  if (deps.readerFor) return deps.readerFor(cluster);
+  let cache = readers.get(deps);
+  if (!cache) {
+    cache = new Map();
+    readers.set(deps, cache);
+  }
+  let reader = cache.get(cluster);
+  if (!reader) {
+    const entry = deps.clusters[cluster];
+    if (!entry) {
+      throw new UnknownClusterError(
+        `No kubeconfig is configured for cluster "${cluster}" (known: ${Object.keys(deps.clusters).join(', ') || 'none'})`,
+      );
+    }
+    reader = resolveKubeconfig(entry).then((kubeconfig) =>
+      createClusterReader({ kubeconfig, requestTimeoutMs: 8_000, userAgent: 'calmops-cluster-reader' }),
+    );
+    cache.set(cluster, reader);
+    reader.catch(() => cache?.delete(cluster));
+  }
+  return reader;
+}
+
+const Where = {
+  sessionId: z.string().min(1).max(64),
+  namespace: z.string().min(1).max(253),
+  cluster: z.string().min(1).max(128),
+};
+
+export const TriagePayloadSchema = z.object({
+  step: z.literal('triage'),
+  ...Where,
+  intent: z.string().min(1).max(64),
+  text: z.string().max(2000).optional(),
+});
+export const SpecialistPayloadSchema = z.object({ step: z.literal('specialist'), ...Where, domain: DomainSchema });
+export const ReadPayloadSchema = z.object({
+  step: z.literal('read'),
+  sessionId: z.string().min(1).max(64),
+  request: ReadSpecSchema.extend({ cluster: z.string().min(1).max(128) }),
+});
+export const TestPayloadSchema = z.object({
+  step: z.literal('test'),
+  sessionId: z.string().min(1).max(64),
+  hypothesis: z.object({
+    id: z.string(),
+    code: z.string(),
+    summary: z.string(),
+    cluster: z.string().min(1).max(128),
+    reads: z.array(ReadSpecSchema).max(5),
+  }),
+});
+export const ClusterPayloadSchema = z.discriminatedUnion('step', [
+  TriagePayloadSchema,
+  SpecialistPayloadSchema,
+  ReadPayloadSchema,
+  TestPayloadSchema,
+]);
+export type ClusterPayload = z.infer<typeof ClusterPayloadSchema>;
+
+export interface CompactFinding {
+  code: string;
+  domain: Finding['domain'];
+  severity: Finding['severity'];
+  resource: Finding['resource'];
+  related: Finding['related'];
+  message: string;
+  evidence: string[];
+  confidence: number;
+  template: string;
+}
+
+export interface SpecialistResult {
+  domain: string;
+  templates: string[];
+  findings: CompactFinding[];
+  completeness: number;
+}
+
+const SEVERITY = { info: 0, low: 1, medium: 2, high: 3, critical: 4 } as const;
+
+export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload): Promise<unknown> {
+  switch (payload.step) {
+    case 'triage': {
+      const reader = await readerFor(deps, payload.cluster);
+      const envelope: TriageEnvelope = await runTriage(
+        {
+          intent: payload.intent,
+          namespace: payload.namespace,
+          cluster: payload.cluster,
+          ...(payload.text ? { text: payload.text } : {}),
+          timeoutMs: 20_000,
+        },
+        { reader, templates: deps.templates, analyzers: ANALYZERS, logger: deps.logger },
+      );
+      return { envelope };
+    }
+    case 'specialist': {
+      const reader = await readerFor(deps, payload.cluster);
+      const templates = deps.templates.list().filter((t) => t.domain === payload.domain);
+      const envelopes = await Promise.all(
+        templates.map((t) =>
+          runTriage(
+            { intent: t.id, namespace: payload.namespace, cluster: payload.cluster, stepBudget: 2, timeoutMs: 15_000 },
+            { reader, templates: deps.templates, analyzers: ANALYZERS, logger: deps.logger },
+          ),
+        ),
+      );
+      const seen = new Map<string, CompactFinding>();
+      envelopes.forEach((envelope, i) => {
+        for (const f of envelope.findings) {
+          const key = `${f.code}/${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`;
+          const prior = seen.get(key);
+          if (prior && prior.confidence >= f.confidence) continue;
+          seen.set(key, {
+            code: f.code,
+            domain: f.domain,
+            severity: f.severity,
+            resource: f.resource,
+            related: f.related.slice(0, 5),
+            message: f.message.slice(0, 500),
+            evidence: f.evidence.slice(0, 2).map((e) => e.slice(0, 200)),
+            confidence: f.confidence,
+            template: templates[i]?.id ?? '',
+          });
+        }
+      });
+      const findings = [...seen.values()]
+        .sort((a, b) => SEVERITY[b.severity] - SEVERITY[a.severity] || b.confidence - a.confidence)
+        .slice(0, 20);
+      const completeness =
+        envelopes.length === 0 ? 0 : envelopes.reduce((n, e) => n + e.evidence.completeness, 0) / envelopes.length;
+      const result: SpecialistResult = {
+        domain: payload.domain,
+        templates: templates.map((t) => t.id),
+        findings,
+        completeness: Math.round(completeness * 100) / 100,
+      };
+      return result;
+    }
+    case 'read': {
+      const { cluster, ...spec } = payload.request;
+      const reader = await readerFor(deps, cluster);
+      return runRead(reader, spec, AbortSignal.timeout(20_000));
+    }
+    case 'test': {
+      const reader = await readerFor(deps, payload.hypothesis.cluster);
+      const signal = AbortSignal.timeout(30_000);
+      const results: ReadResult[] = await Promise.all(payload.hypothesis.reads.map((r) => runRead(reader, r, signal)));
+      return {
+        hypothesisId: payload.hypothesis.id,
+        results: results.map((r) => ({ ...r, lines: r.lines.slice(-12) })),
+      };
+    }
+  }
+}

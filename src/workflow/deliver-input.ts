@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { type DeliveryOutcome, tryDeliver } from './delivery.js';
+import type { WorkflowDeps } from './deps.js';
+import { resumeSession, SessionClosedError } from './sessions.js';
+
+export const InputActionSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('hypothesis'), hypothesisId: z.string().min(1).max(64) }),
+  z.object({ type: z.literal('resolved') }),
+  z.object({ type: z.literal('break-glass'), requestId: z.string().min(1).max(64) }),
+]);
+export type InputAction = z.infer<typeof InputActionSchema>;
+
+export const DeliverInputSchema = z.object({
+  sessionId: z.string().min(1).max(64),
+  userId: z.string().min(1).max(64),
+  text: z.string().max(40_000),
+  source: z.enum(['message', 'mention', 'button']),
+  action: InputActionSchema.optional(),
+  /**
+   * What identifies this input across retries: the Slack message ts or event id, a button's action_ts. The same
+   * key delivered twice is consumed once.
+   */
+  messageKey: z.string().min(1).max(256).optional(),
+});
+export type DeliverInput = z.input<typeof DeliverInputSchema>;
+
+export interface DeliverResult {
+  messageId: string;
+  outcome: DeliveryOutcome | 'resumed';
+}
+
+/**
+ * Buffers one thread input for the session and wakes its execution if it is waiting. Input is never lost: a busy
+ * execution picks it up at its next wait, and an ended one (idle timeout) is resumed first.
+ */
+export async function deliverInput(
+  deps: Pick<WorkflowDeps, 'store' | 'sfn' | 'now' | 'stateMachines' | 'timeouts' | 'templates' | 'logger'>,
+  input: DeliverInput,
+): Promise<DeliverResult> {
+  const parsed = DeliverInputSchema.parse(input);
+  const session = await deps.store.sessions.getRequired(parsed.sessionId);
+  if (session.status !== 'open') throw new SessionClosedError(`Session ${parsed.sessionId} is ${session.status}`);
+  const message = await deps.store.inbox.append(
+    parsed.sessionId,
+    {
+      kind: parsed.source,
+      userId: parsed.userId,
+      text: parsed.text,
+      data: {
+        messageKey: parsed.messageKey ?? null,
+        ...(parsed.action ? { action: parsed.action } : {}),
+      },
+    },
+    deps.now(),
+  );
+  const outcome = await tryDeliver(deps, parsed.sessionId);
+  if (outcome === 'delivered' || outcome === 'recovered') return { messageId: message.id, outcome };
+  const current = await deps.store.sessions.getRequired(parsed.sessionId);
+  if (!current.executionArn || outcome === 'stale') {
+    const resumed = await resumeSession(deps, parsed.sessionId);
+    if (resumed.resumed) return { messageId: message.id, outcome: 'resumed' };
+  }
+  return { messageId: message.id, outcome };
+}

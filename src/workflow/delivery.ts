@@ -1,0 +1,47 @@
+import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
+import type { WorkflowDeps } from './deps.js';
+
+/**
+ * Exactly-once delivery of thread input to a waiting execution. Two parties race: whoever appends input tries to
+ * deliver, and the notifier, after storing a fresh wait token, tries too. The conditional claim of the wait item
+ * picks one sender per wait; the route step consumes the oldest inbox message and remembers its key, so a repeated
+ * send (after a crash between claim and send, or a retried append) changes nothing.
+ */
+
+export type DeliveryOutcome = 'delivered' | 'recovered' | 'empty' | 'busy' | 'stale';
+
+/** A claimed wait whose send never happened is re-sent after this long. */
+export const RECOVER_AFTER_MS = 10_000;
+
+const CLOSED_TOKEN = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
+
+async function send(deps: Pick<WorkflowDeps, 'sfn'>, token: string, messageId: string): Promise<'sent' | 'closed'> {
+  try {
+    await deps.sfn.send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify({ messageId }) }));
+    return 'sent';
+  } catch (error) {
+    if (error instanceof Error && CLOSED_TOKEN.has(error.name)) return 'closed';
+    throw error;
+  }
+}
+
+export async function tryDeliver(
+  deps: Pick<WorkflowDeps, 'store' | 'sfn' | 'now'>,
+  sessionId: string,
+): Promise<DeliveryOutcome> {
+  const oldest = await deps.store.inbox.peekOldest(sessionId);
+  if (!oldest) return 'empty';
+  const now = deps.now();
+  const wait = await deps.store.waits.claim(sessionId, now);
+  if (wait) return (await send(deps, wait.token, oldest.id)) === 'sent' ? 'delivered' : 'stale';
+  const current = await deps.store.waits.get(sessionId);
+  if (
+    current?.claimedAt &&
+    current.expiresAt > now.toISOString() &&
+    now.getTime() - Date.parse(current.claimedAt) > RECOVER_AFTER_MS
+  ) {
+    // The claimer may have crashed before sending. Re-sending a token that was used is answered TaskTimedOut.
+    return (await send(deps, current.token, oldest.id)) === 'sent' ? 'recovered' : 'busy';
+  }
+  return 'busy';
+}

@@ -1,0 +1,143 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import type { WebClient } from '@slack/web-api';
+import type { AwsConfig, PolicyConfig, StateMachinesConfig, TimeoutsConfig } from '../config.js';
+import { MemoryRepository } from '../memory/repository.js';
+import type { PlanSynthesizer } from '../review/synthesizer.js';
+import { TemplateSynthesizer } from '../review/synthesizer.js';
+import { GroupMembership } from '../slack/policy.js';
+import type { ThreadMessage } from '../slack/views/limits.js';
+import { createDocumentClient } from '../store/client.js';
+import { createStore, type Store } from '../store/index.js';
+import { loadTemplates, type TemplateRegistry } from '../triage/templates.js';
+import { ArtifactRepository } from './artifacts.js';
+
+/** Posts into a session thread. Separate from the WebClient so tests and the bench can count and time posts. */
+export interface ThreadPoster {
+  post(channelId: string, threadTs: string | undefined, message: ThreadMessage): Promise<{ ts: string }>;
+  update(channelId: string, ts: string, message: ThreadMessage): Promise<void>;
+}
+
+export function webClientPoster(client: WebClient): ThreadPoster {
+  return {
+    async post(channelId, threadTs, message) {
+      const out = await client.chat.postMessage({
+        channel: channelId,
+        ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
+        text: message.text,
+        blocks: message.blocks,
+        unfurl_links: false,
+      });
+      return { ts: String(out.ts ?? '') };
+    },
+    async update(channelId, ts, message) {
+      await client.chat.update({ channel: channelId, ts, text: message.text, blocks: message.blocks });
+    },
+  };
+}
+
+/** The product's own metrics (CloudWatch EMF through Powertools in AWS). */
+export interface WorkflowMetrics {
+  approvalExpired(kind: string): void;
+}
+
+export function powertoolsMetrics(serviceName = 'calmops'): WorkflowMetrics {
+  const metrics = new Metrics({ namespace: 'calmops', serviceName });
+  return {
+    approvalExpired(kind) {
+      // Published at once: a step function task is a single short invocation, there is no later flush point.
+      metrics.addDimension('kind', kind);
+      metrics.addMetric('ApprovalsExpired', MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
+  };
+}
+
+export interface WorkflowDeps {
+  store: Store;
+  memory: MemoryRepository;
+  artifacts: ArtifactRepository;
+  sfn: SFNClient;
+  slack: ThreadPoster;
+  /** Slack Web API for user group lookups (the policy's approver groups). */
+  membership: GroupMembership | undefined;
+  logger: Logger;
+  metrics: WorkflowMetrics;
+  templates: TemplateRegistry;
+  synthesizer: PlanSynthesizer;
+  stateMachines: StateMachinesConfig;
+  timeouts: TimeoutsConfig;
+  policy: PolicyConfig['policy'];
+  now: () => Date;
+}
+
+export interface AwsClients {
+  dynamo: DynamoDBClient;
+  sfn: SFNClient;
+}
+
+/**
+ * SDK clients for the given environment. In Lambda (env is process.env) the SDK's own defaults apply; a local stack
+ * hands its own environment object, whose endpoints and placeholder credentials are passed explicitly so several
+ * stacks can live in one process.
+ */
+export function createAwsClients(aws: AwsConfig, env: Readonly<Record<string, string | undefined>>): AwsClients {
+  const explicit = env !== process.env;
+  const credentials =
+    explicit && env['AWS_ACCESS_KEY_ID'] && env['AWS_SECRET_ACCESS_KEY']
+      ? {
+          accessKeyId: env['AWS_ACCESS_KEY_ID'],
+          secretAccessKey: env['AWS_SECRET_ACCESS_KEY'],
+          ...(env['AWS_SESSION_TOKEN'] ? { sessionToken: env['AWS_SESSION_TOKEN'] } : {}),
+        }
+      : undefined;
+  const common = { region: aws.region, ...(credentials ? { credentials } : {}) };
+  return {
+    dynamo: new DynamoDBClient({
+      ...common,
+      ...(explicit && aws.dynamodbEndpoint ? { endpoint: aws.dynamodbEndpoint } : {}),
+    }),
+    sfn: new SFNClient({ ...common, ...(explicit && aws.sfnEndpoint ? { endpoint: aws.sfnEndpoint } : {}) }),
+  };
+}
+
+export interface BuildDepsInput {
+  tableName: string;
+  clients: AwsClients;
+  slack: ThreadPoster;
+  slackClient?: WebClient;
+  stateMachines: StateMachinesConfig;
+  timeouts: TimeoutsConfig;
+  policy: PolicyConfig['policy'];
+  logger?: Logger;
+  metrics?: WorkflowMetrics;
+  templates?: TemplateRegistry;
+  synthesizer?: PlanSynthesizer;
+  now?: () => Date;
+}
+
+export function buildWorkflowDeps(input: BuildDepsInput): WorkflowDeps {
+  const client = createDocumentClient(input.clients.dynamo);
+  const ctx = { client, tableName: input.tableName };
+  return {
+    store: createStore(ctx),
+    memory: new MemoryRepository(client, input.tableName),
+    artifacts: new ArtifactRepository(ctx),
+    sfn: input.clients.sfn,
+    slack: input.slack,
+    membership:
+      input.slackClient === undefined
+        ? undefined
+        : new GroupMembership(input.slackClient, input.policy?.membershipCacheSeconds ?? 60),
+    logger: input.logger ?? new Logger({ serviceName: 'calmops' }),
+    metrics: input.metrics ?? powertoolsMetrics(),
+    templates: input.templates ?? loadTemplates(),
+    synthesizer: input.synthesizer ?? new TemplateSynthesizer(),
+    stateMachines: input.stateMachines,
+    timeouts: input.timeouts,
+    policy: input.policy,
+    now: input.now ?? (() => new Date()),
+  };
+}

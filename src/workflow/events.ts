@@ -1,0 +1,39 @@
+import type { EventSink, WorkflowEvent } from '../review/events.js';
+import type { WorkflowDeps } from './deps.js';
+
+/**
+ * Structured events: every transition is one JSON log line (Powertools Logger) and one timeline entry, so an incident
+ * can be replayed from its audit trail alone and searched in the logs by session id.
+ */
+export async function recordEvent(
+  deps: Pick<WorkflowDeps, 'logger' | 'store' | 'now'>,
+  sessionId: string,
+  type: string,
+  input: { summary?: string; data?: Record<string, unknown>; actor?: string } = {},
+): Promise<void> {
+  deps.logger.info(type, {
+    event: type,
+    sessionId,
+    ...(input.summary ? { summary: input.summary } : {}),
+    ...input.data,
+  });
+  await deps.store.timeline.append(
+    sessionId,
+    {
+      type,
+      actor: input.actor ?? 'calmops',
+      ...(input.summary ? { summary: input.summary.slice(0, 2000) } : {}),
+      ...(input.data ? { data: input.data } : {}),
+    },
+    deps.now(),
+  );
+}
+
+/** An EventSink for the review module's events that writes each one as it comes. */
+export function timelineSink(deps: Pick<WorkflowDeps, 'logger' | 'store' | 'now'>): EventSink {
+  return {
+    async emit(event: WorkflowEvent) {
+      await recordEvent(deps, event.sessionId, event.type, { data: event.detail });
+    },
+  };
+}

@@ -1,0 +1,305 @@
+import { z } from 'zod';
+import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
+import type { AutomatedReview } from '../review/rubric.js';
+import { breakGlassApprovalView } from '../slack/views/break-glass.js';
+import { handoffProposalView } from '../slack/views/handoff.js';
+import type { ThreadMessage } from '../slack/views/limits.js';
+import { planReviewView, postmortemReviewView } from '../slack/views/plan.js';
+import { ApprovalAlreadyExistsError } from '../store/errors.js';
+import { DomainSchema } from '../triage/findings.js';
+import {
+  approvalIdFor,
+  decidersOf,
+  NoEligibleApproverError,
+  postToSession,
+  SessionIdSchema,
+  StepInputError,
+} from './common.js';
+import { tryDeliver } from './delivery.js';
+import type { WorkflowDeps } from './deps.js';
+import { recordEvent } from './events.js';
+
+/**
+ * The notifier: every `.waitForTaskToken` state lands here. It stores the token where the deciding side finds it (the
+ * wait item for thread input, an approval item for decisions), posts the question with its buttons (whose values are
+ * approval ids, never tokens), and returns. The execution stays parked until SendTaskSuccess or its timeout.
+ */
+
+const Base = {
+  step: z.literal('await'),
+  sessionId: SessionIdSchema,
+  taskToken: z.string().min(1).max(2048),
+  executionArn: z.string().optional(),
+  approvalTimeoutSeconds: z.number().int().min(1).optional(),
+};
+
+export const AwaitPayloadSchema = z.discriminatedUnion('kind', [
+  z.object({ ...Base, kind: z.literal('input'), idleTimeoutSeconds: z.number().int().min(1).optional() }),
+  z.object({ ...Base, kind: z.literal('handoff'), domain: DomainSchema, reason: z.string().max(2000) }),
+  z.object({
+    ...Base,
+    kind: z.literal('plan-review'),
+    planId: z.string(),
+    automatedReview: z.record(z.string(), z.unknown()).optional(),
+    revision: z.number().int().min(0),
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('break-glass'),
+    requestId: z.string().min(1).max(64),
+    approver: z.string().optional(),
+  }),
+  z.object({ ...Base, kind: z.literal('postmortem'), planId: z.string(), requestId: z.string().min(1).max(64) }),
+]);
+export type AwaitPayload = z.infer<typeof AwaitPayloadSchema>;
+
+/** How long the state machine waits for this kind of decision (the same number the definitions use). */
+function expiry(deps: WorkflowDeps, payload: AwaitPayload): Date {
+  const seconds =
+    payload.kind === 'input'
+      ? (payload.idleTimeoutSeconds ?? deps.timeouts.idleTimeoutSeconds)
+      : payload.kind === 'postmortem'
+        ? 604_800
+        : (payload.approvalTimeoutSeconds ?? deps.timeouts.approvalTimeoutSeconds);
+  return new Date(deps.now().getTime() + seconds * 1000);
+}
+
+async function postOnce(
+  deps: WorkflowDeps,
+  sessionId: string,
+  kind: string,
+  approvalId: string,
+  channelId: string,
+  post: () => Promise<string>,
+): Promise<void> {
+  // A retried invocation finds the message it already posted and does not post it twice.
+  const existing = await deps.artifacts.getPending(sessionId, kind, approvalId);
+  if (existing?.messageTs) return;
+  const messageTs = await post();
+  await deps.artifacts.putPending({
+    sessionId,
+    kind,
+    approvalId,
+    channelId,
+    messageTs,
+    createdAt: deps.now().toISOString(),
+  });
+}
+
+async function createApproval(
+  deps: WorkflowDeps,
+  input: Parameters<WorkflowDeps['store']['approvals']['create']>[0],
+): Promise<void> {
+  try {
+    await deps.store.approvals.create(input, deps.now());
+  } catch (error) {
+    if (!(error instanceof ApprovalAlreadyExistsError)) throw error;
+  }
+}
+
+export async function runAwait(deps: WorkflowDeps, payload: AwaitPayload): Promise<unknown> {
+  const session = await deps.store.sessions.getRequired(payload.sessionId);
+  const expiresAt = expiry(deps, payload);
+  const approvalId = approvalIdFor(payload.taskToken);
+  const post = (message: ThreadMessage) => () => postToSession(deps, session, message);
+
+  switch (payload.kind) {
+    case 'input': {
+      await deps.store.waits.put(session.id, { token: payload.taskToken, expiresAt, purpose: 'input' }, deps.now());
+      const outcome = await tryDeliver(deps, session.id);
+      return { waiting: true, delivered: outcome === 'delivered' || outcome === 'recovered' };
+    }
+    case 'handoff': {
+      const deciders = await decidersOf(deps, session, { kind: 'handoff', requester: session.requester });
+      if (deciders.length === 0)
+        throw new NoEligibleApproverError('Nobody may decide this handoff under the channel policy');
+      await createApproval(deps, {
+        id: approvalId,
+        kind: 'handoff',
+        sessionId: session.id,
+        token: payload.taskToken,
+        allowedDeciders: deciders,
+        requester: session.requester,
+        expiresAt,
+        summary: `Consult the ${payload.domain} specialist`,
+        data: {
+          requester: session.requester,
+          domain: payload.domain,
+          channelId: session.channelId,
+          threadTs: session.threadTs,
+        },
+      });
+      const remaining = Math.max(0, 3 - session.handoffCount - 1);
+      await postOnce(
+        deps,
+        session.id,
+        'handoff',
+        approvalId,
+        session.channelId,
+        post(
+          handoffProposalView({
+            sessionId: session.id,
+            approvalId,
+            domain: payload.domain,
+            reason: payload.reason,
+            remaining,
+            expiresAt: expiresAt.toISOString(),
+          }),
+        ),
+      );
+      await recordEvent(deps, session.id, 'approval.requested', {
+        summary: `Handoff to ${payload.domain} proposed`,
+        data: { kind: 'handoff', approvalId, domain: payload.domain },
+      });
+      return { approvalId };
+    }
+    case 'plan-review': {
+      const record = await deps.artifacts.getPlan(session.id, payload.planId);
+      if (!record) throw new StepInputError(`Plan ${payload.planId} does not exist`);
+      const plan = record.plan as RemediationPlan | undefined;
+      const mutating = plan ? hasMutatingSteps(plan) : false;
+      const facts = {
+        kind: 'plan-review',
+        requester: session.requester,
+        planAuthor: plan?.author ?? session.requester,
+        planHasMutatingSteps: mutating,
+      };
+      const deciders = await decidersOf(deps, session, facts);
+      if (deciders.length === 0)
+        throw new NoEligibleApproverError('No approver other than the plan author may review this plan');
+      await createApproval(deps, {
+        id: approvalId,
+        kind: 'plan-review',
+        sessionId: session.id,
+        token: payload.taskToken,
+        allowedDeciders: deciders,
+        requester: session.requester,
+        expiresAt,
+        summary: plan?.summary.slice(0, 2000) ?? 'Remediation plan',
+        data: { ...facts, planId: payload.planId, channelId: session.channelId, threadTs: session.threadTs },
+      });
+      const message: ThreadMessage = plan
+        ? planReviewView({
+            sessionId: session.id,
+            approvalId,
+            plan,
+            ...(payload.automatedReview ? { review: payload.automatedReview as unknown as AutomatedReview } : {}),
+            revision: payload.revision,
+            expiresAt: expiresAt.toISOString(),
+          })
+        : planReviewFallback(session.id, approvalId, record.message ?? 'No valid plan could be produced.');
+      await postOnce(deps, session.id, 'plan-review', approvalId, session.channelId, post(message));
+      await recordEvent(deps, session.id, 'approval.requested', {
+        summary: 'Plan review requested',
+        data: { kind: 'plan-review', approvalId, planId: payload.planId, revision: payload.revision },
+      });
+      return { approvalId };
+    }
+    case 'break-glass': {
+      const approval = await attachToken(deps, payload.requestId, payload.taskToken, expiresAt);
+      const data = approval.data;
+      await postOnce(
+        deps,
+        session.id,
+        'break-glass',
+        payload.requestId,
+        session.channelId,
+        post(
+          breakGlassApprovalView({
+            sessionId: session.id,
+            requestId: payload.requestId,
+            approvalId: payload.requestId,
+            requester: String(approval.requester ?? data['requester'] ?? ''),
+            approver: String(payload.approver ?? data['approverUserId'] ?? data['approver'] ?? ''),
+            justification: String(data['justification'] ?? ''),
+            targetState: String(data['targetState'] ?? ''),
+            timeLimitMinutes: Number(data['timeLimitMinutes'] ?? 0),
+            expiresAt: expiresAt.toISOString(),
+          }),
+        ),
+      );
+      await recordEvent(deps, session.id, 'break-glass.approval-requested', {
+        summary: 'Senior approval requested',
+        data: { requestId: payload.requestId },
+      });
+      return { approvalId: payload.requestId };
+    }
+    case 'postmortem': {
+      const record = await deps.artifacts.getPlan(session.id, payload.planId);
+      const deciders = await decidersOf(deps, session, { kind: 'postmortem', requester: session.requester });
+      if (deciders.length === 0) throw new NoEligibleApproverError('Nobody may complete this post-incident review');
+      await createApproval(deps, {
+        id: approvalId,
+        kind: 'postmortem',
+        sessionId: session.id,
+        token: payload.taskToken,
+        allowedDeciders: deciders,
+        requester: session.requester,
+        expiresAt,
+        summary: `Post-incident review of break-glass ${payload.requestId}`,
+        data: {
+          kind: 'postmortem',
+          requester: session.requester,
+          requestId: payload.requestId,
+          channelId: session.channelId,
+        },
+      });
+      await postOnce(
+        deps,
+        session.id,
+        'postmortem',
+        approvalId,
+        session.channelId,
+        post(
+          postmortemReviewView({
+            sessionId: session.id,
+            approvalId,
+            requestId: payload.requestId,
+            summary: record?.message ?? `Break-glass ${payload.requestId} ended.`,
+            lines: record?.feedback ?? [],
+            expiresAt: expiresAt.toISOString(),
+          }),
+        ),
+      );
+      return { approvalId };
+    }
+  }
+}
+
+function planReviewFallback(sessionId: string, approvalId: string, message: string): ThreadMessage {
+  return {
+    text: message,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `:memo: ${message}`.slice(0, 3000) } },
+      {
+        type: 'actions',
+        block_id: `plan-review:${approvalId}`,
+        elements: [
+          {
+            type: 'button',
+            text: { type: 'plain_text', text: 'Request changes' },
+            action_id: 'approval_request_changes',
+            value: approvalId,
+          },
+          {
+            type: 'button',
+            text: { type: 'plain_text', text: 'Reject' },
+            action_id: 'approval_deny',
+            value: approvalId,
+          },
+        ],
+      },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `Full report: \`/triage status ${sessionId}\`` }] },
+    ],
+  };
+}
+
+/**
+ * The break-glass request was stored by the Slack side before the machine started; its senior-approval wait attaches
+ * the task token to that same approval item, so the senior's click finds it.
+ */
+async function attachToken(deps: WorkflowDeps, requestId: string, token: string, expiresAt: Date) {
+  const attached = await deps.artifacts.attachApprovalToken(requestId, 'break-glass', token, expiresAt);
+  if (!attached) throw new StepInputError(`Break-glass request ${requestId} is not waiting for a decision`);
+  return attached;
+}

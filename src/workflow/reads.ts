@@ -1,0 +1,267 @@
+import {
+  ClusterReadError,
+  type ClusterReader,
+  type KubeObject,
+  READABLE_KINDS,
+  type ResourceKind,
+} from '../cluster/types.js';
+import { canonicalKind, isClusterScoped, kindLabel } from '../diagnosis/kinds.js';
+import type { UserRequest } from '../diagnosis/request.js';
+import type { RankedCause } from '../triage/envelope.js';
+import { scrubText } from '../triage/scrub.js';
+import type { Hypothesis, ReadSpec } from './artifacts.js';
+
+/**
+ * Targeted reads: what a thread message or a hypothesis asks to look at, as a small spec the cluster reader can run
+ * without any other context, and the compact result that travels back through the state machine (a few dozen
+ * lines, never raw objects).
+ */
+
+export const MAX_RESULT_LINES = 30;
+const MAX_LINE = 220;
+
+export interface ReadResult {
+  title: string;
+  outcome: 'ok' | 'empty' | 'failed';
+  summary: string;
+  lines: string[];
+}
+
+function isReadable(kind: string): kind is ResourceKind {
+  return (READABLE_KINDS as readonly string[]).includes(kind);
+}
+
+function flagValue(argv: readonly string[] | undefined, ...flags: string[]): string | undefined {
+  if (!argv) return undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] ?? '';
+    for (const flag of flags) {
+      if (word === flag) return argv[i + 1];
+      if (word.startsWith(`${flag}=`)) return word.slice(flag.length + 1);
+    }
+  }
+  return undefined;
+}
+
+/** The read a thread message asks for, or undefined when it names nothing calmops can read. */
+export function readSpecFromRequest(request: UserRequest, sessionNamespace: string): ReadSpec | undefined {
+  const namespace = request.namespace ?? sessionNamespace;
+  const kind = request.resource ? canonicalKind(request.resource.kind) : undefined;
+  const name = request.resource?.name;
+  const title = request.argv ? request.argv.join(' ') : request.raw;
+  if (request.verb === 'logs') {
+    if (!name) return undefined;
+    const tail = Number(flagValue(request.argv, '--tail'));
+    return {
+      title,
+      verb: 'logs',
+      kind: 'pods',
+      name,
+      namespace,
+      ...(flagValue(request.argv, '-c', '--container')
+        ? { container: flagValue(request.argv, '-c', '--container') }
+        : {}),
+      ...(request.argv?.some((w) => w === '-p' || w === '--previous') ? { previous: true } : {}),
+      tailLines: Number.isInteger(tail) && tail > 0 ? Math.min(tail, 200) : 50,
+    };
+  }
+  if (request.verb === 'events' || kind === 'events') {
+    return { title, verb: 'events', kind: 'events', namespace, ...(name && kind !== 'events' ? { name } : {}) };
+  }
+  if (!kind || !isReadable(kind)) return undefined;
+  const labelSelector = flagValue(request.argv, '-l', '--selector');
+  return {
+    title,
+    verb: name ? 'get' : 'list',
+    kind,
+    ...(name ? { name } : {}),
+    ...(isClusterScoped(kind) ? {} : { namespace }),
+    ...(labelSelector ? { labelSelector } : {}),
+  };
+}
+
+/** The reads that test one ranked cause: the object itself, its events, and for pods their logs. */
+export function hypothesesFromCauses(causes: readonly RankedCause[], namespace: string): Hypothesis[] {
+  return causes.slice(0, 5).map((cause) => {
+    const kind = canonicalKind(cause.resource.kind);
+    const ns = isClusterScoped(kind) ? undefined : (cause.resource.namespace ?? namespace);
+    const label = `${kindLabel(kind)} ${cause.resource.name}`;
+    const reads: ReadSpec[] = [];
+    if (isReadable(kind)) {
+      reads.push({
+        title: `get ${kind} ${cause.resource.name}`,
+        verb: 'get',
+        kind,
+        name: cause.resource.name,
+        ...(ns ? { namespace: ns } : {}),
+      });
+    }
+    reads.push({
+      title: `events of ${label}`,
+      verb: 'events',
+      kind: 'events',
+      name: cause.resource.name,
+      ...(ns ? { namespace: ns } : { namespace }),
+    });
+    if (kind === 'pods') {
+      reads.push({
+        title: `logs ${cause.resource.name}`,
+        verb: 'logs',
+        kind: 'pods',
+        name: cause.resource.name,
+        namespace: ns ?? namespace,
+        tailLines: 30,
+      });
+    }
+    return {
+      id: `h${cause.rank}`,
+      rank: cause.rank,
+      code: cause.code,
+      summary: cause.summary.slice(0, 1000),
+      confidence: cause.confidence,
+      resource: cause.resource,
+      reads,
+      status: 'proposed' as const,
+    };
+  });
+}
+
+function clip(line: string): string {
+  const clean = scrubText(line.replace(/\s+/g, ' ').trim());
+  return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE - 1)}…` : clean;
+}
+
+function condition(obj: KubeObject, type: string): string | undefined {
+  const conditions = (obj.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
+  return conditions.find((c) => c.type === type)?.status;
+}
+
+/** One line per object, with the fields an on-call engineer looks at first. */
+export function describeObject(obj: KubeObject): string {
+  const name = obj.metadata.name;
+  const kind = canonicalKind(obj.kind ?? '');
+  switch (kind) {
+    case 'pods': {
+      const statuses = (obj.status?.containerStatuses ?? []) as Array<{
+        ready?: boolean;
+        restartCount?: number;
+        state?: Record<string, { reason?: string }>;
+      }>;
+      const ready = statuses.filter((s) => s.ready).length;
+      const restarts = statuses.reduce((n, s) => n + (s.restartCount ?? 0), 0);
+      const waiting = statuses
+        .map((s) => s.state?.['waiting']?.reason ?? s.state?.['terminated']?.reason)
+        .find(Boolean);
+      return `${name} ${obj.status?.phase ?? '?'} ready ${ready}/${statuses.length} restarts ${restarts}${waiting ? ` ${waiting}` : ''}`;
+    }
+    case 'persistentvolumeclaims':
+      return `${name} ${obj.status?.phase ?? '?'} storageClass=${obj.spec?.storageClassName ?? '(default)'} request=${obj.spec?.resources?.requests?.storage ?? '?'}`;
+    case 'nodes':
+      return `${name} Ready=${condition(obj, 'Ready') ?? '?'}${obj.spec?.unschedulable ? ' SchedulingDisabled' : ''}`;
+    case 'deployments':
+    case 'statefulsets':
+      return `${name} ready ${obj.status?.readyReplicas ?? 0}/${obj.spec?.replicas ?? '?'}`;
+    case 'events':
+      return `${obj['type'] ?? ''} ${obj['reason'] ?? ''} ${(obj['involvedObject'] as { kind?: string; name?: string } | undefined)?.kind ?? ''}/${(obj['involvedObject'] as { name?: string } | undefined)?.name ?? ''}: ${obj['message'] ?? ''}`;
+    case 'services':
+      return `${name} ${obj.spec?.type ?? 'ClusterIP'} selector=${JSON.stringify(obj.spec?.selector ?? {})}`;
+    case 'storageclasses':
+      return `${name} provisioner=${obj['provisioner'] ?? '?'}${obj.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true' ? ' (default)' : ''}`;
+    default:
+      return `${kindLabel(kind)} ${name}`;
+  }
+}
+
+function eventTime(obj: KubeObject): string {
+  return String(obj['lastTimestamp'] ?? obj['eventTime'] ?? obj.metadata.creationTimestamp ?? '');
+}
+
+export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
+  const base = { title: spec.title };
+  try {
+    if (spec.verb === 'logs') {
+      if (!spec.name || !spec.namespace)
+        return { ...base, outcome: 'failed', summary: 'logs need a pod name', lines: [] };
+      const text = await reader.logs(
+        {
+          namespace: spec.namespace,
+          pod: spec.name,
+          ...(spec.container ? { container: spec.container } : {}),
+          ...(spec.previous ? { previous: true } : {}),
+          tailLines: spec.tailLines ?? 50,
+        },
+        signal,
+      );
+      const lines = text.split('\n').filter((l) => l.trim() !== '');
+      if (lines.length === 0) return { ...base, outcome: 'empty', summary: 'no log lines', lines: [] };
+      return {
+        ...base,
+        outcome: 'ok',
+        summary: `${lines.length} log line(s)${lines.length > MAX_RESULT_LINES ? `, last ${MAX_RESULT_LINES} shown` : ''}`,
+        lines: lines.slice(-MAX_RESULT_LINES).map(clip),
+      };
+    }
+    if (spec.verb === 'events') {
+      const events = await reader.list(
+        {
+          kind: 'events',
+          ...(spec.namespace ? { namespace: spec.namespace } : {}),
+          ...(spec.name ? { fieldSelector: `involvedObject.name=${spec.name}` } : {}),
+          maxItems: 200,
+        },
+        signal,
+      );
+      const sorted = [...events].sort((a, b) => eventTime(a).localeCompare(eventTime(b)));
+      if (sorted.length === 0) return { ...base, outcome: 'empty', summary: 'no events', lines: [] };
+      const warnings = sorted.filter((e) => e['type'] === 'Warning').length;
+      return {
+        ...base,
+        outcome: 'ok',
+        summary: `${sorted.length} event(s), ${warnings} warning(s)`,
+        lines: sorted.slice(-MAX_RESULT_LINES).map((e) => clip(describeObject({ ...e, kind: 'Event' }))),
+      };
+    }
+    if (!isReadable(spec.kind)) {
+      return { ...base, outcome: 'failed', summary: `${spec.kind} cannot be read by calmops`, lines: [] };
+    }
+    if (spec.verb === 'get' && spec.name) {
+      const obj = await reader.get(
+        { kind: spec.kind, name: spec.name, ...(spec.namespace ? { namespace: spec.namespace } : {}) },
+        signal,
+      );
+      const conditions = (
+        (obj.status?.conditions ?? []) as Array<{ type?: string; status?: string; reason?: string; message?: string }>
+      ).map((c) =>
+        clip(`condition ${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`),
+      );
+      return {
+        ...base,
+        outcome: 'ok',
+        summary: clip(describeObject(obj)),
+        lines: conditions.slice(0, MAX_RESULT_LINES),
+      };
+    }
+    const objects = await reader.list(
+      {
+        kind: spec.kind,
+        ...(spec.namespace ? { namespace: spec.namespace } : {}),
+        ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
+        maxItems: 200,
+      },
+      signal,
+    );
+    if (objects.length === 0) return { ...base, outcome: 'empty', summary: `no ${spec.kind}`, lines: [] };
+    return {
+      ...base,
+      outcome: 'ok',
+      summary: `${objects.length} ${spec.kind}${objects.length > MAX_RESULT_LINES ? `, first ${MAX_RESULT_LINES} shown` : ''}`,
+      lines: objects.slice(0, MAX_RESULT_LINES).map((o) => clip(describeObject(o))),
+    };
+  } catch (error) {
+    if (error instanceof ClusterReadError || (error instanceof Error && error.name === 'ReadOnlyViolationError')) {
+      const reason = (error as { reason?: string }).reason ?? 'invalid';
+      return { ...base, outcome: 'failed', summary: clip(`${reason}: ${error.message}`), lines: [] };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,286 @@
+import { z } from 'zod';
+import { isOverrideActive } from '../diagnosis/break-glass.js';
+import { evidenceFromPlan } from '../diagnosis/evidence.js';
+import type { RemediationPlan } from '../review/plan.js';
+import { reviewPlan } from '../review/rubric.js';
+import { synthesizePlan } from '../review/synthesize.js';
+import { timeoutNoticeView } from '../slack/views/failure.js';
+import { approvedPlanView, planOutcomeView } from '../slack/views/plan.js';
+import {
+  DecisionSchema,
+  expireApproval,
+  markDecided,
+  postToSession,
+  SessionIdSchema,
+  StepInputError,
+} from './common.js';
+import type { WorkflowDeps } from './deps.js';
+import { recordEvent, timelineSink } from './events.js';
+import { addEvidence } from './state.js';
+
+/**
+ * The review machine's steps (seed 004): synthesis behind the schema guard, the automated rubric, revisions with the
+ * reviewer's note, and the final decision, each recorded as a structured event.
+ */
+
+const S = { sessionId: SessionIdSchema };
+
+export const SynthesizePayload = z.object({
+  step: z.literal('plan-synthesize'),
+  ...S,
+  revision: z.number().int().min(0),
+  feedback: z.array(z.string()).optional(),
+});
+export const AutoReviewPayload = z.object({ step: z.literal('plan-review-auto'), ...S, planId: z.string() });
+export const RevisePayload = z.object({
+  step: z.literal('plan-revise'),
+  ...S,
+  revision: z.number().int().min(0),
+  planId: z.string(),
+  decision: DecisionSchema,
+});
+export const ReviewDecidedPayload = z.object({
+  step: z.literal('review-decided'),
+  ...S,
+  status: z.enum(['approved', 'approved-autonomous', 'rejected', 'expired', 'postmortem-complete']),
+  planId: z.string(),
+  decision: DecisionSchema.optional(),
+});
+export const PostmortemPreparePayload = z.object({
+  step: z.literal('postmortem-prepare'),
+  ...S,
+  requestId: z.string(),
+});
+export const ReviewOutcomePayload = z.object({
+  step: z.literal('review-outcome'),
+  ...S,
+  review: z.object({ status: z.string(), planId: z.string().optional() }).passthrough(),
+});
+
+export async function planSynthesize(deps: WorkflowDeps, p: z.infer<typeof SynthesizePayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  const envelope = await deps.artifacts.getEnvelope(p.sessionId);
+  const workflow = await deps.artifacts.getOrCreateWorkflow(p.sessionId, deps.now());
+  const confirmed = [...workflow.evidence].reverse().find((e) => e.type === 'confirmed_root_cause' && e.code);
+  const cause = envelope?.rootCause.find((c) => c.code === confirmed?.code) ?? envelope?.rootCause[0];
+  const feedback = p.feedback ?? [];
+  if (!envelope || !cause) {
+    const message =
+      'There is no ranked root cause to plan a fix for. Describe the fix in the thread, or re-run triage once more evidence is in.';
+    const record = await deps.artifacts.putPlan(
+      { sessionId: p.sessionId, kind: 'plan', revision: p.revision, status: 'needs-human', message, feedback },
+      deps.now(),
+    );
+    await recordEvent(deps, p.sessionId, 'human_needed', { summary: message });
+    await postToSession(deps, session, planOutcomeView(p.sessionId, 'needs-human', message));
+    return { planId: record.planId, status: record.status };
+  }
+  const template = deps.templates.get(session.intent);
+  const outcome = await synthesizePlan(
+    deps.synthesizer,
+    {
+      sessionId: p.sessionId,
+      namespace: session.namespace,
+      intent: session.intent,
+      author: session.requester,
+      rootCause: { code: cause.code, summary: cause.summary, resource: cause.resource },
+      findingCodes: envelope.findings.map((f) => f.code),
+      remediation: template?.remediation ?? [],
+      ...(feedback.length > 0 ? { feedback } : {}),
+    },
+    timelineSink(deps),
+    deps.now,
+  );
+  const record =
+    outcome.status === 'ready'
+      ? await deps.artifacts.putPlan(
+          {
+            sessionId: p.sessionId,
+            kind: 'plan',
+            revision: p.revision,
+            status: 'draft',
+            plan: outcome.plan as unknown as Record<string, unknown>,
+            feedback,
+          },
+          deps.now(),
+        )
+      : await deps.artifacts.putPlan(
+          {
+            sessionId: p.sessionId,
+            kind: 'plan',
+            revision: p.revision,
+            status: 'needs-human',
+            message: outcome.message,
+            feedback: outcome.errors,
+          },
+          deps.now(),
+        );
+  if (outcome.status === 'needs-human')
+    await postToSession(deps, session, planOutcomeView(p.sessionId, 'needs-human', outcome.message));
+  await deps.artifacts.mutateWorkflow(p.sessionId, deps.now(), (w) => ({ ...w, currentPlanId: record.planId }));
+  return { planId: record.planId, status: record.status };
+}
+
+export async function planReviewAuto(deps: WorkflowDeps, p: z.infer<typeof AutoReviewPayload>) {
+  const record = await deps.artifacts.getPlan(p.sessionId, p.planId);
+  if (!record) throw new StepInputError(`Plan ${p.planId} does not exist`);
+  const envelope = await deps.artifacts.getEnvelope(p.sessionId);
+  const workflow = await deps.artifacts.getOrCreateWorkflow(p.sessionId, deps.now());
+  const review = reviewPlan(record.plan ?? null, {
+    completeness: envelope?.evidence.completeness ?? 0,
+    overrideActive: isOverrideActive(workflow.override, deps.now()),
+  });
+  await deps.artifacts.updatePlan(p.sessionId, p.planId, { review: review as unknown as Record<string, unknown> });
+  const failed = review.checks.filter((c) => !c.passed);
+  await recordEvent(deps, p.sessionId, review.passed ? 'automated_review_pass' : 'automated_review_fail', {
+    summary: review.passed
+      ? 'Automated review passed'
+      : failed
+          .map((c) => `${c.id}: ${c.detail}`)
+          .join('; ')
+          .slice(0, 2000),
+    data: { planId: p.planId, checks: review.checks, humanReviewRequired: review.humanReviewRequired },
+  });
+  return {
+    passed: review.passed,
+    humanReviewRequired: review.humanReviewRequired,
+    checks: review.checks,
+    feedback: failed.map((c) => `${c.id}: ${c.detail}`),
+  };
+}
+
+export async function planRevise(deps: WorkflowDeps, p: z.infer<typeof RevisePayload>) {
+  const note =
+    p.decision.note?.trim() ||
+    (p.decision.decision === 'deny' ? 'The reviewer rejected this plan.' : 'The reviewer asked for changes.');
+  await deps.artifacts.updatePlan(p.sessionId, p.planId, {
+    status: 'rejected',
+    ...(p.decision.userId ? { decidedBy: p.decision.userId } : {}),
+  });
+  await markDecided(
+    deps,
+    p.sessionId,
+    'plan-review',
+    p.decision.decision === 'deny' ? 'denied' : 'changes-requested',
+    p.decision.userId,
+  );
+  await recordEvent(deps, p.sessionId, 'human_review_changes_requested', {
+    actor: p.decision.userId ?? 'calmops',
+    summary: note.slice(0, 2000),
+    data: { planId: p.planId, revision: p.revision },
+  });
+  return { feedback: [note] };
+}
+
+const DECIDED_EVENT = {
+  approved: 'human_review_approved',
+  'approved-autonomous': 'review_autonomous_approved',
+  rejected: 'review_rejected',
+  expired: 'review_expired',
+  'postmortem-complete': 'break-glass.review-completed',
+} as const;
+
+export async function reviewDecided(deps: WorkflowDeps, p: z.infer<typeof ReviewDecidedPayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  const record = await deps.artifacts.getPlan(p.sessionId, p.planId);
+  const by = p.decision?.userId;
+  const status = p.status === 'approved-autonomous' ? 'approved' : p.status;
+  if (record) await deps.artifacts.updatePlan(p.sessionId, p.planId, { status, ...(by ? { decidedBy: by } : {}) });
+  const kind = record?.kind === 'postmortem' ? 'postmortem' : 'plan-review';
+  if (p.status === 'expired') {
+    await expireApproval(deps, session, kind);
+    if (kind === 'postmortem') {
+      await postToSession(
+        deps,
+        session,
+        timeoutNoticeView(
+          p.sessionId,
+          'The post-incident review was not completed in time.',
+          'It stays overdue in the break-glass metrics.',
+        ),
+      );
+    }
+  } else if (p.status === 'approved' || p.status === 'postmortem-complete') {
+    await markDecided(deps, p.sessionId, kind, p.status === 'approved' ? 'approved' : 'completed', by);
+  } else if (p.status === 'rejected') {
+    await markDecided(deps, p.sessionId, kind, 'denied', by);
+  }
+  if (p.status === 'postmortem-complete' && record?.requestId) {
+    await recordEvent(deps, p.sessionId, 'break-glass.review-completed', {
+      actor: by ?? 'calmops',
+      summary: `Post-incident review of ${record.requestId} completed`,
+      data: { overrideId: record.requestId, at: deps.now().toISOString() },
+    });
+  } else {
+    await recordEvent(deps, p.sessionId, DECIDED_EVENT[p.status], {
+      actor: by ?? 'calmops',
+      summary: `Plan ${p.planId}: ${p.status}`,
+      data: { planId: p.planId, status: p.status, ...(p.decision?.note ? { note: p.decision.note } : {}) },
+    });
+  }
+  return {};
+}
+
+export async function postmortemPrepare(deps: WorkflowDeps, p: z.infer<typeof PostmortemPreparePayload>) {
+  const events = await deps.store.timeline.list(p.sessionId);
+  const lines = events
+    .filter(
+      (e) =>
+        e.type.startsWith('break-glass.') &&
+        (e.data?.['overrideId'] === p.requestId ||
+          e.data?.['requestId'] === p.requestId ||
+          e.type === 'break-glass.request-under-override'),
+    )
+    .slice(-20)
+    .map((e) =>
+      `${e.at.slice(11, 19)} ${e.type.slice('break-glass.'.length)} by ${e.actor}${e.summary ? `: ${e.summary}` : ''}`.slice(
+        0,
+        300,
+      ),
+    );
+  const record = await deps.artifacts.putPlan(
+    {
+      sessionId: p.sessionId,
+      kind: 'postmortem',
+      revision: 0,
+      status: 'draft',
+      requestId: p.requestId,
+      message: `Break-glass ${p.requestId} has ended. Review what was done under the override and whether it was justified.`,
+      feedback: lines,
+    },
+    deps.now(),
+  );
+  return { planId: record.planId };
+}
+
+export async function reviewOutcome(deps: WorkflowDeps, p: z.infer<typeof ReviewOutcomePayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  const status = p.review.status;
+  if (status === 'approved' && p.review.planId) {
+    const record = await deps.artifacts.getPlan(p.sessionId, p.review.planId);
+    const plan = record?.plan as RemediationPlan | undefined;
+    if (record && plan) {
+      const at = deps.now().toISOString();
+      const progress = await addEvidence(
+        deps,
+        p.sessionId,
+        evidenceFromPlan({ id: record.planId, title: plan.summary, steps: plan.steps }, at),
+        (w) => ({ ...w, approvedPlanId: record.planId }),
+      );
+      await postToSession(
+        deps,
+        progress.session,
+        approvedPlanView({
+          sessionId: p.sessionId,
+          plan,
+          ...(record.decidedBy ? { approvedBy: record.decidedBy } : {}),
+          autonomous: !record.decidedBy,
+        }),
+      );
+      return { status: 'approved', planId: record.planId };
+    }
+  }
+  const outcome = status === 'rejected' ? 'rejected' : status === 'expired' ? 'expired' : 'failed';
+  await postToSession(deps, session, planOutcomeView(p.sessionId, outcome));
+  return { status };
+}

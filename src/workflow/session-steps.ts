@@ -1,0 +1,431 @@
+import { z } from 'zod';
+import { groupFindings } from '../diagnosis/blackboard.js';
+import { type EvidenceItem, evidenceFromEnvelope, evidenceFromMemorySearch } from '../diagnosis/evidence.js';
+import { STATE_MACHINE } from '../diagnosis/states.js';
+import { incidentFromResolution, MemoryAlreadyStoredError } from '../memory/repository.js';
+import type { RemediationPlan } from '../review/plan.js';
+import { envelopeView } from '../slack/views/envelope.js';
+import { failureView, timeoutNoticeView } from '../slack/views/failure.js';
+import { findingsReportView } from '../slack/views/findings-report.js';
+import { handoffOutcomeView, specialistName } from '../slack/views/handoff.js';
+import { replyView } from '../slack/views/intervention.js';
+import { similarIncidentsView } from '../slack/views/similar.js';
+import { type TriageEnvelope, TriageEnvelopeSchema } from '../triage/envelope.js';
+import { DomainSchema } from '../triage/findings.js';
+import type { SpecialistResult } from './cluster-steps.js';
+import { DecisionSchema, expireApproval, markDecided, postToSession, SessionIdSchema } from './common.js';
+import type { WorkflowDeps } from './deps.js';
+import { recordEvent } from './events.js';
+import { hypothesesFromCauses } from './reads.js';
+import { resumeSession } from './sessions.js';
+import { addEvidence } from './state.js';
+
+export const MAX_HANDOFFS = 3;
+const SPECIALISTS = ['compute', 'storage', 'networking'] as const;
+
+const S = { sessionId: SessionIdSchema };
+
+export const ResumePayload = z.object({ step: z.literal('resume'), ...S, resume: z.number().int().min(1) });
+export const EvaluatePayload = z.object({ step: z.literal('evaluate'), ...S, envelope: z.unknown() });
+export const MemorySearchPayload = z.object({ step: z.literal('memory-search'), ...S });
+export const IdleTimeoutPayload = z.object({ step: z.literal('idle-timeout'), ...S, execution: z.string().optional() });
+export const ClosePayload = z.object({ step: z.literal('close'), ...S, reason: z.string().max(64) });
+export const NotifyFailurePayload = z.object({
+  step: z.literal('notify-failure'),
+  ...S,
+  failure: z.object({ Error: z.string().optional(), Cause: z.string().optional() }).passthrough().optional(),
+  execution: z.string().optional(),
+});
+export const TimeoutNoticePayload = z.object({ step: z.literal('timeout-notice'), ...S, kind: z.string().max(64) });
+export const HandoffDeniedPayload = z.object({
+  step: z.literal('handoff-denied'),
+  ...S,
+  domain: DomainSchema,
+  decision: DecisionSchema,
+});
+export const BlackboardPayload = z.object({
+  step: z.literal('blackboard'),
+  ...S,
+  domain: DomainSchema,
+  result: z
+    .object({ findings: z.array(z.record(z.string(), z.unknown())), templates: z.array(z.string()) })
+    .passthrough(),
+});
+export const StoreMemoryPayload = z.object({ step: z.literal('store-memory'), ...S });
+
+export async function resume(deps: WorkflowDeps, p: z.infer<typeof ResumePayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  await postToSession(
+    deps,
+    session,
+    replyView(
+      session.id,
+      `:arrows_counterclockwise: Picking this session up again (state *${session.state}*, evidence kept).`,
+    ),
+  );
+  return { state: session.state };
+}
+
+/** The handoff the findings suggest: another specialist domain than the intent's, not proposed before. */
+function proposeHandoff(envelope: TriageEnvelope, proposed: readonly string[], handoffs: number) {
+  if (handoffs >= MAX_HANDOFFS) return undefined;
+  for (const finding of envelope.findings) {
+    const domain = finding.domain;
+    if (domain === envelope.routing.domain || !(SPECIALISTS as readonly string[]).includes(domain)) continue;
+    if (proposed.includes(domain)) continue;
+    const count = envelope.findings.filter((f) => f.domain === domain).length;
+    return {
+      domain,
+      reason:
+        `${count} finding(s) point outside ${envelope.routing.domain}, e.g. ${finding.code} on ${finding.resource.kind} ${finding.resource.name}: ${finding.message}`.slice(
+          0,
+          500,
+        ),
+    };
+  }
+  return undefined;
+}
+
+export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePayload>) {
+  const envelope = TriageEnvelopeSchema.parse(p.envelope);
+  const at = deps.now().toISOString();
+  await deps.artifacts.putEnvelope(p.sessionId, envelope, deps.now());
+  await recordEvent(deps, p.sessionId, 'discovery_done', {
+    summary: envelope.summary.slice(0, 2000),
+    data: {
+      intent: envelope.routing.intent,
+      findings: envelope.findings.length,
+      completeness: envelope.evidence.completeness,
+      rootCause: envelope.rootCause[0]?.code ?? null,
+      durationMs: envelope.execution.durationMs,
+    },
+  });
+  const existing = await deps.store.blackboard.getSharedContext(p.sessionId);
+  const known = new Set(existing.map((f) => `${f.code}/${f.resource?.kind}/${f.resource?.name}`));
+  for (const f of envelope.findings) {
+    if (known.has(`${f.code}/${f.resource.kind}/${f.resource.name}`)) continue;
+    await deps.store.blackboard.updateSharedContext(
+      p.sessionId,
+      {
+        specialist: f.domain,
+        summary: f.message.slice(0, 2000),
+        confidence: f.confidence,
+        code: f.code,
+        severity: f.severity,
+        resource: f.resource,
+        related: f.related.slice(0, 20),
+        evidence: f.evidence.slice(0, 5).map((e) => e.slice(0, 1000)),
+        recordedBy: 'triage',
+      },
+      deps.now(),
+    );
+  }
+  const session0 = await deps.store.sessions.getRequired(p.sessionId);
+  const hypotheses = hypothesesFromCauses(envelope.rootCause, session0.namespace);
+  let handoff: { domain: string; reason: string } | undefined;
+  const progress = await addEvidence(deps, p.sessionId, evidenceFromEnvelope(envelope, at), (w) => {
+    handoff = proposeHandoff(envelope, w.handoffDomainsProposed, session0.handoffCount);
+    return {
+      ...w,
+      hypotheses,
+      handoffDomainsProposed: handoff ? [...w.handoffDomainsProposed, handoff.domain] : w.handoffDomainsProposed,
+    };
+  });
+  await postToSession(
+    deps,
+    progress.session,
+    envelopeView({ sessionId: p.sessionId, envelope, state: progress.session.state, hypotheses }),
+  );
+  return {
+    summary: {
+      state: progress.session.state,
+      completeness: envelope.evidence.completeness,
+      findings: envelope.findings.length,
+      rootCause: envelope.rootCause[0]?.code ?? null,
+    },
+    handoff: handoff ?? {},
+  };
+}
+
+export async function memorySearch(deps: WorkflowDeps, p: z.infer<typeof MemorySearchPayload>) {
+  const envelope = await deps.artifacts.getEnvelope(p.sessionId);
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  const matches = envelope ? await deps.memory.findSimilar(envelope, { limit: 3, excludeId: p.sessionId }) : [];
+  const at = deps.now().toISOString();
+  await addEvidence(
+    deps,
+    p.sessionId,
+    evidenceFromMemorySearch(
+      matches.map((m) => ({ id: m.incident.id, explanation: m.explanation })),
+      at,
+    ),
+  );
+  if (matches.length > 0) {
+    await deps.store.sessions.mutate(
+      p.sessionId,
+      () => ({ memoryMatchIds: matches.map((m) => m.incident.id).slice(0, 20) }),
+      { now: deps.now },
+    );
+  }
+  await recordEvent(deps, p.sessionId, 'memory.searched', {
+    summary: `${matches.length} similar incident(s)`,
+    data: { matches: matches.map((m) => ({ id: m.incident.id, score: m.score })) },
+  });
+  await postToSession(
+    deps,
+    session,
+    similarIncidentsView(
+      p.sessionId,
+      matches.map((m) => ({
+        id: m.incident.id,
+        title: m.incident.title,
+        score: m.score,
+        explanation: m.explanation,
+        rootCause: m.incident.rootCause,
+        resolutionSteps: m.incident.resolutionSteps,
+        resolvedAt: m.incident.resolvedAt,
+      })),
+    ),
+  );
+  return { matches: matches.length };
+}
+
+export async function idleTimeout(deps: WorkflowDeps, p: z.infer<typeof IdleTimeoutPayload>) {
+  const session = await deps.store.sessions.mutate(
+    p.sessionId,
+    (s) => (p.execution === undefined || s.executionArn === p.execution ? { executionArn: null } : {}),
+    { now: deps.now },
+  );
+  const wait = await deps.store.waits.get(p.sessionId);
+  if (wait && !wait.claimedAt) await deps.store.waits.remove(p.sessionId, wait.waitId);
+  const hours = Math.round((deps.timeouts.idleTimeoutSeconds / 3600) * 10) / 10;
+  await recordEvent(deps, p.sessionId, 'session.idle', {
+    summary: `No input for ${deps.timeouts.idleTimeoutSeconds} s`,
+  });
+  await postToSession(
+    deps,
+    session,
+    timeoutNoticeView(
+      p.sessionId,
+      `No activity here for ${hours >= 1 ? `${hours} h` : `${deps.timeouts.idleTimeoutSeconds} s`}: pausing this session.`,
+      'Everything is kept. Send a message in this thread to pick it up where it stopped.',
+    ),
+  );
+  // A message that arrived between the timeout and now found no waiting execution: start the next one for it.
+  if (await deps.store.inbox.peekOldest(p.sessionId)) await resumeSession(deps, p.sessionId);
+  return {};
+}
+
+export async function close(deps: WorkflowDeps, p: z.infer<typeof ClosePayload>) {
+  const resolved = p.reason === 'resolved';
+  const session = await deps.store.sessions.mutate(
+    p.sessionId,
+    (s) => (s.status === 'open' ? { status: resolved ? 'resolved' : 'closed', executionArn: null } : {}),
+    { now: deps.now },
+  );
+  await recordEvent(deps, p.sessionId, 'session.closed', {
+    summary: resolved ? 'Resolved' : 'Closed',
+    data: { reason: p.reason },
+  });
+  await postToSession(
+    deps,
+    session,
+    replyView(
+      p.sessionId,
+      resolved
+        ? ':white_check_mark: Marked resolved. The incident is in operational memory for next time. Thanks, everyone.'
+        : ':wave: Session closed.',
+    ),
+  );
+  return {};
+}
+
+/** The error name and message behind a Catch, in words a person can act on. */
+function describeFailure(failure: z.infer<typeof NotifyFailurePayload>['failure']): {
+  step: string;
+  error: string;
+  detail?: string;
+} {
+  const error = failure?.Error ?? 'Unknown';
+  let message = failure?.Cause ?? '';
+  try {
+    const parsed = JSON.parse(message) as { errorMessage?: string; errorType?: string };
+    if (parsed.errorMessage) message = parsed.errorMessage;
+  } catch {
+    // Not JSON: keep the cause as it is.
+  }
+  const match = message.match(/^\[([a-z-]+)\]\s*(.*)$/s);
+  const step = match?.[1] ?? (error === 'States.Timeout' ? 'a step that took too long' : 'a workflow step');
+  return { step, error, ...(message ? { detail: (match?.[2] ?? message).slice(0, 500) } : {}) };
+}
+
+export async function notifyFailure(deps: WorkflowDeps, p: z.infer<typeof NotifyFailurePayload>) {
+  const described = describeFailure(p.failure);
+  const session = await deps.store.sessions.mutate(
+    p.sessionId,
+    (s) => (p.execution !== undefined && s.executionArn === p.execution ? { executionArn: null } : {}),
+    { now: deps.now },
+  );
+  deps.logger.error('step failed', { sessionId: p.sessionId, ...described, execution: p.execution });
+  await recordEvent(deps, p.sessionId, 'workflow.failed', {
+    summary: `${described.step}: ${described.error}`,
+    data: { ...described },
+  });
+  await postToSession(deps, session, failureView({ sessionId: p.sessionId, ...described }));
+  return {};
+}
+
+export async function timeoutNotice(deps: WorkflowDeps, p: z.infer<typeof TimeoutNoticePayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  await expireApproval(deps, session, p.kind);
+  const pending = await deps.artifacts.getPending(p.sessionId, p.kind);
+  const domain = pending
+    ? ((await deps.store.approvals.get(pending.approvalId).catch(() => undefined))?.data?.['domain'] as
+        | string
+        | undefined)
+    : undefined;
+  await postToSession(deps, session, handoffOutcomeView(p.sessionId, domain ?? 'requested', 'expired'));
+  return {};
+}
+
+export async function handoffDenied(deps: WorkflowDeps, p: z.infer<typeof HandoffDeniedPayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  await markDecided(deps, p.sessionId, 'handoff', 'denied', p.decision.userId);
+  await recordEvent(deps, p.sessionId, 'handoff.denied', {
+    actor: p.decision.userId ?? 'calmops',
+    summary: `Handoff to ${p.domain} declined`,
+    data: { domain: p.domain },
+  });
+  await postToSession(deps, session, handoffOutcomeView(p.sessionId, p.domain, 'denied', p.decision.userId));
+  return {};
+}
+
+export async function blackboard(deps: WorkflowDeps, p: z.infer<typeof BlackboardPayload>) {
+  const result = p.result as unknown as SpecialistResult;
+  await markDecided(deps, p.sessionId, 'handoff', 'approved');
+  const existing = await deps.store.blackboard.getSharedContext(p.sessionId);
+  const key = (
+    code: string | undefined,
+    r: { kind: string; name: string; namespace?: string | undefined } | undefined,
+  ) => `${code}/${r?.kind}/${r?.namespace ?? ''}/${r?.name}`;
+  const known = new Set(existing.map((f) => key(f.code, f.resource)));
+  const at = deps.now().toISOString();
+  let added = 0;
+  const evidence: EvidenceItem[] = [];
+  for (const f of result.findings) {
+    if (known.has(key(f.code, f.resource))) continue;
+    known.add(key(f.code, f.resource));
+    await deps.store.blackboard.updateSharedContext(
+      p.sessionId,
+      {
+        specialist: p.domain,
+        summary: f.message.slice(0, 2000),
+        confidence: f.confidence,
+        code: f.code,
+        severity: f.severity,
+        resource: f.resource,
+        related: f.related.slice(0, 20),
+        evidence: f.evidence,
+        recordedBy: `${p.domain}-specialist`,
+      },
+      deps.now(),
+    );
+    added++;
+    evidence.push({
+      id: `symptom:${f.code}:${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`,
+      type: 'symptoms',
+      description: `${f.code} on ${f.resource.kind} ${f.resource.name} (${p.domain} specialist): ${f.message}`.slice(
+        0,
+        2000,
+      ),
+      source: 'envelope',
+      resource: f.resource,
+      code: f.code,
+      at,
+    });
+  }
+  const all = await deps.store.blackboard.getSharedContext(p.sessionId);
+  const groups = groupFindings(all);
+  const session = await deps.store.sessions.mutate(p.sessionId, (s) => ({ handoffCount: s.handoffCount + 1 }), {
+    now: deps.now,
+  });
+  if (evidence.length > 0) await addEvidence(deps, p.sessionId, evidence);
+  await recordEvent(deps, p.sessionId, 'handoff.completed', {
+    summary: `${specialistName(p.domain)} added ${added} finding(s)`,
+    data: {
+      domain: p.domain,
+      added,
+      templates: result.templates,
+      groups: groups.length,
+      handoffs: session.handoffCount,
+    },
+  });
+  await postToSession(deps, session, findingsReportView({ sessionId: p.sessionId, domain: p.domain, groups, added }));
+  return { added, groups: groups.length };
+}
+
+export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMemoryPayload>) {
+  const session = await deps.store.sessions.getRequired(p.sessionId);
+  const envelope = await deps.artifacts.getEnvelope(p.sessionId);
+  const workflow = await deps.artifacts.getOrCreateWorkflow(p.sessionId, deps.now());
+  if (!envelope) {
+    await recordEvent(deps, p.sessionId, 'memory.skipped', { summary: 'No envelope: nothing to remember' });
+    return { memoryId: null };
+  }
+  const confirmed = [...workflow.evidence].reverse().find((e) => e.type === 'confirmed_root_cause' && e.code);
+  const cause = envelope.rootCause.find((c) => c.code === confirmed?.code) ?? envelope.rootCause[0];
+  const rootCause = cause
+    ? { code: cause.code, summary: cause.summary.slice(0, 2000), resource: cause.resource }
+    : { code: 'UNDETERMINED', summary: 'The root cause was not determined before the incident was resolved' };
+  const planRecord = workflow.approvedPlanId
+    ? await deps.artifacts.getPlan(p.sessionId, workflow.approvedPlanId)
+    : undefined;
+  const plan = planRecord?.plan as RemediationPlan | undefined;
+  const fix = [...workflow.evidence].reverse().find((e) => e.type === 'fix_applied');
+  const steps = plan
+    ? plan.steps
+        .filter((s) => s.mode === 'write' || plan.steps.every((x) => x.mode === 'read'))
+        .map((s) => ({
+          command: s.command.slice(0, 2000),
+          description: s.description.slice(0, 1000),
+          ...(s.rollback ? { rollback: s.rollback.slice(0, 2000) } : {}),
+        }))
+    : [
+        {
+          command: 'manual fix (no approved plan)',
+          description: (fix?.description ?? 'Reported resolved in the thread').slice(0, 1000),
+        },
+      ];
+  const now = deps.now();
+  const incident = incidentFromResolution({
+    envelope: {
+      ...envelope,
+      routing: {
+        ...envelope.routing,
+        namespace: session.namespace,
+        ...(session.cluster ? { cluster: session.cluster } : {}),
+      },
+    },
+    rootCause,
+    resolutionSteps: steps.slice(0, 30),
+    resolvedBy: session.requester,
+    startedAt: new Date(session.createdAt),
+    resolvedAt: now,
+    sessionId: p.sessionId,
+  });
+  let memoryId = p.sessionId;
+  try {
+    memoryId = (await deps.memory.save(incident)).id;
+  } catch (error) {
+    if (!(error instanceof MemoryAlreadyStoredError)) throw error;
+  }
+  await recordEvent(deps, p.sessionId, 'memory.stored', {
+    summary: `Stored as ${memoryId}`,
+    data: { memoryId, rootCause: rootCause.code },
+  });
+  return { memoryId };
+}
+
+export function stateGuidance(state: keyof typeof STATE_MACHINE): string {
+  return STATE_MACHINE[state].guidance;
+}

@@ -1,0 +1,156 @@
+import { DescribeExecutionCommand, ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { z } from 'zod';
+import { StaleVersionError } from '../store/errors.js';
+import { resolveEntry } from '../triage/dictionary.js';
+import type { WorkflowDeps } from './deps.js';
+import { recordEvent } from './events.js';
+
+/**
+ * Starting and resuming sessions. A session outlives its executions: each execution is named after the session and
+ * a resume counter, so starting is idempotent and a resumed session continues from what DynamoDB holds.
+ */
+
+export class SessionClosedError extends Error {
+  override readonly name = 'SessionClosedError';
+}
+
+export class UnknownIntentForSessionError extends Error {
+  override readonly name = 'UnknownIntentForSessionError';
+}
+
+export const StartSessionInputSchema = z.object({
+  channelId: z.string().min(1).max(64),
+  threadTs: z.string().min(1).max(64),
+  requester: z.string().min(1).max(64),
+  text: z.string().max(2000),
+  intent: z.string().min(1).max(64).optional(),
+  namespace: z.string().min(1).max(253),
+  cluster: z.string().min(1).max(128),
+  note: z.string().max(500).optional(),
+});
+export type StartSessionInput = z.input<typeof StartSessionInputSchema>;
+
+export type SessionDeps = Pick<
+  WorkflowDeps,
+  'store' | 'sfn' | 'stateMachines' | 'timeouts' | 'templates' | 'logger' | 'now'
+>;
+
+/** The diagnostic execution's input: everything the cluster reader needs travels with it, nothing else. */
+export function executionInput(
+  deps: Pick<SessionDeps, 'timeouts'>,
+  session: { id: string; intent: string; namespace: string; cluster?: string | undefined },
+  resume: number,
+  text = '',
+) {
+  return {
+    sessionId: session.id,
+    resume,
+    idleTimeoutSeconds: deps.timeouts.idleTimeoutSeconds,
+    approvalTimeoutSeconds: deps.timeouts.approvalTimeoutSeconds,
+    session: { intent: session.intent, namespace: session.namespace, cluster: session.cluster ?? 'default', text },
+  };
+}
+
+export async function startSession(
+  deps: SessionDeps,
+  input: StartSessionInput,
+): Promise<{ sessionId: string; executionArn: string }> {
+  const parsed = StartSessionInputSchema.parse(input);
+  const intent = parsed.intent ?? resolveEntry(parsed.text, deps.templates).intent;
+  if (!intent || !deps.templates.get(intent)) {
+    throw new UnknownIntentForSessionError(
+      `No triage intent matches "${parsed.text}"${intent ? ` (intent ${intent} is unknown)` : ''}`,
+    );
+  }
+  const now = deps.now();
+  const session = await deps.store.sessions.create(
+    {
+      intent,
+      namespace: parsed.namespace,
+      cluster: parsed.cluster,
+      channelId: parsed.channelId,
+      threadTs: parsed.threadTs,
+      requester: parsed.requester,
+    },
+    now,
+  );
+  await deps.store.threads.bind(parsed.channelId, parsed.threadTs, session.id, now);
+  await recordEvent(deps, session.id, 'intent_captured', {
+    actor: parsed.requester,
+    summary: `${intent} in ${parsed.namespace} on ${parsed.cluster}`,
+    data: {
+      intent,
+      namespace: parsed.namespace,
+      cluster: parsed.cluster,
+      text: parsed.text.slice(0, 500),
+      ...(parsed.note ? { note: parsed.note } : {}),
+    },
+  });
+  const started = await deps.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: deps.stateMachines.diagnosticArn,
+      name: `${session.id}-0`,
+      input: JSON.stringify(executionInput(deps, session, 0, parsed.text)),
+    }),
+  );
+  const executionArn = started.executionArn ?? '';
+  await deps.store.sessions.mutate(session.id, () => ({ executionArn }), { now: deps.now });
+  return { sessionId: session.id, executionArn };
+}
+
+async function isRunning(deps: SessionDeps, executionArn: string): Promise<boolean> {
+  try {
+    const out = await deps.sfn.send(new DescribeExecutionCommand({ executionArn }));
+    return out.status === 'RUNNING';
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ExecutionDoesNotExist') return false;
+    throw error;
+  }
+}
+
+/**
+ * Starts the next execution of an open session whose execution has ended (idle timeout, failure, restart of the
+ * local stack). Concurrent callers agree on one execution: same name, same input.
+ */
+export async function resumeSession(
+  deps: SessionDeps,
+  sessionId: string,
+): Promise<{ executionArn: string; resumed: boolean }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const session = await deps.store.sessions.getRequired(sessionId);
+    if (session.status !== 'open') throw new SessionClosedError(`Session ${sessionId} is ${session.status}`);
+    if (session.executionArn && (await isRunning(deps, session.executionArn))) {
+      return { executionArn: session.executionArn, resumed: false };
+    }
+    const next = session.resumeCount + 1;
+    let executionArn: string;
+    try {
+      const out = await deps.sfn.send(
+        new StartExecutionCommand({
+          stateMachineArn: deps.stateMachines.diagnosticArn,
+          name: `${sessionId}-${next}`,
+          input: JSON.stringify(executionInput(deps, session, next)),
+        }),
+      );
+      executionArn = out.executionArn ?? '';
+    } catch (error) {
+      // Someone else started (and perhaps already finished) this resume: read the session again.
+      if (error instanceof ExecutionAlreadyExists) continue;
+      throw error;
+    }
+    try {
+      await deps.store.sessions.update(sessionId, session.version, { resumeCount: next, executionArn }, deps.now());
+      await recordEvent(deps, sessionId, 'session.resumed', {
+        summary: `Resumed in execution ${next}`,
+        data: { resume: next },
+      });
+      return { executionArn, resumed: true };
+    } catch (error) {
+      if (!(error instanceof StaleVersionError)) throw error;
+      const current = await deps.store.sessions.getRequired(sessionId);
+      if (current.resumeCount >= next && current.executionArn)
+        return { executionArn: current.executionArn, resumed: false };
+    }
+  }
+  throw new Error(`Could not resume session ${sessionId}: it kept changing`);
+}

@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { Logger } from '@aws-lambda-powertools/logger';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  type HistoryEvent,
+  SendTaskSuccessCommand,
+} from '@aws-sdk/client-sfn';
+import { DEMO_IDS } from '../../local/slack/index.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.js';
+import { parseSnapshot, parseSnapshotLogs } from '../../src/cluster/snapshot.js';
+import type { WorkflowDeps, WorkflowMetrics } from '../../src/workflow/deps.js';
+import { createWorkflowRuntime } from '../../src/workflow/runtime.js';
+import { startSession } from '../../src/workflow/sessions.js';
+
+/** Shared plumbing for the workflow integration tests: a local stack, the test-side deps, and a Slack-side stand-in. */
+
+export function fixture(name: string) {
+  const base = new URL(`../fixtures/snapshots/${name}`, import.meta.url);
+  const objects = parseSnapshot(readFileSync(new URL(`${base.href}.yaml`), 'utf8'));
+  let logs: ReturnType<typeof parseSnapshotLogs> | undefined;
+  try {
+    logs = parseSnapshotLogs(readFileSync(new URL(`${base.href}.logs.json`), 'utf8'));
+  } catch {
+    logs = undefined;
+  }
+  return { objects, ...(logs ? { logs } : {}) };
+}
+
+export interface Harness {
+  stack: LocalStack;
+  deps: WorkflowDeps;
+  expired: string[];
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: Partial<LocalStackOptions> = {}): Promise<Harness> {
+  const expired: string[] = [];
+  const metrics: WorkflowMetrics = { approvalExpired: (kind) => expired.push(kind) };
+  const stack = await startLocalStack({
+    snapshot: fixture('pvc-binding--no-default-storageclass'),
+    logLevel: 'SILENT',
+    metrics,
+    ...options,
+  });
+  const deps = await createWorkflowRuntime(stack.env, { logger: new Logger({ logLevel: 'SILENT' }), metrics });
+  return { stack, deps, expired, close: () => stack.close() };
+}
+
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Opens a thread the way the Slack side does (root message first) and starts the session. */
+export async function openSession(
+  h: Harness,
+  text = 'pvc stuck pending',
+  namespace = 'student03',
+  intent = 'pvc-binding',
+) {
+  const root = h.stack.slack?.addUserMessage({
+    channel: DEMO_IDS.incidents,
+    user: DEMO_IDS.requester,
+    text: `/triage ${text}`,
+  });
+  const threadTs = root?.ts ?? `${Date.now() / 1000}`;
+  const started = await startSession(h.deps, {
+    channelId: DEMO_IDS.incidents,
+    threadTs,
+    requester: DEMO_IDS.requester,
+    text,
+    intent,
+    namespace,
+    cluster: 'default',
+  });
+  return { ...started, threadTs };
+}
+
+export function threadTexts(h: Harness, threadTs: string): string[] {
+  return (h.stack.slack?.messages(DEMO_IDS.incidents) ?? [])
+    .filter((m) => m.thread_ts === threadTs)
+    .map((m) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`);
+}
+
+export async function waitForThread(
+  h: Harness,
+  threadTs: string,
+  pattern: RegExp,
+  timeoutMs = 20_000,
+): Promise<string> {
+  return waitFor(
+    `a thread message matching ${pattern}`,
+    async () => threadTexts(h, threadTs).find((t) => pattern.test(t)),
+    timeoutMs,
+  );
+}
+
+/** Waits until the session's execution parks on its input wait (its wait item is stored and unclaimed). */
+export async function waitForInputWait(h: Harness, sessionId: string, timeoutMs = 20_000) {
+  return waitFor(
+    'the input wait',
+    async () => {
+      const wait = await h.deps.store.waits.get(sessionId);
+      return wait && !wait.claimedAt ? wait : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** Decides the latest approval of `kind` as the Slack side does: one conditional decision, then SendTaskSuccess. */
+export async function decide(
+  h: Harness,
+  sessionId: string,
+  kind: string,
+  decision: 'approve' | 'deny' | 'request-changes',
+  userId: string,
+  note?: string,
+  approvalId?: string,
+) {
+  const pending = await waitFor(`a pending ${kind} approval`, async () => {
+    const p = await h.deps.artifacts.getPending(sessionId, kind);
+    return p && (approvalId === undefined || p.approvalId === approvalId) ? p : undefined;
+  });
+  const decided = await h.deps.store.approvals.decide(
+    pending.approvalId,
+    decision === 'approve' ? 'approved' : 'rejected',
+    userId,
+    new Date(),
+    note ? { reason: note } : {},
+  );
+  await h.deps.sfn.send(
+    new SendTaskSuccessCommand({
+      taskToken: decided.token ?? '',
+      output: JSON.stringify({ decision, userId, ...(note ? { note } : {}), decidedAt: new Date().toISOString() }),
+    }),
+  );
+  return decided;
+}
+
+export async function history(h: Harness, executionArn: string): Promise<HistoryEvent[]> {
+  const events: HistoryEvent[] = [];
+  let nextToken: string | undefined;
+  do {
+    const out = await h.stack.sfnClient.send(
+      new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }),
+    );
+    events.push(...(out.events ?? []));
+    nextToken = out.nextToken;
+  } while (nextToken);
+  return events;
+}
+
+export async function executionStatus(h: Harness, executionArn: string) {
+  return (await h.stack.sfnClient.send(new DescribeExecutionCommand({ executionArn }))).status;
+}
+
+export { DEMO_IDS };
