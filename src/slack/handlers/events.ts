@@ -1,0 +1,174 @@
+import type { App } from '@slack/bolt';
+import type { SlackAppDeps } from '../deps.js';
+import { parseTriageCommand, unescapeSlack } from '../grammar.js';
+import { publishHome } from '../home.js';
+import { helpView, intentsView } from '../views/help.js';
+import { outsideChannelNotice } from '../views/notices.js';
+import { channelAccess, ephemeral } from './common.js';
+import { startTriage } from './start.js';
+
+/** The fields of a message or app_mention event the handlers read. */
+interface MessageLike {
+  type: string;
+  subtype?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+  channel: string;
+  channel_type?: string;
+}
+
+/** Subtypes that are still a person writing in the thread; every other subtype (edits, joins, bots) is ignored. */
+const HUMAN_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
+
+export function isFromBot(event: MessageLike): boolean {
+  return event.bot_id !== undefined || event.subtype === 'bot_message';
+}
+
+function stripMention(text: string, botUserId: string | undefined): string {
+  const mention =
+    botUserId === undefined ? /<@[A-Z0-9]+(?:\|[^>]*)?>/ : new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g');
+  return unescapeSlack(text.replace(mention, ' ')).replace(/\s+/g, ' ').trim();
+}
+
+async function firstDelivery(deps: SlackAppDeps, eventId: string | undefined): Promise<boolean> {
+  // Without an event id there is nothing to deduplicate on; Slack always sends one.
+  if (eventId === undefined) return true;
+  return deps.store.dedupe.firstDelivery(`event:${eventId}`);
+}
+
+async function handleMention(deps: SlackAppDeps, event: MessageLike, botUserId: string | undefined): Promise<void> {
+  const user = event.user;
+  if (user === undefined || isFromBot(event)) return;
+  const text = stripMention(event.text ?? '', botUserId);
+  const threadTs = event.thread_ts ?? event.ts;
+
+  if (event.thread_ts !== undefined) {
+    const sessionId = await deps.store.threads.sessionFor(event.channel, event.thread_ts);
+    if (sessionId !== undefined) {
+      await deps.workflow.deliverInput({
+        sessionId,
+        userId: user,
+        text,
+        source: 'mention',
+        messageKey: `${event.channel}:${event.ts}`,
+      });
+      return;
+    }
+  }
+
+  const access = event.channel_type === 'im' ? 'dm' : await channelAccess(deps, event.channel);
+  if (access !== 'ok') {
+    await ephemeral(deps, { channel: event.channel, user, text: outsideChannelNotice(access, '@calmops') });
+    return;
+  }
+  const parsed = parseTriageCommand(text, deps.registry, { invocation: '@calmops' });
+  if (!parsed.ok) {
+    await ephemeral(deps, { channel: event.channel, user, text: parsed.problem.message, threadTs });
+    return;
+  }
+  const command = parsed.command;
+  if (command.kind === 'help' || command.kind === 'intents') {
+    const view = command.kind === 'help' ? helpView('@calmops') : intentsView(deps.registry, '@calmops');
+    await deps.client.chat.postEphemeral({
+      channel: event.channel,
+      user,
+      text: view.text,
+      blocks: view.blocks,
+      thread_ts: threadTs,
+    });
+    return;
+  }
+  if (command.kind !== 'start') {
+    await ephemeral(deps, {
+      channel: event.channel,
+      user,
+      threadTs,
+      text: `\`${command.kind}\` is a slash command: use \`/triage ${command.kind}\`.`,
+    });
+    return;
+  }
+  const outcome = await startTriage(deps, { channelId: event.channel, userId: user, command, threadTs });
+  if (!outcome.ok) await ephemeral(deps, { channel: event.channel, user, text: outcome.message, threadTs });
+}
+
+async function handleMessage(deps: SlackAppDeps, event: MessageLike, botUserId: string | undefined): Promise<boolean> {
+  if (isFromBot(event)) return false;
+  if (event.subtype !== undefined && !HUMAN_SUBTYPES.has(event.subtype)) return false;
+  if (event.user === undefined) return false;
+  // The app_mention event carries this message too; it is handled there.
+  if (botUserId !== undefined && (event.text ?? '').includes(`<@${botUserId}`)) return false;
+  if (event.thread_ts === undefined || event.thread_ts === event.ts) return false;
+  const sessionId = await deps.store.threads.sessionFor(event.channel, event.thread_ts);
+  if (sessionId === undefined) return false;
+  await deps.workflow.deliverInput({
+    sessionId,
+    userId: event.user,
+    text: unescapeSlack(event.text ?? ''),
+    source: 'message',
+    messageKey: `${event.channel}:${event.ts}`,
+  });
+  return true;
+}
+
+export function registerEvents(app: App, deps: SlackAppDeps): void {
+  const logger = deps.logger ?? console;
+
+  app.event('app_mention', async ({ event, body, context }) => {
+    const mention = event as unknown as MessageLike;
+    if (isFromBot(mention)) return;
+    if (!(await firstDelivery(deps, (body as { event_id?: string }).event_id))) {
+      logger.info('duplicate event ignored', { retry: context.retryNum ?? 0 });
+      return;
+    }
+    try {
+      await handleMention(deps, mention, context.botUserId);
+    } catch (error) {
+      logger.error('app_mention failed', { error: (error as Error).message });
+      if (mention.user !== undefined) {
+        await ephemeral(deps, {
+          channel: mention.channel,
+          user: mention.user,
+          threadTs: mention.thread_ts ?? mention.ts,
+          text: ':warning: I could not take that in; please say it again in a minute.',
+        });
+      }
+    }
+  });
+
+  app.event('message', async ({ event, body, context }) => {
+    const message = event as unknown as MessageLike;
+    // Cheap filters first: most channel traffic is not for a session and must not cost a DynamoDB write.
+    if (isFromBot(message) || (message.subtype !== undefined && !HUMAN_SUBTYPES.has(message.subtype))) return;
+    if (message.thread_ts === undefined || message.thread_ts === message.ts) return;
+    if (context.botUserId !== undefined && (message.text ?? '').includes(`<@${context.botUserId}`)) return;
+    if (!(await firstDelivery(deps, (body as { event_id?: string }).event_id))) {
+      logger.info('duplicate event ignored', { retry: context.retryNum ?? 0 });
+      return;
+    }
+    try {
+      await handleMessage(deps, message, context.botUserId);
+    } catch (error) {
+      logger.error('thread message failed', { error: (error as Error).message });
+      if (message.user !== undefined) {
+        await ephemeral(deps, {
+          channel: message.channel,
+          user: message.user,
+          threadTs: message.thread_ts,
+          text: ':warning: I could not take that in; please say it again in a minute.',
+        });
+      }
+    }
+  });
+
+  app.event('app_home_opened', async ({ event }) => {
+    if (event.tab !== 'home') return;
+    try {
+      await publishHome(deps, event.user);
+    } catch (error) {
+      logger.error('App Home failed', { error: (error as Error).message });
+    }
+  });
+}

@@ -1,0 +1,81 @@
+import type { SlackAppDeps } from '../deps.js';
+import type { StartCommand } from '../grammar.js';
+import { checkIntent, noChannelPolicy } from '../policy.js';
+import { startedNotice, threadRootView } from '../views/notices.js';
+import { auditRefusal } from './common.js';
+
+export type StartOutcome = { ok: true; sessionId: string; threadTs: string } | { ok: false; message: string };
+
+/**
+ * Opens a session: policy first (nothing is posted for a refused request), then the thread root (a slash command
+ * has no message of its own; a mention is its own root), then the workflow. Only validation, one post, DynamoDB
+ * writes and StartExecution happen here, so Slack gets its answer well within 3 s.
+ */
+export async function startTriage(
+  deps: SlackAppDeps,
+  input: { channelId: string; userId: string; command: StartCommand; threadTs?: string },
+): Promise<StartOutcome> {
+  const channel = deps.policy.forChannel(input.channelId);
+  if (channel === undefined) {
+    const decision = noChannelPolicy(input.channelId);
+    if (!decision.allowed) {
+      await auditRefusal(deps, undefined, { actor: input.userId, action: 'start', decision });
+      return { ok: false, message: decision.reason };
+    }
+    return { ok: false, message: 'This channel has no calmops policy.' };
+  }
+  const intentDecision = checkIntent(channel, input.command.intent);
+  if (!intentDecision.allowed) {
+    await auditRefusal(deps, undefined, { actor: input.userId, action: 'start', decision: intentDecision });
+    return { ok: false, message: intentDecision.reason };
+  }
+
+  const root = threadRootView({ requester: input.userId, command: input.command, cluster: channel.cluster });
+  let threadTs = input.threadTs;
+  if (threadTs === undefined) {
+    const posted = await deps.client.chat.postMessage({
+      channel: input.channelId,
+      text: root.text,
+      blocks: root.blocks,
+    });
+    if (posted.ts === undefined)
+      return { ok: false, message: 'Slack did not accept the thread message; nothing was started.' };
+    threadTs = posted.ts;
+  } else {
+    await deps.client.chat.postMessage({
+      channel: input.channelId,
+      thread_ts: threadTs,
+      text: root.text,
+      blocks: root.blocks,
+    });
+  }
+
+  try {
+    const { sessionId } = await deps.workflow.startSession({
+      channelId: input.channelId,
+      threadTs,
+      requester: input.userId,
+      text: input.command.text,
+      intent: input.command.intent,
+      namespace: input.command.namespace,
+      cluster: channel.cluster,
+      ...(input.command.note === undefined ? {} : { note: input.command.note }),
+    });
+    return { ok: true, sessionId, threadTs };
+  } catch (error) {
+    (deps.logger ?? console).error('session start failed', {
+      channelId: input.channelId,
+      error: (error as Error).message,
+    });
+    await deps.client.chat
+      .postMessage({
+        channel: input.channelId,
+        thread_ts: threadTs,
+        text: ':warning: I could not start this triage (the workflow did not accept it). Try again in a minute; if it keeps failing, tell the platform team.',
+      })
+      .catch(() => undefined);
+    return { ok: false, message: 'The triage could not be started; the thread says why. Nothing is running.' };
+  }
+}
+
+export { startedNotice };

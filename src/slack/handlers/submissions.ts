@@ -1,0 +1,210 @@
+import type { App, ViewOutput } from '@slack/bolt';
+import { z } from 'zod';
+import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
+import type { SlackAppDeps } from '../deps.js';
+import { BREAK_GLASS_BLOCKS, BREAK_GLASS_CALLBACK, INPUT_ACTION, REQUEST_CHANGES_CALLBACK } from '../views/modals.js';
+import { decideApproval } from './actions.js';
+import { auditRefusal, ephemeral, nowOf } from './common.js';
+
+const BreakGlassMetadataSchema = z.object({
+  s: z.string().min(1).max(64),
+  c: z.string().min(1),
+  t: z.string().optional(),
+});
+const RequestChangesMetadataSchema = z.object({
+  a: z.string().min(1).max(64),
+  c: z.string().optional(),
+  m: z.string().optional(),
+});
+
+type Values = ViewOutput['state']['values'];
+
+/** The submitted value of an input block, whatever its element type. */
+export function inputValue(values: Values, blockId: string): string | undefined {
+  const element = values[blockId]?.[INPUT_ACTION] as
+    | { value?: string | null; selected_user?: string | null; selected_option?: { value?: string } | null }
+    | undefined;
+  if (element === undefined) return undefined;
+  return element.value ?? element.selected_user ?? element.selected_option?.value ?? undefined;
+}
+
+type Errors = Record<string, string>;
+
+/**
+ * Validates a break-glass request from the modal and, when valid, stores it as a `break-glass` approval for the
+ * named senior and hands it to the session; the override itself waits for the senior's click.
+ */
+export async function submitBreakGlass(
+  deps: SlackAppDeps,
+  input: { userId: string; metadata: string; values: Values },
+): Promise<{ ok: true; requestId: string } | { ok: false; errors: Errors }> {
+  const meta = BreakGlassMetadataSchema.safeParse(safeJson(input.metadata));
+  if (!meta.success)
+    return { ok: false, errors: { [BREAK_GLASS_BLOCKS.justification]: 'This form is out of date; open it again.' } };
+  const { s: sessionId, c: channelId, t: threadTs } = meta.data;
+  const session = await deps.store.sessions.get(sessionId);
+  const channel = deps.policy.forChannel(session?.channelId ?? channelId);
+  const seniors = channel === undefined ? [] : [...(await deps.membership.members(channel.seniorGroup))];
+  const raw = {
+    sessionId,
+    requester: input.userId,
+    justification: inputValue(input.values, BREAK_GLASS_BLOCKS.justification),
+    seniorApprover: inputValue(input.values, BREAK_GLASS_BLOCKS.seniorApprover),
+    timeLimitMinutes: inputValue(input.values, BREAK_GLASS_BLOCKS.timeLimitMinutes),
+    skipToState: inputValue(input.values, BREAK_GLASS_BLOCKS.skipToState),
+  };
+  let request: ReturnType<typeof validateBreakGlassRequest>;
+  try {
+    if (session === undefined || session.status !== 'open') {
+      throw new BreakGlassValidationError({ sessionId: ['This session is no longer open.'] });
+    }
+    if (channel === undefined) {
+      throw new BreakGlassValidationError({ sessionId: ['This channel has no senior group in the calmops policy.'] });
+    }
+    request = validateBreakGlassRequest(raw, {
+      session: { id: session.id, state: session.state },
+      seniorApprovers: seniors,
+    });
+  } catch (error) {
+    if (!(error instanceof BreakGlassValidationError)) throw error;
+    const errors: Errors = {};
+    for (const [field, messages] of Object.entries(error.fieldErrors)) {
+      const block = field in BREAK_GLASS_BLOCKS ? field : BREAK_GLASS_BLOCKS.justification;
+      errors[block] = [errors[block], ...(messages ?? [])].filter(Boolean).join(' ');
+    }
+    await auditRefusal(deps, session?.id, {
+      actor: input.userId,
+      action: 'break-glass.request',
+      decision: { allowed: false, code: 'not-senior', reason: error.message },
+      detail: { fields: Object.keys(error.fieldErrors) },
+    });
+    return { ok: false, errors };
+  }
+
+  const now = nowOf(deps);
+  const approval = await deps.store.approvals.create(
+    {
+      kind: 'break-glass',
+      sessionId: request.sessionId,
+      allowedDeciders: [normalizeUser(request.seniorApprover)],
+      requester: request.requester,
+      expiresAt: new Date(now.getTime() + deps.approvalTimeoutSeconds * 1000),
+      summary:
+        `Break glass to ${request.skipToState} for ${request.timeLimitMinutes} min: ${request.justification}`.slice(
+          0,
+          2000,
+        ),
+      data: {
+        phase: 'requested',
+        approverUserId: request.seniorApprover,
+        justification: request.justification,
+        targetState: request.skipToState,
+        previousState: request.previousState,
+        timeLimitMinutes: request.timeLimitMinutes,
+        channelId: session?.channelId ?? channelId,
+        ...(threadTs === undefined ? {} : { threadTs }),
+      },
+    },
+    now,
+  );
+  await deps.store.timeline.append(
+    request.sessionId,
+    {
+      type: 'break-glass.requested',
+      actor: request.requester,
+      summary: `Break glass to ${request.skipToState} requested; senior approver <@${request.seniorApprover}>`,
+      data: { requestId: approval.id, targetState: request.skipToState, timeLimitMinutes: request.timeLimitMinutes },
+    },
+    now,
+  );
+  await deps.workflow.deliverInput({
+    sessionId: request.sessionId,
+    userId: input.userId,
+    text: 'break glass',
+    source: 'button',
+    action: { type: 'break-glass', requestId: approval.id },
+    messageKey: `break-glass:${approval.id}`,
+  });
+  return { ok: true, requestId: approval.id };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function registerSubmissions(app: App, deps: SlackAppDeps): void {
+  const logger = deps.logger ?? console;
+
+  app.view(BREAK_GLASS_CALLBACK, async ({ ack, body, view }) => {
+    try {
+      // A resubmission of the same view (double click on Submit) must not file two requests.
+      if (!(await deps.store.dedupe.firstDelivery(`view:${view.id}:${view.hash}`))) {
+        await ack();
+        return;
+      }
+      const result = await submitBreakGlass(deps, {
+        userId: body.user.id,
+        metadata: view.private_metadata,
+        values: view.state.values,
+      });
+      if (!result.ok) {
+        await ack({ response_action: 'errors', errors: result.errors });
+        return;
+      }
+      await ack();
+      const meta = BreakGlassMetadataSchema.safeParse(safeJson(view.private_metadata));
+      if (meta.success) {
+        await ephemeral(deps, {
+          channel: meta.data.c,
+          user: body.user.id,
+          text: 'Break-glass request filed. The senior you named gets the approval in the thread; nothing is overridden until they approve.',
+          ...(meta.data.t === undefined ? {} : { threadTs: meta.data.t }),
+        });
+      }
+    } catch (error) {
+      logger.error('break-glass submission failed', { error: (error as Error).message });
+      await ack({
+        response_action: 'errors',
+        errors: { [BREAK_GLASS_BLOCKS.justification]: 'Could not file the request right now; try again in a minute.' },
+      });
+    }
+  });
+
+  app.view(REQUEST_CHANGES_CALLBACK, async ({ ack, body, view }) => {
+    try {
+      const meta = RequestChangesMetadataSchema.safeParse(safeJson(view.private_metadata));
+      const note = inputValue(view.state.values, 'note')?.trim() ?? '';
+      if (!meta.success) {
+        await ack({ response_action: 'errors', errors: { note: 'This form is out of date; click the button again.' } });
+        return;
+      }
+      if (note.length < 5) {
+        await ack({ response_action: 'errors', errors: { note: 'Say what should change (at least 5 characters).' } });
+        return;
+      }
+      const result = await decideApproval(deps, {
+        approvalId: meta.data.a,
+        userId: body.user.id,
+        decision: 'request-changes',
+        note,
+        ...(meta.data.c === undefined ? {} : { channelId: meta.data.c }),
+        ...(meta.data.m === undefined ? {} : { messageTs: meta.data.m }),
+      });
+      if (!result.ok) {
+        await ack({ response_action: 'errors', errors: { note: result.message } });
+        return;
+      }
+      await ack();
+    } catch (error) {
+      logger.error('request-changes submission failed', { error: (error as Error).message });
+      await ack({
+        response_action: 'errors',
+        errors: { note: 'Could not send this right now; try again in a minute.' },
+      });
+    }
+  });
+}

@@ -1,0 +1,192 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { App, AwsLambdaReceiver, type Logger, LogLevel } from '@slack/bolt';
+import { jsonLogger, type SlackAppDeps, type SlackLogger } from './deps.js';
+import { registerActions } from './handlers/actions.js';
+import { registerCommand } from './handlers/command.js';
+import { registerEvents } from './handlers/events.js';
+import { registerSubmissions } from './handlers/submissions.js';
+
+/** A Slack request as API Gateway (HTTP API), a Function URL or the local HTTP server hands it over. */
+export interface SlackHttpRequest {
+  headers: Readonly<Record<string, string | undefined>>;
+  body?: string | null;
+  isBase64Encoded?: boolean;
+}
+
+export interface SlackHttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type SlackHttpHandler = (request: SlackHttpRequest) => Promise<SlackHttpResponse>;
+
+/** Slack's replay window, applied in both directions (Bolt only refuses timestamps in the past). */
+export const MAX_CLOCK_SKEW_SECONDS = 300;
+
+export type VerifyResult = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Checks Slack's v0 request signature over the body exactly as received. A timestamp more than five minutes away
+ * from now, in either direction, is refused: a future timestamp would otherwise keep a captured request replayable.
+ */
+export function verifySlackSignature(input: {
+  signingSecret: string;
+  rawBody: string;
+  signature: string | undefined;
+  timestamp: string | undefined;
+  nowSeconds: number;
+}): VerifyResult {
+  if (input.signature === undefined || input.signature === '')
+    return { ok: false, reason: 'missing X-Slack-Signature' };
+  if (input.timestamp === undefined || input.timestamp === '') {
+    return { ok: false, reason: 'missing X-Slack-Request-Timestamp' };
+  }
+  if (!/^\d{1,12}$/.test(input.timestamp)) return { ok: false, reason: 'malformed X-Slack-Request-Timestamp' };
+  const skew = input.nowSeconds - Number(input.timestamp);
+  if (skew > MAX_CLOCK_SKEW_SECONDS) return { ok: false, reason: 'stale request timestamp' };
+  if (skew < -MAX_CLOCK_SKEW_SECONDS) return { ok: false, reason: 'request timestamp in the future' };
+  const expected = `v0=${createHmac('sha256', input.signingSecret).update(`v0:${input.timestamp}:${input.rawBody}`).digest('hex')}`;
+  const given = Buffer.from(input.signature, 'utf8');
+  const wanted = Buffer.from(expected, 'utf8');
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
+    return { ok: false, reason: 'signature mismatch' };
+  return { ok: true };
+}
+
+/** Signs a body the way Slack does; for tests, the sandbox and benchmarks. */
+export function signSlackRequest(
+  signingSecret: string,
+  rawBody: string,
+  timestampSeconds: number,
+): Record<string, string> {
+  const timestamp = String(Math.floor(timestampSeconds));
+  const signature = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
+  return { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp };
+}
+
+function lowerCaseHeaders(headers: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) if (value !== undefined) out[key.toLowerCase()] = value;
+  return out;
+}
+
+function respond(statusCode: number, body = '', contentType = 'text/plain; charset=utf-8'): SlackHttpResponse {
+  return { statusCode, headers: { 'content-type': contentType }, body };
+}
+
+/** Bolt's logger interface over ours; Bolt's own chatter stays at warn. */
+function boltLogger(logger: SlackLogger): Logger {
+  let level = LogLevel.WARN;
+  return {
+    debug: () => {},
+    info: () => {},
+    warn: (...msg: unknown[]) => logger.warn(msg.map(String).join(' ')),
+    error: (...msg: unknown[]) => logger.error(msg.map(String).join(' ')),
+    setLevel: (l: LogLevel) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+/** Media type without parameters: Bolt compares it exactly, and Slack may add `; charset=utf-8`. */
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+function parsesAsSlackBody(rawBody: string, type: string): boolean {
+  try {
+    if (type === 'application/x-www-form-urlencoded') {
+      const payload = new URLSearchParams(rawBody).get('payload');
+      if (payload !== null) JSON.parse(payload);
+      return true;
+    }
+    JSON.parse(rawBody);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The Slack function: signature and replay checks, then Bolt (`AwsLambdaReceiver`) with the command, event, button
+ * and modal handlers. Returns a handler for plain request objects so the Lambda entry point, the local HTTP server
+ * and the tests all run the same path.
+ */
+export function createSlackHttpHandler(deps: SlackAppDeps): SlackHttpHandler {
+  const logger = deps.logger ?? jsonLogger;
+  const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logger: boltLogger(logger) });
+
+  let identity: Promise<{ botUserId?: string; botId?: string }> | undefined;
+  const botIdentity = () => {
+    if (deps.botUserId !== undefined) return Promise.resolve({ botUserId: deps.botUserId, botId: deps.botId });
+    identity ??= deps.client.auth.test().then(
+      (r) => ({
+        ...(r.user_id === undefined ? {} : { botUserId: r.user_id }),
+        ...(r.bot_id === undefined ? {} : { botId: r.bot_id }),
+      }),
+      (error: unknown) => {
+        // Forget the failure so the next request tries again instead of failing forever.
+        identity = undefined;
+        throw error;
+      },
+    );
+    return identity;
+  };
+
+  const app = new App({
+    receiver,
+    logger: boltLogger(logger),
+    // Bolt's own clients (unused by the handlers) must not reach slack.com when the stand-in is configured.
+    clientOptions: { slackApiUrl: deps.client.slackApiUrl, timeout: 2500, retryConfig: { retries: 0 } },
+    authorize: async () => ({ botToken: deps.botToken, ...(await botIdentity()) }),
+  });
+  app.error(async (error) => {
+    logger.error('unhandled error in a Slack handler', { error: error.message, code: error.code });
+  });
+  registerCommand(app, deps);
+  registerEvents(app, deps);
+  registerActions(app, deps);
+  registerSubmissions(app, deps);
+  const lambda = receiver.toHandler();
+
+  return async (request) => {
+    const headers = lowerCaseHeaders(request.headers);
+    const body = request.body ?? '';
+    // Bolt decodes base64 as ASCII, which corrupts any non-ASCII text (and with it the signature).
+    const rawBody = request.isBase64Encoded === true ? Buffer.from(body, 'base64').toString('utf8') : body;
+    const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000);
+    const verified = verifySlackSignature({
+      signingSecret: deps.signingSecret,
+      rawBody,
+      signature: headers['x-slack-signature'],
+      timestamp: headers['x-slack-request-timestamp'],
+      nowSeconds,
+    });
+    if (!verified.ok) {
+      logger.warn('refused Slack request', { reason: verified.reason });
+      return respond(401, verified.reason);
+    }
+    const type = mediaType(headers['content-type']);
+    if (!parsesAsSlackBody(rawBody, type)) return respond(400, 'body is neither a Slack form nor JSON');
+
+    const event = {
+      version: '2.0',
+      routeKey: 'POST /slack/events',
+      rawPath: '/slack/events',
+      rawQueryString: '',
+      requestContext: {},
+      headers: { ...headers, 'content-type': type },
+      body: rawBody,
+      isBase64Encoded: false,
+    };
+    const result = (await lambda(event, {})) as { statusCode: number; headers?: Record<string, string>; body?: string };
+    return {
+      statusCode: result.statusCode,
+      headers: { 'content-type': 'text/plain; charset=utf-8', ...lowerCaseHeaders(result.headers ?? {}) },
+      body: result.body ?? '',
+    };
+  };
+}

@@ -1,0 +1,55 @@
+import type { types } from '@slack/bolt';
+import { context } from './limits.js';
+
+/**
+ * Block Kit helpers for the views the command, the modals and App Home show: the shared builders of `limits.ts`
+ * (which clip every text to Slack's limits), plus what only these views need.
+ */
+
+export type KnownBlock = types.KnownBlock;
+export type ModalView = types.ModalView;
+export type HomeView = types.HomeView;
+
+export const BLOCK_LIMITS = {
+  messageBlocks: 50,
+  viewBlocks: 100,
+  sectionText: 3000,
+  fieldText: 2000,
+  headerText: 150,
+  contextText: 3000,
+  buttonText: 75,
+  buttonValue: 2000,
+  id: 255,
+  privateMetadata: 3000,
+  modalTitle: 24,
+  optionText: 75,
+} as const;
+
+export {
+  button,
+  context,
+  divider,
+  escapeText as escapeMrkdwn,
+  fields,
+  header,
+  section,
+  truncate as clip,
+} from './limits.js';
+
+/**
+ * Keeps a message within Slack's block limit: when there are more blocks than fit, the tail is replaced by one
+ * context line saying how many were left out and where to find them.
+ */
+export function fitBlocks(blocks: readonly KnownBlock[], max: number, pointer: string): KnownBlock[] {
+  if (blocks.length <= max) return [...blocks];
+  const kept = blocks.slice(0, max - 1);
+  return [...kept, context(`…${blocks.length - kept.length} more not shown. ${pointer}`)];
+}
+
+/** `2026-11-21T22:15:00.000Z` → Slack's localized date token, with a UTC fallback for clients without it. */
+export function slackDate(iso: string): string {
+  const seconds = Math.floor(Date.parse(iso) / 1000);
+  if (!Number.isFinite(seconds)) return iso;
+  const fallback = `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+  return `<!date^${seconds}^{date_short_pretty} {time}|${fallback}>`;
+}

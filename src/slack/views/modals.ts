@@ -1,0 +1,137 @@
+import { BREAK_GLASS_LIMITS } from '../../diagnosis/break-glass.js';
+import type { DiagnosticState } from '../../diagnosis/states.js';
+import { BLOCK_LIMITS, clip, context, type KnownBlock, type ModalView, section } from './blocks.js';
+
+export const BREAK_GLASS_CALLBACK = 'breakglass_request';
+export const REQUEST_CHANGES_CALLBACK = 'plan_request_changes';
+
+/** The modal's input blocks are named after the break-glass fields, so validation errors map onto them directly. */
+export const BREAK_GLASS_BLOCKS = {
+  justification: 'justification',
+  seniorApprover: 'seniorApprover',
+  skipToState: 'skipToState',
+  timeLimitMinutes: 'timeLimitMinutes',
+} as const;
+export const INPUT_ACTION = 'value';
+
+export interface BreakGlassMetadata {
+  s: string;
+  c: string;
+  t?: string;
+}
+
+export interface RequestChangesMetadata {
+  a: string;
+  c?: string;
+  m?: string;
+}
+
+const LATER_STATES: readonly DiagnosticState[] = ['ANALYZING', 'HYPOTHESIZING', 'TESTING', 'RESOLVING'];
+
+export function breakGlassModal(input: {
+  sessionId: string;
+  channelId: string;
+  threadTs?: string;
+  currentState: DiagnosticState;
+}): ModalView {
+  const order: readonly DiagnosticState[] = ['GATHERING', ...LATER_STATES];
+  const later = LATER_STATES.filter((s) => order.indexOf(s) > order.indexOf(input.currentState));
+  const metadata: BreakGlassMetadata = {
+    s: input.sessionId,
+    c: input.channelId,
+    ...(input.threadTs === undefined ? {} : { t: input.threadTs }),
+  };
+  const blocks: KnownBlock[] = [
+    section(
+      ':rotating_light: *Break glass skips the guided diagnosis.* Use it only when waiting costs more than the risk. ' +
+        `A senior engineer approves, the override lasts at most ${BREAK_GLASS_LIMITS.maxTimeLimitMinutes} minutes, ` +
+        `everything is audited, and a postmortem review is due within ${BREAK_GLASS_LIMITS.reviewDueDays} days.`,
+    ),
+    {
+      type: 'input',
+      block_id: BREAK_GLASS_BLOCKS.justification,
+      label: { type: 'plain_text', text: 'Justification' },
+      hint: { type: 'plain_text', text: 'What is broken, who is affected, why it cannot wait.' },
+      element: {
+        type: 'plain_text_input',
+        action_id: INPUT_ACTION,
+        multiline: true,
+        min_length: BREAK_GLASS_LIMITS.minJustificationLength,
+        max_length: 2000,
+      },
+    },
+    {
+      type: 'input',
+      block_id: BREAK_GLASS_BLOCKS.seniorApprover,
+      label: { type: 'plain_text', text: 'Senior approver' },
+      hint: { type: 'plain_text', text: 'A member of the senior group, not you.' },
+      element: { type: 'users_select', action_id: INPUT_ACTION },
+    },
+    {
+      type: 'input',
+      block_id: BREAK_GLASS_BLOCKS.skipToState,
+      label: { type: 'plain_text', text: 'Skip to' },
+      element: {
+        type: 'static_select',
+        action_id: INPUT_ACTION,
+        options: (later.length > 0 ? later : LATER_STATES).map((s) => ({
+          text: { type: 'plain_text' as const, text: s },
+          value: s,
+        })),
+      },
+    },
+    {
+      type: 'input',
+      block_id: BREAK_GLASS_BLOCKS.timeLimitMinutes,
+      label: { type: 'plain_text', text: 'Time limit (minutes)' },
+      element: {
+        type: 'number_input',
+        action_id: INPUT_ACTION,
+        is_decimal_allowed: false,
+        min_value: String(BREAK_GLASS_LIMITS.minTimeLimitMinutes),
+        max_value: String(BREAK_GLASS_LIMITS.maxTimeLimitMinutes),
+        initial_value: '30',
+      },
+    },
+    context(`Session \`${input.sessionId}\`, currently ${input.currentState}.`),
+  ];
+  return {
+    type: 'modal',
+    callback_id: BREAK_GLASS_CALLBACK,
+    private_metadata: clip(JSON.stringify(metadata), BLOCK_LIMITS.privateMetadata),
+    title: { type: 'plain_text', text: 'Break glass' },
+    submit: { type: 'plain_text', text: 'Request override' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks,
+  };
+}
+
+export function requestChangesModal(input: { approvalId: string; channelId?: string; messageTs?: string }): ModalView {
+  const metadata: RequestChangesMetadata = {
+    a: input.approvalId,
+    ...(input.channelId === undefined ? {} : { c: input.channelId }),
+    ...(input.messageTs === undefined ? {} : { m: input.messageTs }),
+  };
+  return {
+    type: 'modal',
+    callback_id: REQUEST_CHANGES_CALLBACK,
+    private_metadata: JSON.stringify(metadata),
+    title: { type: 'plain_text', text: 'Request changes' },
+    submit: { type: 'plain_text', text: 'Send back' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      {
+        type: 'input',
+        block_id: 'note',
+        label: { type: 'plain_text', text: 'What should change?' },
+        element: {
+          type: 'plain_text_input',
+          action_id: INPUT_ACTION,
+          multiline: true,
+          min_length: 5,
+          max_length: 2000,
+        },
+      },
+    ],
+  };
+}

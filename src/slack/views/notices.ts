@@ -1,0 +1,33 @@
+import type { StartCommand } from '../grammar.js';
+import { clip, context, escapeMrkdwn, type KnownBlock, section } from './blocks.js';
+
+/** The message that opens an incident thread for `/triage`. */
+export function threadRootView(input: { requester: string; command: StartCommand; cluster: string }): {
+  text: string;
+  blocks: KnownBlock[];
+} {
+  const { command } = input;
+  const note = command.note === undefined ? '' : `\n>${escapeMrkdwn(clip(command.note, 500))}`;
+  return {
+    text: `Triage for ${command.intent} in ${command.namespace}, requested by <@${input.requester}>`,
+    blocks: [
+      section(
+        `:mag: *Triage* \`${command.intent}\` in \`${command.namespace}\` on \`${input.cluster}\`, requested by <@${input.requester}>\n` +
+          `_${escapeMrkdwn(clip(command.text, 500))}_${note}`,
+      ),
+      context(
+        'Reading the cluster read-only. Findings, evidence and next steps follow in this thread; reply here to continue.',
+      ),
+    ],
+  };
+}
+
+export function startedNotice(sessionId: string): string {
+  return `Triage started (session \`${sessionId}\`). Follow the thread in this channel.`;
+}
+
+export function outsideChannelNotice(kind: 'dm' | 'not-member', invocation = '/triage'): string {
+  return kind === 'dm'
+    ? `I run triage in incident channels, not in direct messages, so the whole team sees the thread. Invite me to the channel (\`/invite @calmops\`) and use \`${invocation}\` there.`
+    : `I am not a member of this channel, so I cannot open an incident thread here. Invite me with \`/invite @calmops\` and try again; nothing was started.`;
+}

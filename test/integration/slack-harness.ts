@@ -1,0 +1,268 @@
+import { type LocalDynamo, localClientOptions, startLocalDynamo } from '../../local/dynamodb/index.js';
+import { DEMO_IDS, type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js';
+import { createSlackClient } from '../../src/slack/client.js';
+import type { ApprovalOutcome, DeliverInputInput, SlackAppDeps, StartSessionInput } from '../../src/slack/deps.js';
+import { silentLogger } from '../../src/slack/deps.js';
+import { GroupMembership, parsePolicy } from '../../src/slack/policy.js';
+import {
+  createSlackHttpHandler,
+  type SlackHttpHandler,
+  type SlackHttpResponse,
+  signSlackRequest,
+} from '../../src/slack/receiver.js';
+import {
+  createDocumentClient,
+  createDynamoClient,
+  createStore,
+  ensureTable,
+  type Store,
+} from '../../src/store/index.js';
+import { loadTemplates } from '../../src/triage/templates.js';
+
+export const SECRET = 'test-signing-secret-8f1d2c';
+export const TOKEN = 'xoxb-test-token';
+
+/** The workflow as the Slack function sees it: sessions are created as the real startSession would, calls recorded. */
+export interface RecordingWorkflow {
+  started: StartSessionInput[];
+  delivered: DeliverInputInput[];
+  decisions: { token: string; output: ApprovalOutcome }[];
+}
+
+export interface SlackHarness {
+  slack: SlackStandIn;
+  store: Store;
+  deps: SlackAppDeps;
+  handle: SlackHttpHandler;
+  workflow: RecordingWorkflow;
+  close(): Promise<void>;
+}
+
+let tableCounter = 0;
+
+export async function startSlackHarness(overrides: Partial<SlackAppDeps> = {}): Promise<SlackHarness> {
+  const dynamo: LocalDynamo = await startLocalDynamo();
+  const slack = await startSlackStandIn();
+  const options = localClientOptions(dynamo.endpoint);
+  const tableName = `calmops-slack-${process.pid}-${++tableCounter}`;
+  await ensureTable(createDynamoClient(options), tableName);
+  const store = createStore({ client: createDocumentClient(options), tableName });
+  const client = createSlackClient({ token: TOKEN, slackApiUrl: slack.url, timeoutMs: 2500, retries: 0 });
+  const policy = parsePolicy({
+    defaults: { cluster: 'demo', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors },
+    channels: { [DEMO_IDS.incidents]: { cluster: 'demo', allowedIntents: '*' } },
+  });
+  const workflow: RecordingWorkflow = { started: [], delivered: [], decisions: [] };
+  const deps: SlackAppDeps = {
+    signingSecret: SECRET,
+    botToken: TOKEN,
+    client,
+    store,
+    policy,
+    membership: new GroupMembership(client, 60),
+    registry: loadTemplates(),
+    approvalTimeoutSeconds: 3600,
+    logger: silentLogger,
+    workflow: {
+      async startSession(input) {
+        workflow.started.push(input);
+        const session = await store.sessions.create({
+          intent: input.intent ?? 'unknown',
+          namespace: input.namespace,
+          cluster: input.cluster,
+          channelId: input.channelId,
+          threadTs: input.threadTs,
+          requester: input.requester,
+        });
+        await store.threads.bind(input.channelId, input.threadTs, session.id);
+        return {
+          sessionId: session.id,
+          executionArn: `arn:aws:states:us-east-1:000000000000:execution:diagnostic:${session.id}-0`,
+        };
+      },
+      async deliverInput(input) {
+        workflow.delivered.push(input);
+        return { delivered: true };
+      },
+      async sendTaskSuccess(token, output) {
+        workflow.decisions.push({ token, output });
+      },
+    },
+    ...overrides,
+  };
+  const handle = createSlackHttpHandler(deps);
+  return {
+    slack,
+    store,
+    deps,
+    handle,
+    workflow,
+    async close() {
+      await slack.close();
+      await dynamo.close();
+    },
+  };
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** Signs and sends a body through the handler, as Slack would. */
+export function send(
+  handle: SlackHttpHandler,
+  body: string,
+  options: {
+    contentType?: string;
+    timestamp?: number;
+    headers?: Record<string, string>;
+    base64?: boolean;
+    secret?: string;
+  } = {},
+): Promise<SlackHttpResponse> {
+  const signed = signSlackRequest(options.secret ?? SECRET, body, options.timestamp ?? nowSeconds());
+  return handle({
+    headers: {
+      'Content-Type': options.contentType ?? 'application/x-www-form-urlencoded',
+      'X-Slack-Signature': signed['x-slack-signature'],
+      'X-Slack-Request-Timestamp': signed['x-slack-request-timestamp'],
+      ...options.headers,
+    },
+    body: options.base64 === true ? Buffer.from(body, 'utf8').toString('base64') : body,
+    isBase64Encoded: options.base64 === true,
+  });
+}
+
+let triggerCounter = 0;
+
+export function slashBody(text: string, options: { user?: string; channel?: string; triggerId?: string } = {}): string {
+  return new URLSearchParams({
+    token: 'deprecated-verification-token',
+    team_id: DEMO_IDS.team,
+    team_domain: 'calmops-sandbox',
+    channel_id: options.channel ?? DEMO_IDS.incidents,
+    channel_name: 'incidents',
+    user_id: options.user ?? DEMO_IDS.requester,
+    user_name: 'alex',
+    command: '/triage',
+    text,
+    api_app_id: 'ACALMOPS',
+    is_enterprise_install: 'false',
+    response_url: 'http://127.0.0.1:9/unused',
+    trigger_id: options.triggerId ?? `trigger.${Date.now()}.${++triggerCounter}`,
+  }).toString();
+}
+
+let eventCounter = 0;
+
+export function eventBody(event: Record<string, unknown>, options: { eventId?: string } = {}): string {
+  return JSON.stringify({
+    token: 'deprecated-verification-token',
+    team_id: DEMO_IDS.team,
+    api_app_id: 'ACALMOPS',
+    event: { event_ts: event['ts'] ?? `${nowSeconds()}.000100`, ...event },
+    type: 'event_callback',
+    event_id: options.eventId ?? `Ev${Date.now()}${++eventCounter}`,
+    event_time: nowSeconds(),
+    authorizations: [{ team_id: DEMO_IDS.team, user_id: DEMO_IDS.botUser, is_bot: true, is_enterprise_install: false }],
+  });
+}
+
+let actionCounter = 0;
+
+export function blockActionBody(input: {
+  actionId: string;
+  value: string;
+  user: string;
+  channel?: string;
+  messageTs?: string;
+  threadTs?: string;
+  blocks?: unknown[];
+  actionTs?: string;
+  responseUrl?: string;
+  triggerId?: string;
+}): string {
+  const channel = input.channel ?? DEMO_IDS.incidents;
+  const payload = {
+    type: 'block_actions',
+    user: { id: input.user, username: input.user.toLowerCase(), team_id: DEMO_IDS.team },
+    api_app_id: 'ACALMOPS',
+    token: 'deprecated-verification-token',
+    container: { type: 'message', message_ts: input.messageTs ?? '1.000001', channel_id: channel, is_ephemeral: false },
+    trigger_id: input.triggerId ?? `trigger.${Date.now()}.${++triggerCounter}`,
+    team: { id: DEMO_IDS.team, domain: 'calmops-sandbox' },
+    channel: { id: channel, name: 'incidents' },
+    message: {
+      type: 'message',
+      ts: input.messageTs ?? '1.000001',
+      ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+      text: 'approval',
+      blocks: input.blocks ?? [],
+    },
+    response_url: input.responseUrl ?? 'http://127.0.0.1:9/unused',
+    actions: [
+      {
+        type: 'button',
+        action_id: input.actionId,
+        block_id: 'approval',
+        value: input.value,
+        text: { type: 'plain_text', text: 'Approve' },
+        action_ts: input.actionTs ?? `${nowSeconds()}.${String(++actionCounter).padStart(6, '0')}`,
+      },
+    ],
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+export function viewSubmissionBody(input: {
+  callbackId: string;
+  user: string;
+  privateMetadata: string;
+  values: Record<string, Record<string, unknown>>;
+  viewId?: string;
+  hash?: string;
+}): string {
+  const payload = {
+    type: 'view_submission',
+    team: { id: DEMO_IDS.team, domain: 'calmops-sandbox' },
+    user: { id: input.user, username: input.user.toLowerCase(), team_id: DEMO_IDS.team },
+    api_app_id: 'ACALMOPS',
+    token: 'deprecated-verification-token',
+    trigger_id: `trigger.${Date.now()}.${++triggerCounter}`,
+    view: {
+      id: input.viewId ?? `V${Date.now()}${++triggerCounter}`,
+      team_id: DEMO_IDS.team,
+      type: 'modal',
+      callback_id: input.callbackId,
+      private_metadata: input.privateMetadata,
+      hash: input.hash ?? `${Date.now()}.h${triggerCounter}`,
+      state: { values: input.values },
+      blocks: [],
+      title: { type: 'plain_text', text: 'x' },
+      app_id: 'ACALMOPS',
+      bot_id: DEMO_IDS.botId,
+    },
+    response_urls: [],
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** Creates an open session bound to a thread, as the workflow would have. */
+export async function openSession(
+  harness: SlackHarness,
+  input: { requester?: string; state?: 'GATHERING' | 'ANALYZING' | 'HYPOTHESIZING' | 'TESTING' | 'RESOLVING' } = {},
+) {
+  const root = await harness.deps.client.chat.postMessage({ channel: DEMO_IDS.incidents, text: 'Triage root' });
+  const threadTs = root.ts as string;
+  const session = await harness.store.sessions.create({
+    intent: 'pvc-binding',
+    namespace: 'payments',
+    cluster: 'demo',
+    channelId: DEMO_IDS.incidents,
+    threadTs,
+    requester: input.requester ?? DEMO_IDS.requester,
+    state: input.state ?? 'GATHERING',
+  });
+  await harness.store.threads.bind(DEMO_IDS.incidents, threadTs, session.id);
+  return { session, threadTs };
+}
