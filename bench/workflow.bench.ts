@@ -13,6 +13,7 @@ import { deliverInput } from '../src/workflow/deliver-input.js';
 import type { ThreadPoster } from '../src/workflow/deps.js';
 import { createWorkflowRuntime } from '../src/workflow/runtime.js';
 import { startSession } from '../src/workflow/sessions.js';
+import { withDefaultStorageClassFix } from '../test/integration/workflow-fixed-cluster.js';
 
 /**
  * What one complete session costs in Step Functions terms (state transitions and Lambda invocations, counted from
@@ -44,6 +45,7 @@ export default async function bench(): Promise<object> {
       'utf8',
     ),
   );
+  const fixed = withDefaultStorageClassFix(objects);
   const stack = await startLocalStack({
     snapshot: { objects },
     logLevel: 'SILENT',
@@ -100,7 +102,7 @@ export default async function bench(): Promise<object> {
   };
 
   try {
-    // 1. Cost of complete sessions: triage → read → hypothesis → confirm → plan review → resolved.
+    // 1. Cost of complete sessions: triage → read → hypothesis → confirm → plan review → resolved → validated.
     const costs: Array<{ transitions: number; lambdaInvocations: number; executions: number }> = [];
     for (let i = 0; i < SESSIONS; i++) {
       const { sessionId, executionArn } = await open();
@@ -138,6 +140,8 @@ export default async function bench(): Promise<object> {
           output: JSON.stringify({ decision: 'approve', userId: DEMO_IDS.senior }),
         }),
       );
+      // The plan was applied: "resolved" re-reads the cluster and validates the fix before the incident is stored.
+      stack.kube?.setObjects(fixed);
       await waiting(sessionId);
       await deliverInput(deps, {
         sessionId,
@@ -150,6 +154,7 @@ export default async function bench(): Promise<object> {
       await until(
         async () => (await stack.sfnClient.send(new DescribeExecutionCommand({ executionArn }))).status === 'SUCCEEDED',
       );
+      stack.kube?.setObjects(objects);
       const review = executionArn
         .replace(':execution:calmops-diagnostic:', ':execution:calmops-review:')
         .replace(/-0$/, '-plan-1');
@@ -187,7 +192,7 @@ export default async function bench(): Promise<object> {
     const result = {
       completeSession: {
         sessions: SESSIONS,
-        path: 'triage, memory search, 1 read, 1 hypothesis test, confirm, plan synthesis + automated + human review, resolved, store incident',
+        path: 'triage, memory search, 1 read, 1 hypothesis test, confirm, plan synthesis + automated + human review, resolved, fix validated by a fresh triage, store incident',
         stateTransitionsPerSession: mean(costs.map((c) => c.transitions)),
         lambdaInvocationsPerSession: mean(costs.map((c) => c.lambdaInvocations)),
         executionsPerSession: 2,

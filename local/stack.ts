@@ -17,7 +17,7 @@ import { createDocumentClient } from '../src/store/client.js';
 import type { ThreadPoster, WorkflowMetrics } from '../src/workflow/deps.js';
 import { ensureTable, localClientOptions, startLocalDynamo } from './dynamodb/index.js';
 import { writeKubeconfig } from './kube/kubeconfig.js';
-import { startSnapshotServer } from './kube/server.js';
+import { type SnapshotServer, startSnapshotServer } from './kube/server.js';
 import { DEMO_IDS, type SlackStandIn, startSlackStandIn } from './slack/index.js';
 import { localStateMachineArn, startLocalStepFunctions } from './stepfunctions/index.js';
 
@@ -59,6 +59,8 @@ export interface LocalStack {
   docClient: DynamoDBDocumentClient;
   /** The Slack stand-in, when the stack started it. */
   slack?: SlackStandIn;
+  /** The snapshot API server, when the stack served `snapshot.objects` (tests swap its objects after a "fix"). */
+  kube?: SnapshotServer;
   kubeconfigFile?: string;
   close(): Promise<void>;
 }
@@ -99,12 +101,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     let kubeconfigFile: string | undefined;
     let kubernetes: string | undefined;
+    let kube: SnapshotServer | undefined;
     if (options.snapshot && 'objects' in options.snapshot) {
       const server = await startSnapshotServer({
         objects: options.snapshot.objects,
         ...(options.snapshot.logs ? { logs: options.snapshot.logs } : {}),
       });
       closers.push(() => server.close());
+      kube = server;
       kubernetes = server.url;
       const dir =
         options.dataDir === undefined ? await mkdtemp(join(tmpdir(), 'calmops-stack-')) : resolve(options.dataDir);
@@ -223,6 +227,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sfnClient,
       docClient,
       ...(slack ? { slack } : {}),
+      ...(kube ? { kube } : {}),
       ...(kubeconfigFile ? { kubeconfigFile } : {}),
       close,
     };

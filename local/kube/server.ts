@@ -74,6 +74,11 @@ export interface SnapshotServer {
   /** Every request received so far, oldest first. */
   requests(): readonly RecordedRequest[];
   resetRequests(): void;
+  /**
+   * Serve other objects (and logs) from now on, as a cluster changes after a fix: the snapshot is replaced whole,
+   * with its own resourceVersion, so continue tokens from before are expired.
+   */
+  setObjects(objects: readonly KubeObject[], logs?: SnapshotLogs): void;
 }
 
 export class SnapshotServerError extends Error {
@@ -109,8 +114,8 @@ function resolveNow(now: Date | string | undefined): Date | undefined {
 export async function startSnapshotServer(options: SnapshotServerOptions): Promise<SnapshotServer> {
   validateOptions(options);
   const now = resolveNow(options.now);
-  const catalog = buildCatalog(options.objects, now ? { now } : {});
-  const logs = options.logs ?? {};
+  let catalog = buildCatalog(options.objects, now ? { now } : {});
+  let logs = options.logs ?? {};
   const injector = new FaultInjector({
     latencyMs: options.latencyMs ?? 0,
     faultRate: options.faultRate ?? 0,
@@ -350,7 +355,9 @@ export async function startSnapshotServer(options: SnapshotServerOptions): Promi
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
-    catalog,
+    get catalog() {
+      return catalog;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const timer of timers) clearTimeout(timer);
@@ -367,6 +374,15 @@ export async function startSnapshotServer(options: SnapshotServerOptions): Promi
     resetRequests: () => {
       recorded = [];
       received = 0;
+    },
+    setObjects: (objects, nextLogs) => {
+      const next = buildCatalog(objects, now ? { now } : {});
+      // A replaced snapshot must never share a resourceVersion with the one before it: watchers and continue
+      // tokens that hold the old version would otherwise be served the new objects as if nothing had changed.
+      const version = Math.max(Number(next.resourceVersion) || 1, Number(catalog.resourceVersion) || 1) + 1;
+      catalog = { ...next, resourceVersion: String(version) };
+      logs = nextLogs ?? {};
+      continueContext.resourceVersion = catalog.resourceVersion;
     },
   };
 }

@@ -143,13 +143,13 @@ export function groupFindings(input: ReadonlyArray<GroupableFinding | SharedFind
   for (const [root, indexes] of members) {
     // Finding i depends on finding j when i names j's resource as related (and they are not on the same object).
     const dependsOn = new Map<number, Set<number>>();
-    const links: FindingGroup['links'] = [];
+    const edges: Array<{ cause: number; dependent: number }> = [];
     for (const i of indexes) {
       for (const j of indexes) {
         if (i === j || ownKey[i] === ownKey[j]) continue;
         if (relatedKeys[i]?.includes(ownKey[j] as string)) {
           dependsOn.set(i, new Set([...(dependsOn.get(i) ?? []), j]));
-          links.push({ cause: label(findings[j] as Finding), dependent: label(findings[i] as Finding) });
+          edges.push({ cause: j, dependent: i });
         }
       }
     }
@@ -171,6 +171,15 @@ export function groupFindings(input: ReadonlyArray<GroupableFinding | SharedFind
         a - b
       );
     });
+    // Links read as a chain from the root cause outwards, whatever order the findings arrived in.
+    const position = new Map(ordered.map((index, rank) => [index, rank]));
+    const links: FindingGroup['links'] = edges
+      .sort(
+        (a, b) =>
+          (position.get(a.cause) ?? 0) - (position.get(b.cause) ?? 0) ||
+          (position.get(a.dependent) ?? 0) - (position.get(b.dependent) ?? 0),
+      )
+      .map((e) => ({ cause: label(findings[e.cause] as Finding), dependent: label(findings[e.dependent] as Finding) }));
     const rootCause = findings[ordered[0] as number] as Finding;
     const groupFindingsList = ordered.map((i) => findings[i] as Finding);
     const resources = new Map<string, ResourceRef>();

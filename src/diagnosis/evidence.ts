@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TriageEnvelope } from '../triage/envelope.js';
-import { type ResourceRef, ResourceRefSchema } from '../triage/findings.js';
+import { type ResourceRef, ResourceRefSchema, type Severity, SeveritySchema } from '../triage/findings.js';
 import { canonicalKind, isClusterScoped, kindLabel } from './kinds.js';
 import type { RequestTarget, UserRequest } from './request.js';
 import {
@@ -27,6 +27,10 @@ export const EvidenceItemSchema = z.object({
   resource: ResourceRefSchema.optional(),
   /** Finding or root-cause code the item is about. */
   code: z.string().optional(),
+  /** The severity of the finding a symptom came from: a fix is judged on what is medium or worse. */
+  severity: SeveritySchema.optional(),
+  /** On the item recording a triage run: how complete its evidence was, against the template's threshold. */
+  completeness: z.object({ value: z.number().min(0).max(1), threshold: z.number().min(0).max(1) }).optional(),
   at: z.iso.datetime({ offset: true }),
 });
 export type EvidenceItem = z.infer<typeof EvidenceItemSchema>;
@@ -36,7 +40,7 @@ function resourceKey(ref: ResourceRef): string {
   return `${kind}/${isClusterScoped(kind) ? '' : (ref.namespace ?? '')}/${ref.name}`;
 }
 
-function describeResource(ref: ResourceRef): string {
+export function describeResource(ref: ResourceRef): string {
   const ns = ref.namespace && !isClusterScoped(ref.kind) ? `${ref.namespace}/` : '';
   return `${kindLabel(ref.kind)} ${ns}${ref.name}`;
 }
@@ -57,6 +61,7 @@ export function evidenceFromEnvelope(
         envelope.evidence.completeness * 100,
       )}%`,
       source: 'envelope',
+      completeness: { value: envelope.evidence.completeness, threshold: envelope.evidence.threshold },
       at,
     },
   ];
@@ -70,6 +75,7 @@ export function evidenceFromEnvelope(
       source: 'envelope',
       resource: finding.resource,
       code: finding.code,
+      severity: finding.severity,
       at,
     });
     resources.set(key, finding.resource);
@@ -358,13 +364,55 @@ export function formatMissing(gaps: readonly EvidenceGapItem[]): string {
   return gaps.map((g) => `${g.label} (${g.have}/${g.minCount}, ${g.quality})`).join(', ');
 }
 
+/** What must be gone for a fix to count: a finding code, on one resource when the resource is known. */
+export const ValidationTargetSchema = z.object({ code: z.string(), resource: ResourceRefSchema.optional() });
+export type ValidationTarget = z.infer<typeof ValidationTargetSchema>;
+
 /** The fix is being validated: after RESOLVING the session re-enters GATHERING and waits for a fresh triage. */
 export const ValidationContextSchema = z.object({
+  /** Only a triage newer than this judges the fix. */
   startedAt: z.iso.datetime({ offset: true }),
   /** Finding codes that must be gone for the fix to count. */
   codes: z.array(z.string()),
+  /** The confirmed root cause (or, without one, the original symptoms) with the resource each was seen on. */
+  targets: z.array(ValidationTargetSchema).optional(),
 });
 export type ValidationContext = z.infer<typeof ValidationContextSchema>;
+
+/** A finding below this severity does not keep a fix from counting: what remains is noise, not the fault. */
+const BLOCKING_SEVERITIES: ReadonlySet<Severity> = new Set<Severity>(['medium', 'high', 'critical']);
+
+function sameResource(a: ResourceRef, b: ResourceRef): boolean {
+  const kind = canonicalKind(a.kind);
+  if (kind !== canonicalKind(b.kind) || a.name !== b.name) return false;
+  // Ranked causes sometimes carry no namespace where the finding does: a missing namespace matches any.
+  return isClusterScoped(kind) || !a.namespace || !b.namespace || a.namespace === b.namespace;
+}
+
+/**
+ * Whether a finding (or a symptom recorded from one) is still the fault the fix was meant to remove: one of the
+ * targets' codes, on the target's resource when it has one, at medium severity or worse. A symptom recorded
+ * without a severity counts, so an old record can never let a fix pass.
+ */
+export function isStillPresent(
+  targets: readonly ValidationTarget[],
+  finding: { code?: string | undefined; resource?: ResourceRef | undefined; severity?: Severity | undefined },
+): boolean {
+  if (!finding.code) return false;
+  if (finding.severity !== undefined && !BLOCKING_SEVERITIES.has(finding.severity)) return false;
+  return targets.some(
+    (t) => t.code === finding.code && (!t.resource || !finding.resource || sameResource(t.resource, finding.resource)),
+  );
+}
+
+/** The targets of a validation, also for contexts stored before targets existed. */
+export function validationTargetsOf(context: ValidationContext): ValidationTarget[] {
+  return context.targets ?? context.codes.map((code) => ({ code }));
+}
+
+export function describeTarget(target: ValidationTarget): string {
+  return target.resource ? `${target.code} on ${describeResource(target.resource)}` : target.code;
+}
 
 export interface WorkflowSnapshot {
   state: DiagnosticState;
@@ -409,14 +457,46 @@ export type TransitionResult =
       validation?: ValidationContext;
       /** Set when the transition starts a new reasoning cycle: store it on the session. */
       cycleStartedAt?: string;
+      /** Set when a fresh triage still shows the fault: the fix did not work. */
+      fixValidation?: 'failed';
     }
-  | { kind: 'validated'; from: DiagnosticState; reason: string };
+  | { kind: 'validated'; from: DiagnosticState; reason: string }
+  /**
+   * The fault is not seen, but the fresh triage read too little to say it is gone: the session stays in GATHERING
+   * and the fix is judged again by the next triage after `validation.startedAt`.
+   */
+  | { kind: 'validation-incomplete'; from: DiagnosticState; reason: string; validation: ValidationContext };
 
-function validationCodes(evidence: readonly EvidenceItem[]): string[] {
-  const confirmed = evidence.filter((e) => e.type === 'confirmed_root_cause' && e.code).map((e) => e.code as string);
-  if (confirmed.length > 0) return [...new Set(confirmed)];
-  return [...new Set(evidence.filter((e) => e.type === 'symptoms' && e.code).map((e) => e.code as string))];
+/**
+ * What a fix must remove: the root cause confirmed in this reasoning cycle; else the session's latest confirmed
+ * root cause (a failed validation starts a new cycle, and the next fix still answers to that cause); else the
+ * symptoms seen so far.
+ */
+function validationTargets(current: readonly EvidenceItem[], all: readonly EvidenceItem[]): ValidationTarget[] {
+  const confirmed = current.filter((e) => e.type === 'confirmed_root_cause' && e.code);
+  const earlier = latest(
+    all.filter((e) => e.code),
+    'confirmed_root_cause',
+  );
+  const chosen =
+    confirmed.length > 0 ? confirmed : earlier ? [earlier] : current.filter((e) => e.type === 'symptoms' && e.code);
+  const targets = new Map<string, ValidationTarget>();
+  for (const e of chosen) {
+    const target: ValidationTarget = { code: e.code as string, ...(e.resource ? { resource: e.resource } : {}) };
+    targets.set(`${target.code}|${target.resource ? resourceKey(target.resource) : ''}`, target);
+  }
+  return [...targets.values()];
 }
+
+/** The outcome of a fix validation a step stands for, if it is one: what the first-time-fix metric counts. */
+export function validationOutcome(step: TransitionResult): { passed: boolean; reason: string } | undefined {
+  if (step.kind === 'validated') return { passed: true, reason: step.reason };
+  if (step.kind === 'validation-incomplete') return { passed: false, reason: step.reason };
+  if (step.fixValidation === 'failed') return { passed: false, reason: step.reason };
+  return undefined;
+}
+
+const percent = (value: number) => `${Math.round(value * 100)}%`;
 
 function summarizeMet(state: DiagnosticState, evidence: readonly EvidenceItem[]): string {
   return STATE_MACHINE[state].exitRequirements
@@ -425,8 +505,9 @@ function summarizeMet(state: DiagnosticState, evidence: readonly EvidenceItem[])
 }
 
 /**
- * The next step the evidence allows, or null. Order matters: a fix report wins (validate it), then validation
- * itself, then a new hypothesis during TESTING (back to HYPOTHESIZING), then the forward move.
+ * The next step the evidence allows, or null. Order matters: a validation in progress judges the fix first (nothing
+ * else moves the session meanwhile), then a fix report (validate it, from whatever state it was reported in), then a
+ * new hypothesis during TESTING (back to HYPOTHESIZING), then the forward move.
  */
 export function evaluateTransition(session: WorkflowSnapshot): TransitionResult | null {
   const { state, stateEnteredAt } = session;
@@ -434,10 +515,13 @@ export function evaluateTransition(session: WorkflowSnapshot): TransitionResult 
   const since = (type: EvidenceType) => evidence.filter((e) => e.type === type && e.at > stateEnteredAt);
 
   if (session.validation && state === 'GATHERING') {
-    const { startedAt, codes } = session.validation;
+    const { startedAt } = session.validation;
+    const targets = validationTargetsOf(session.validation);
     const fresh = evidence.filter((e) => e.source === 'envelope' && e.at > startedAt);
-    if (!fresh.some((e) => e.id.startsWith('triage:'))) return null;
-    const persisting = fresh.filter((e) => e.type === 'symptoms' && e.code && codes.includes(e.code));
+    let triage: EvidenceItem | undefined;
+    for (const e of fresh) if (e.id.startsWith('triage:') && (!triage || e.at >= triage.at)) triage = e;
+    if (!triage) return null;
+    const persisting = fresh.filter((e) => e.type === 'symptoms' && isStillPresent(targets, e));
     if (persisting.length > 0) {
       return {
         kind: 'transition',
@@ -446,25 +530,33 @@ export function evaluateTransition(session: WorkflowSnapshot): TransitionResult 
         cause: 'validation',
         reason: `Validation failed: ${persisting.map((e) => e.description).join('; ')} still present after the fix`,
         cycleStartedAt: [startedAt, ...persisting.map((e) => e.at)].sort().at(-1),
+        fixValidation: 'failed',
       };
     }
-    return {
-      kind: 'validated',
-      from: state,
-      reason: `Validation passed: a fresh triage no longer shows ${codes.length > 0 ? codes.join(', ') : 'the original symptoms'}`,
-    };
+    const gone = targets.length > 0 ? targets.map(describeTarget).join(', ') : 'the original symptoms';
+    const complete = triage.completeness;
+    if (complete && complete.value < complete.threshold) {
+      return {
+        kind: 'validation-incomplete',
+        from: state,
+        reason: `Not validated: evidence incomplete (the fresh triage read ${percent(complete.value)} of what it needs, threshold ${percent(complete.threshold)}), so the absence of ${gone} proves nothing yet`,
+        validation: { ...session.validation, startedAt: triage.at },
+      };
+    }
+    return { kind: 'validated', from: state, reason: `Validation passed: a fresh triage no longer shows ${gone}` };
   }
 
   const fix = since('fix_applied')[0];
-  if (fix && canTransition(state, 'GATHERING', 'validation')) {
+  if (fix && (state === 'GATHERING' || canTransition(state, 'GATHERING', 'validation'))) {
     const early = state !== 'RESOLVING' ? ' before a confirmed, planned fix' : '';
+    const targets = validationTargets(evidence, session.evidence);
     return {
       kind: 'transition',
       from: state,
       to: 'GATHERING',
       cause: 'validation',
-      reason: `${fix.description}${early}; re-reading the cluster to validate the fix`,
-      validation: { startedAt: fix.at, codes: validationCodes(evidence) },
+      reason: `${fix.description}${early}; validating the fix with a fresh triage`,
+      validation: { startedAt: fix.at, codes: [...new Set(targets.map((t) => t.code))], targets },
     };
   }
 
@@ -507,6 +599,10 @@ export function advance(
     steps.push(step);
     if (step.kind === 'validated') {
       snapshot = { ...snapshot, validation: null };
+      break;
+    }
+    if (step.kind === 'validation-incomplete') {
+      snapshot = { ...snapshot, validation: step.validation };
       break;
     }
     snapshot = {

@@ -130,6 +130,8 @@ export function stateIndex(state: DiagnosticState): number {
 export function canTransition(from: DiagnosticState, to: DiagnosticState, cause: TransitionCause): boolean {
   if (from === to) return false;
   if (cause === 'panic-intervention') return to === 'ANALYZING';
+  // A reported fix is validated wherever it was reported: back to GATHERING for a fresh look at the cluster.
+  if (cause === 'validation' && to === 'GATHERING') return true;
   // An approved override may skip forward past any number of states, never backwards.
   if (cause === 'break-glass') return stateIndex(to) > stateIndex(from);
   return STATE_MACHINE[from].nextStates.includes(to);

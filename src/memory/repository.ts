@@ -68,7 +68,18 @@ const IncidentFieldsSchema = z.object({
   resolvedBy: z.string().min(1).max(64),
   resolvedAt: IsoTimestampSchema,
   timeToResolveMs: z.number().int().min(0),
+  /** How the fix was proven: a fresh triage after it no longer showed the root cause. */
+  validation: z
+    .object({
+      passed: z.boolean(),
+      reason: z.string().min(1).max(2000),
+      /** Fresh triages it took; 1 means the first fix held. */
+      attempts: z.number().int().min(1).max(1000),
+      at: IsoTimestampSchema,
+    })
+    .optional(),
 });
+export type IncidentValidation = NonNullable<z.infer<typeof IncidentFieldsSchema>['validation']>;
 export const NewIncidentSchema = IncidentFieldsSchema.strict();
 export type NewIncident = z.input<typeof NewIncidentSchema>;
 
@@ -393,6 +404,7 @@ export function incidentFromResolution(input: {
   resolvedAt: Date;
   sessionId?: string;
   title?: string;
+  validation?: IncidentValidation;
 }): NewIncident {
   const { envelope } = input;
   return {
@@ -407,5 +419,6 @@ export function incidentFromResolution(input: {
     resolvedBy: input.resolvedBy,
     resolvedAt: input.resolvedAt.toISOString(),
     timeToResolveMs: Math.max(0, input.resolvedAt.getTime() - input.startedAt.getTime()),
+    ...(input.validation ? { validation: input.validation } : {}),
   };
 }

@@ -68,6 +68,8 @@ export const WorkflowRecordSchema = z.object({
   activeHypothesisId: z.string().optional(),
   handoffDomainsProposed: z.array(z.string()).default([]),
   reviewSeq: z.number().int().min(0).default(0),
+  /** Fresh triages that judged a reported fix: 1 when the first fix held. */
+  validationAttempts: z.number().int().min(0).default(0),
   currentPlanId: z.string().optional(),
   approvedPlanId: z.string().optional(),
   /** The break-glass override in force (or last in force), as the gate judges it. */

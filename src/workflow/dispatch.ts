@@ -5,6 +5,7 @@ import { AwaitPayloadSchema, runAwait } from './notifier.js';
 import * as review from './review-steps.js';
 import { RecordReadPayload, RecordTestPayload, RoutePayload, recordRead, recordTest, route } from './route.js';
 import * as steps from './session-steps.js';
+import { ValidateFixPayload, validateFix } from './validation-steps.js';
 
 /**
  * The workflow function's dispatch table, keyed by the `step` names the state machine definitions use. Each entry
@@ -44,6 +45,7 @@ export const WORKFLOW_STEPS: Readonly<Record<string, Entry>> = {
   'record-read': entry(RecordReadPayload, recordRead),
   'record-test': entry(RecordTestPayload, recordTest),
   'review-outcome': entry(review.ReviewOutcomePayload, review.reviewOutcome),
+  'validate-fix': entry(ValidateFixPayload, validateFix),
   'store-memory': entry(steps.StoreMemoryPayload, steps.storeMemory),
   close: entry(steps.ClosePayload, steps.close),
   'notify-failure': entry(steps.NotifyFailurePayload, steps.notifyFailure),

@@ -348,7 +348,12 @@ export async function route(deps: WorkflowDeps, p: z.infer<typeof RoutePayload>)
       return { action: 'review', reviewSeq: seq };
     }
     case 'FIX_REPORTED': {
+      // The evidence rules move the session back to GATHERING with what the fix must have removed; the state
+      // machine then triages again and validate-fix judges the result.
       await addEvidence(deps, session.id, evidenceFromResolved(request, at, message.userId));
+      await reply(
+        `:mag: Validating the fix: running the *${session.intent}* checks on \`${session.namespace}\` again before the incident is closed.`,
+      );
       return { action: 'resolved' };
     }
     case 'BREAK_GLASS_FORM':

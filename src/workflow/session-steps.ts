@@ -51,7 +51,15 @@ export const BlackboardPayload = z.object({
     .object({ findings: z.array(z.record(z.string(), z.unknown())), templates: z.array(z.string()) })
     .passthrough(),
 });
-export const StoreMemoryPayload = z.object({ step: z.literal('store-memory'), ...S });
+export const StoreMemoryPayload = z.object({
+  step: z.literal('store-memory'),
+  ...S,
+  /** The validate-fix result that let the incident close. */
+  validation: z
+    .object({ passed: z.boolean(), reason: z.string().min(1), attempts: z.number().int().min(1) })
+    .passthrough()
+    .optional(),
+});
 
 export async function resume(deps: WorkflowDeps, p: z.infer<typeof ResumePayload>) {
   const session = await deps.store.sessions.getRequired(p.sessionId);
@@ -412,6 +420,16 @@ export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMem
     startedAt: new Date(session.createdAt),
     resolvedAt: now,
     sessionId: p.sessionId,
+    ...(p.validation
+      ? {
+          validation: {
+            passed: p.validation.passed,
+            reason: p.validation.reason.slice(0, 2000),
+            attempts: p.validation.attempts,
+            at: now.toISOString(),
+          },
+        }
+      : {}),
   });
   let memoryId = p.sessionId;
   try {
@@ -421,7 +439,11 @@ export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMem
   }
   await recordEvent(deps, p.sessionId, 'memory.stored', {
     summary: `Stored as ${memoryId}`,
-    data: { memoryId, rootCause: rootCause.code },
+    data: {
+      memoryId,
+      rootCause: rootCause.code,
+      ...(p.validation ? { validated: p.validation.passed, validationAttempts: p.validation.attempts } : {}),
+    },
   });
   return { memoryId };
 }

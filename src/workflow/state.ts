@@ -4,6 +4,7 @@ import {
   type EvidenceItem,
   evidenceCompleteness,
   mergeEvidence,
+  validationOutcome,
 } from '../diagnosis/evidence.js';
 import type { DiagnosticState } from '../diagnosis/states.js';
 import { fixValidatedEvent } from '../memory/metrics.js';
@@ -24,10 +25,17 @@ export interface Transition {
   reason: string;
 }
 
+export interface ValidationResult {
+  passed: boolean;
+  reason: string;
+}
+
 export interface Progress {
   session: SessionRecord;
   workflow: WorkflowRecord;
   transitions: Transition[];
+  /** Fix validations the evidence concluded (passed, still failing, or not provable yet), in order. */
+  validations: ValidationResult[];
 }
 
 /** Adds evidence and lets the evidence rules move the session as far as they allow. */
@@ -40,7 +48,7 @@ export async function addEvidence(
   const at = deps.now().toISOString();
   const session = await deps.store.sessions.getRequired(sessionId);
   const transitions: Transition[] = [];
-  const validations: Array<{ passed: boolean; reason: string }> = [];
+  const validations: ValidationResult[] = [];
   const workflow = await deps.artifacts.mutateWorkflow(sessionId, deps.now(), (w) => {
     transitions.length = 0;
     validations.length = 0;
@@ -58,7 +66,9 @@ export async function addEvidence(
     for (const step of steps) {
       if (step.kind === 'transition') {
         transitions.push({ from: step.from, to: step.to, cause: step.cause, reason: step.reason });
-      } else validations.push({ passed: true, reason: step.reason });
+      }
+      const outcome = validationOutcome(step);
+      if (outcome) validations.push(outcome);
     }
     return {
       ...merged,
@@ -76,7 +86,7 @@ export async function addEvidence(
     const event = fixValidatedEvent(v.passed, v.reason);
     await recordEvent(deps, sessionId, event.type, { summary: event.summary, data: event.data });
   }
-  return { session: synced, workflow, transitions };
+  return { session: synced, workflow, transitions, validations };
 }
 
 /**
@@ -103,7 +113,7 @@ export async function forceState(
   const transitions: Transition[] = session.state === to ? [] : [{ from: session.state, to, cause, reason }];
   const synced = await syncSession(deps, sessionId, workflow, { state: to });
   for (const t of transitions) await recordEvent(deps, sessionId, 'state.changed', { summary: reason, data: { ...t } });
-  return { session: synced, workflow, transitions };
+  return { session: synced, workflow, transitions, validations: [] };
 }
 
 /** The session item's summary of the workflow: what status views and metrics read. */
