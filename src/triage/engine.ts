@@ -155,7 +155,7 @@ export async function runTriage(request: TriageRequest, deps: TriageDeps): Promi
   const rubrics = {
     safety: safetyRubric(nextActions),
     priority: priorityRubric(findings),
-    confidence: confidenceRubric(evidence.completeness, evidence.threshold, causes),
+    confidence: limitedConfidence(confidenceRubric(evidence.completeness, evidence.threshold, causes), causes, index),
   };
 
   const durationMs = Math.round(performance.now() - started);
@@ -174,7 +174,7 @@ export async function runTriage(request: TriageRequest, deps: TriageDeps): Promi
       why: routing.why,
     },
     rubrics,
-    summary: summarize(template, namespace, causes, findings, evidence, gathered.timedOut),
+    summary: summarize(template, namespace, causes, findings, evidence, gathered.timedOut, index.limited),
     evidence: {
       ...evidence,
       ...summarizeEvidence(template.domain, (kind) => index.objects.get(kind), index.limited),
@@ -235,30 +235,39 @@ function route(request: TriageRequest, deps: TriageDeps, resolve: Resolve): Rout
     const suggestions = names(resolution.suggestions);
     if (!resolution.intent || resolution.ambiguous) {
       const lead = resolution.ambiguous ? 'the request could mean several intents' : 'no intent matches the request';
-      throw new UnknownIntentError(
-        `${lead} "${clip(text, 120)}"${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : ''}`,
-        suggestions,
-      );
+      // With nothing near, the whole (short) list is the nearest honest answer.
+      const hint = suggestions.length
+        ? `; did you mean ${suggestions.join(', ')}?`
+        : `; nothing in it is close to a known intent (known: ${deps.templates.ids().join(', ')})`;
+      throw new UnknownIntentError(`${lead} "${clip(text, 120)}"${hint}`, suggestions);
     }
     template = deps.templates.get(resolution.intent);
     if (!template) throw new UnknownIntentError(`no template for intent "${resolution.intent}"`, suggestions);
     intentConfidence = clamp01(resolution.confidence);
     triggerMode = resolution.triggerMode;
-    why = resolution.why;
+    why = request.namespace ? withExplicitNamespace(resolution.why, request.namespace) : resolution.why;
   } else {
     throw new InvalidTriageRequestError('say what to triage: free text or an intent id');
   }
   const namespace = request.namespace ?? resolution?.namespace;
   if (namespace === undefined || namespace === '') {
+    // The dictionary explains a word it saw but could not take as a namespace ("in Payments": upper case).
+    const ignored = /\(("[^"]*" ignored: [^)]*)\)/.exec(resolution?.why ?? '')?.[1];
     throw new InvalidNamespaceError(
       '',
-      `no namespace given for ${template.id}; name it in the request ("in payments") or pass it explicitly`,
+      `no namespace given for ${template.id}${ignored ? ` (${ignored})` : ''}; name it in the request ("in payments") or pass it explicitly`,
     );
   }
   const invalid = explainInvalidNamespace(namespace);
   if (invalid)
     throw new InvalidNamespaceError(namespace, `"${clip(namespace, 80)}" is not a valid namespace: ${invalid}`);
   return { template, namespace, intentConfidence, triggerMode, why };
+}
+
+/** The dictionary explains where the namespace came from last; a namespace given explicitly replaces that part. */
+function withExplicitNamespace(why: string, namespace: string): string {
+  const stem = why.replace(/; (?:no namespace named|namespace from ").*$/, '');
+  return `${stem}; namespace "${namespace}" given explicitly`;
 }
 
 function suggestionsFor(intent: string, deps: TriageDeps, resolve: Resolve): string[] {
@@ -537,6 +546,15 @@ function analyze(
   return dedupeFindings(findings);
 }
 
+/** "Nothing wrong" read from a truncated list is not proof of health: it earns Medium at most. */
+function limitedConfidence(
+  confidence: TriageEnvelope['rubrics']['confidence'],
+  causes: readonly RankedCauseWithFinding[],
+  index: OutcomeIndex,
+): TriageEnvelope['rubrics']['confidence'] {
+  return confidence === 'High' && causes.length === 0 && index.limited.size > 0 ? 'Medium' : confidence;
+}
+
 /** Findings in the order their next actions should appear: ranked causes first, then the rest. */
 function orderForActions(findings: readonly Finding[], causes: readonly RankedCauseWithFinding[]): Finding[] {
   const lead = causes.map((c) => c.finding);
@@ -554,6 +572,7 @@ function summarize(
   findings: readonly Finding[],
   evidence: EvidenceAssessment,
   timedOut: boolean,
+  limited: ReadonlySet<ResourceKind> = new Set(),
 ): string {
   const required = template.evidence.required.length;
   const have = required - evidence.missing.length;
@@ -564,10 +583,14 @@ function summarize(
     parts.push(
       `${template.title} in ${namespace}: ${clip(top.summary, 200)} (${top.code}, ${top.finding.severity}, confidence ${top.confidence})${others > 0 ? `; ${others} more possible cause${others > 1 ? 's' : ''}` : ''}.`,
     );
+  } else if (evidence.present.length === 0) {
+    // Silence from a cluster that could not be read is not health.
+    parts.push(`${template.title} in ${namespace}: the cluster could not be read, so nothing can be concluded.`);
   } else {
     const notes = findings.length;
+    const seen = evidence.completeness < evidence.threshold ? 'no fault seen in what could be read' : 'no fault found';
     parts.push(
-      `${template.title} in ${namespace}: no fault found${notes > 0 ? ` (${notes} informational finding${notes > 1 ? 's' : ''})` : ''}.`,
+      `${template.title} in ${namespace}: ${seen}${notes > 0 ? ` (${notes} informational finding${notes > 1 ? 's' : ''})` : ''}.`,
     );
   }
   if (evidence.missing.length === 0) {
@@ -580,6 +603,10 @@ function summarize(
     parts.push(
       `Evidence incomplete (${have}/${required}, missing ${why.join('; ')})${evidence.completeness < evidence.threshold ? ' — treat this as provisional' : ''}.`,
     );
+  }
+  if (limited.size > 0) {
+    const kinds = [...limited].sort().join(', ');
+    parts.push(`Only part of the namespace's ${kinds} was read (list limit reached); faults beyond it are not seen.`);
   }
   if (timedOut) parts.push('The triage deadline passed; this is what was gathered in time.');
   return parts.join(' ');

@@ -5,12 +5,15 @@ import type { TriageTemplate } from './template.js';
 /**
  * Next actions come from the template's catalogue: an action whose `when` names a finding code (or one of the
  * finding's remediation keys) is offered for that finding's resource; `always` actions close the list. Actions for
- * the top-ranked cause come first. Mutating actions are withheld while the evidence is below threshold: nothing
- * that changes the cluster is suggested on a guess.
+ * the top-ranked cause come first. Mutating actions are withheld while the evidence is below threshold, and are
+ * offered only for findings that are faults now (medium severity or worse): nothing that changes the cluster is
+ * suggested on a guess or for history. Every action carries a rationale: the template's own, or the finding that
+ * made it relevant.
  */
 
 export interface NextActionInput {
-  template: Pick<TriageTemplate, 'nextActions'>;
+  /** `id` and `title` only word the rationale of `always` actions. */
+  template: Pick<TriageTemplate, 'nextActions'> & Partial<Pick<TriageTemplate, 'id' | 'title'>>;
   namespace: string;
   /** Findings in the order actions should follow (ranked causes first). */
   findings: readonly Finding[];
@@ -19,6 +22,7 @@ export interface NextActionInput {
 }
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z.]+)\s*\}\}/g;
+const ACTIONABLE: ReadonlySet<Finding['severity']> = new Set(['medium', 'high', 'critical']);
 
 /** Fill `{{namespace}}` and `{{resource.name|kind|namespace}}`; undefined when a placeholder has no value. */
 export function renderAction(text: string, namespace: string, resource: ResourceRef | undefined): string | undefined {
@@ -40,35 +44,43 @@ export function renderAction(text: string, namespace: string, resource: Resource
   return missing ? undefined : out;
 }
 
+function because(finding: Finding): string {
+  const { kind, name } = finding.resource;
+  return `Offered for ${finding.code} on ${kind} ${name} (${finding.severity}, confidence ${Math.round(finding.confidence * 100) / 100}).`;
+}
+
+function standing(input: NextActionInput, lead: Finding | undefined): string {
+  const intent = input.template.title ?? input.template.id ?? 'this';
+  const scope = input.template.title ? `"${intent}"` : intent;
+  return lead
+    ? `A standard read of every ${scope} triage, pointed at ${lead.resource.kind} ${lead.resource.name}.`
+    : `A standard read of every ${scope} triage; nothing faulty was found, so it checks the overall state.`;
+}
+
 export function buildNextActions(input: NextActionInput): SafetyClassifiedAction[] {
   const limit = input.limit ?? 8;
   const actions: SafetyClassifiedAction[] = [];
   const commands = new Set<string>();
-  const offer = (tpl: TriageTemplate['nextActions'][number], resource: ResourceRef | undefined) => {
+  const offer = (tpl: TriageTemplate['nextActions'][number], finding: Finding | undefined, fallback: string) => {
     if (actions.length >= limit) return;
-    if (tpl.type === 'mutating' && !input.allowMutating) return;
+    if (tpl.type === 'mutating' && (!input.allowMutating || !finding || !ACTIONABLE.has(finding.severity))) return;
+    const resource = finding?.resource;
     const command = renderAction(tpl.command, input.namespace, resource);
     const description = renderAction(tpl.description, input.namespace, resource);
     if (command === undefined || description === undefined || commands.has(command)) return;
     const rationale = tpl.rationale === undefined ? undefined : renderAction(tpl.rationale, input.namespace, resource);
     commands.add(command);
-    actions.push({
-      command,
-      type: tpl.type,
-      safety: tpl.safety,
-      description,
-      ...(rationale ? { rationale } : {}),
-    });
+    actions.push({ command, type: tpl.type, safety: tpl.safety, description, rationale: rationale || fallback });
   };
   for (const finding of input.findings) {
     const keys = new Set([finding.code, ...finding.remediation]);
     for (const tpl of input.template.nextActions) {
-      if (tpl.when !== 'always' && keys.has(tpl.when)) offer(tpl, finding.resource);
+      if (tpl.when !== 'always' && keys.has(tpl.when)) offer(tpl, finding, because(finding));
     }
   }
-  const lead = input.findings.find((f) => f.severity !== 'info')?.resource;
+  const lead = input.findings.find((f) => f.severity !== 'info');
   for (const tpl of input.template.nextActions) {
-    if (tpl.when === 'always') offer(tpl, lead);
+    if (tpl.when === 'always') offer(tpl, lead, standing(input, lead));
   }
   return actions;
 }

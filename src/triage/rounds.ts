@@ -154,19 +154,28 @@ async function performRead(read: ConcreteRead, ctx: RoundContext): Promise<ReadO
   if (spec.kind === 'logs') {
     const pod = read.name as string;
     const logNamespace = read.namespace ?? ctx.namespace;
-    const text = await abortable(
-      ctx.reader.logs(
-        {
-          namespace: logNamespace,
-          pod,
-          ...(read.container ? { container: read.container } : {}),
-          previous: spec.previous,
-          tailLines: spec.tailLines,
-        },
+    let text: string;
+    try {
+      text = await abortable(
+        ctx.reader.logs(
+          {
+            namespace: logNamespace,
+            pod,
+            ...(read.container ? { container: read.container } : {}),
+            previous: spec.previous,
+            tailLines: spec.tailLines,
+          },
+          ctx.signal,
+        ),
         ctx.signal,
-      ),
-      ctx.signal,
-    );
+      );
+    } catch (error) {
+      // The kubelet answers 400 when there is no such log to give ("previous terminated container not found",
+      // "container is waiting to start") and 404 when the pod has gone since it was listed. Both are facts about
+      // the pod, read successfully: the log does not exist, so nothing is missing from the evidence.
+      if (!isAbsentLog(error, ctx.signal)) throw error;
+      text = '';
+    }
     return {
       status: 'ok',
       readId: spec.id,
@@ -214,6 +223,12 @@ async function performRead(read: ConcreteRead, ctx: RoundContext): Promise<ReadO
     objects,
     ...(objects.length >= spec.maxItems ? { limited: true } : {}),
   };
+}
+
+function isAbsentLog(error: unknown, signal: AbortSignal): boolean {
+  const reason = reasonOf(error, signal);
+  if (reason === 'not-found') return true;
+  return reason === 'invalid' && (error as { status?: unknown } | null)?.status === 400;
 }
 
 /** Stops waiting the moment the overall deadline passes, even if a reader ignores its signal. */

@@ -16,14 +16,7 @@ import {
   breakGlassWarningView,
 } from '../slack/views/break-glass.js';
 import type { SessionRecord } from '../store/sessions.js';
-import {
-  DecisionSchema,
-  expireApproval,
-  markDecided,
-  postToSession,
-  SessionIdSchema,
-  StepInputError,
-} from './common.js';
+import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
 
@@ -150,7 +143,6 @@ export async function breakGlassExpired(deps: WorkflowDeps, p: z.infer<typeof Ex
 
 export async function breakGlassDenied(deps: WorkflowDeps, p: z.infer<typeof DeniedPayload>) {
   const session = await deps.store.sessions.getRequired(p.sessionId);
-  await markDecided(deps, p.sessionId, 'break-glass', 'denied', p.decision.userId);
   await audit(deps, 'denied', { sessionId: p.sessionId }, p.decision.userId ?? 'unknown', {
     requestId: p.requestId,
     note: p.decision.note ?? null,
@@ -186,7 +178,6 @@ export async function breakGlassGrant(deps: WorkflowDeps, p: z.infer<typeof Gran
     }),
     { now: deps.now },
   );
-  await markDecided(deps, p.sessionId, 'break-glass', 'approved', p.decision.userId);
   await audit(deps, 'granted', override, p.decision.userId, { requestId: p.requestId });
   await postToSession(
     deps,

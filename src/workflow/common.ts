@@ -91,28 +91,3 @@ export async function expireApproval(
     data: { kind, approvalId: id ?? null },
   });
 }
-
-/** Replaces a decided approval's buttons with who decided and when (the Slack side does this for clicks). */
-export async function markDecided(
-  deps: WorkflowDeps,
-  sessionId: string,
-  kind: string,
-  outcome: DecisionOutcome,
-  by?: string,
-): Promise<void> {
-  const pending = await deps.artifacts.getPending(sessionId, kind);
-  if (!pending?.messageTs) return;
-  await deps.slack
-    .update(
-      pending.channelId,
-      pending.messageTs,
-      decidedView({
-        outcome,
-        ...(by ? { by } : {}),
-        at: deps.now().toISOString(),
-        sessionId,
-        title: `${kind} request`,
-      }),
-    )
-    .catch(() => undefined);
-}

@@ -6,14 +6,7 @@ import { reviewPlan } from '../review/rubric.js';
 import { synthesizePlan } from '../review/synthesize.js';
 import { timeoutNoticeView } from '../slack/views/failure.js';
 import { approvedPlanView, planOutcomeView } from '../slack/views/plan.js';
-import {
-  DecisionSchema,
-  expireApproval,
-  markDecided,
-  postToSession,
-  SessionIdSchema,
-  StepInputError,
-} from './common.js';
+import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent, timelineSink } from './events.js';
 import { addEvidence } from './state.js';
@@ -157,13 +150,6 @@ export async function planRevise(deps: WorkflowDeps, p: z.infer<typeof RevisePay
     status: 'rejected',
     ...(p.decision.userId ? { decidedBy: p.decision.userId } : {}),
   });
-  await markDecided(
-    deps,
-    p.sessionId,
-    'plan-review',
-    p.decision.decision === 'deny' ? 'denied' : 'changes-requested',
-    p.decision.userId,
-  );
   await recordEvent(deps, p.sessionId, 'human_review_changes_requested', {
     actor: p.decision.userId ?? 'calmops',
     summary: note.slice(0, 2000),
@@ -200,10 +186,6 @@ export async function reviewDecided(deps: WorkflowDeps, p: z.infer<typeof Review
         ),
       );
     }
-  } else if (p.status === 'approved' || p.status === 'postmortem-complete') {
-    await markDecided(deps, p.sessionId, kind, p.status === 'approved' ? 'approved' : 'completed', by);
-  } else if (p.status === 'rejected') {
-    await markDecided(deps, p.sessionId, kind, 'denied', by);
   }
   if (p.status === 'postmortem-complete' && record?.requestId) {
     await recordEvent(deps, p.sessionId, 'break-glass.review-completed', {

@@ -13,7 +13,7 @@ import { similarIncidentsView } from '../slack/views/similar.js';
 import { type TriageEnvelope, TriageEnvelopeSchema } from '../triage/envelope.js';
 import { DomainSchema } from '../triage/findings.js';
 import type { SpecialistResult } from './cluster-steps.js';
-import { DecisionSchema, expireApproval, markDecided, postToSession, SessionIdSchema } from './common.js';
+import { DecisionSchema, expireApproval, postToSession, SessionIdSchema } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
 import { hypothesesFromCauses } from './reads.js';
@@ -298,7 +298,6 @@ export async function timeoutNotice(deps: WorkflowDeps, p: z.infer<typeof Timeou
 
 export async function handoffDenied(deps: WorkflowDeps, p: z.infer<typeof HandoffDeniedPayload>) {
   const session = await deps.store.sessions.getRequired(p.sessionId);
-  await markDecided(deps, p.sessionId, 'handoff', 'denied', p.decision.userId);
   await recordEvent(deps, p.sessionId, 'handoff.denied', {
     actor: p.decision.userId ?? 'calmops',
     summary: `Handoff to ${p.domain} declined`,
@@ -310,7 +309,6 @@ export async function handoffDenied(deps: WorkflowDeps, p: z.infer<typeof Handof
 
 export async function blackboard(deps: WorkflowDeps, p: z.infer<typeof BlackboardPayload>) {
   const result = p.result as unknown as SpecialistResult;
-  await markDecided(deps, p.sessionId, 'handoff', 'approved');
   const existing = await deps.store.blackboard.getSharedContext(p.sessionId);
   const key = (
     code: string | undefined,

@@ -5,6 +5,7 @@ import { DEMO_IDS, type StandInMessage } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
 import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
 import { createSlackDepsFromEnv } from '../../src/slack/runtime.js';
+import { withDefaultStorageClassFix } from '../integration/workflow-fixed-cluster.js';
 import { fixture, waitFor } from '../integration/workflow-harness.js';
 
 /**
@@ -179,7 +180,10 @@ describe('an incident through Slack, end to end', () => {
     expect(render(decidedPlan)).toMatch(new RegExp(`Approved by <@${senior}>`));
     expect(buttons(decidedPlan)).toEqual([]);
 
-    // Resolved from the button; the incident lands in memory.
+    // A human runs the approved plan (the served cluster is swapped for its fixed version); "resolved" re-runs the
+    // triage, sees the fault gone, and only then stores the incident in memory.
+    const broken = fixture('pvc-binding--no-default-storageclass');
+    stack.kube?.setObjects(withDefaultStorageClassFix(broken.objects), broken.logs);
     const resolved = await waitForButton(first.threadTs, 'session_resolved');
     await click(requester, resolved.message, resolved.button);
     await waitFor(
@@ -193,7 +197,10 @@ describe('an incident through Slack, end to end', () => {
       30_000,
     );
 
-    // A second, similar triage cites the first incident.
+    await waitForText(first.threadTs, /Fix validated/);
+
+    // The same fault comes back elsewhere in time: a second, similar triage cites the first incident.
+    stack.kube?.setObjects(broken.objects, broken.logs);
     const second = await triage('pvc stuck pending in student03');
     const cited = await waitForText(second.threadTs, /similar incident\(s\)/i);
     expect(render(cited)).toContain(first.sessionId);

@@ -68,7 +68,22 @@ describe('calmops triage', () => {
 
   const bad: Array<[string, string[], RegExp]> = [
     ['an unknown intent', ['--intent', 'pvc-bindng', '-n', 'a', '--snapshot', snapshot], /did you mean pvc-binding\?/],
-    ['text that matches no intent', ['what is for lunch in shop', '--snapshot', snapshot], /no intent matches/],
+    [
+      'text that matches no intent',
+      ['fix my printer in shop', '--snapshot', snapshot],
+      /no intent matches[^\n]*known: [^\n]*pvc-binding[\s\S]*calmops intents/,
+    ],
+    [
+      'text near several intents',
+      ['pods broken in shop', '--snapshot', snapshot],
+      /could mean several intents[^\n]*did you mean [a-z0-9-]+(, [a-z0-9-]+)+\?/,
+    ],
+    [
+      'an upper-case namespace in the text',
+      ['pvc pending in Payments', '--snapshot', snapshot],
+      /no namespace given for pvc-binding \("in Payments" ignored: namespaces are lower-case\)/,
+    ],
+    ['a namespace too long', ['pvc pending', '-n', 'a'.repeat(64), '--snapshot', snapshot], /not a valid namespace/],
     ['an invalid namespace', ['pvc pending', '-n', 'Bad_NS', '--snapshot', snapshot], /not a valid namespace/],
     ['a missing snapshot', ['pvc pending in a', '--snapshot', join(dir, 'nope.yaml')], /no such file/],
     ['a bad --now', [text, '--snapshot', snapshot, '--now', 'yesterday'], /--now: not an ISO time/],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TriageEnvelopeSchema } from '../../src/triage/envelope.js';
+import { type TriageEnvelope, TriageEnvelopeSchema } from '../../src/triage/envelope.js';
 import { pvcScenario, triageAt, withSnapshotServer } from './triage-helpers.js';
 
 /**
@@ -8,6 +8,29 @@ import { pvcScenario, triageAt, withSnapshotServer } from './triage-helpers.js';
  */
 
 const request = { text: 'Quick triage PVC binding in student03', timeoutMs: 2_000 };
+
+/** What each evidence type is read from, as the gap's detail names it. */
+const READS: Record<string, string> = {
+  pvcs: 'persistentvolumeclaims',
+  events: 'events',
+  storageclasses: 'storageclasses',
+  persistentvolumes: 'persistentvolumes',
+};
+
+/** `missing` lists what is missing; every entry has a gap that says which read failed and why. */
+function expectExplained(envelope: TriageEnvelope, why: RegExp): void {
+  expect(envelope.evidence.missing.length).toBeGreaterThan(0);
+  for (const type of envelope.evidence.missing) {
+    const gaps = envelope.evidence.gaps.filter((g) => g.type === type);
+    expect({ type, gaps: gaps.length > 0 }).toEqual({ type, gaps: true });
+    for (const gap of gaps) {
+      expect(gap.detail).toContain(READS[type] ?? type);
+      expect(gap.detail).toMatch(why);
+    }
+  }
+  const summarized = envelope.summary.match(/missing ([^)]*)\)/)?.[1] ?? '';
+  for (const type of envelope.evidence.missing) expect(summarized).toContain(type);
+}
 
 describe('triage against a misbehaving API server', () => {
   it('reports a healthy read as complete (baseline)', async () => {
@@ -27,6 +50,8 @@ describe('triage against a misbehaving API server', () => {
     expect(envelope.rubrics.confidence).toBe('Low');
     expect(envelope.rootCause).toEqual([]);
     expect(envelope.summary).toMatch(/Evidence incomplete \(0\/4/);
+    expectExplained(envelope, /cannot reach the API server/);
+    expect(envelope.summary).toMatch(/could not be read, so nothing can be concluded/);
   });
 
   it('returns what it has when the API server hangs past the deadline', async () => {
@@ -45,6 +70,7 @@ describe('triage against a misbehaving API server', () => {
     expect(envelope.evidence.completeness).toBeLessThan(envelope.evidence.threshold);
     expect(envelope.rubrics.confidence).toBe('Low');
     expect(envelope.summary).toMatch(/deadline passed/);
+    expectExplained(envelope, /timed out|deadline/);
   });
 
   it('names the kind it was forbidden to read', async () => {
@@ -68,6 +94,7 @@ describe('triage against a misbehaving API server', () => {
     // Without StorageClasses the analyzer cannot claim "no default class", and mutating advice is withheld.
     expect(envelope.rootCause.map((c) => c.code)).not.toContain('PVC_NO_DEFAULT_STORAGECLASS');
     expect(envelope.nextActions.every((a) => a.type === 'read-only')).toBe(true);
+    expectExplained(envelope, /forbidden/);
   });
 
   it('survives server errors on some requests', async () => {
@@ -88,6 +115,7 @@ describe('triage against a misbehaving API server', () => {
     ]);
     expect(envelope.evidence.completeness).toBe(0.5);
     expect(envelope.rubrics.confidence).toBe('Low');
+    expectExplained(envelope, /HTTP 50[03]|failed/);
   });
 
   it('stays deterministic under a seeded random fault rate', async () => {

@@ -205,6 +205,33 @@ describe('runTriage', () => {
     expect(b.execution.now).toBe(now.toISOString());
   });
 
+  it('does not call a truncated list healthy with high confidence', async () => {
+    const quiet = analyzer('quiet', () => []);
+    const capped = template({
+      id: 'capped',
+      analyzers: ['quiet'],
+      rounds: [{ name: 'pods', reads: [{ id: 'pods', kind: 'pods', evidence: 'pods', maxItems: 2 }] }],
+      evidence: { required: ['pods'] },
+    });
+    const run = (maxItems: number) =>
+      runTriage(
+        { intent: 'capped', namespace: 'shop' },
+        deps(undefined, {
+          templates: registry({
+            ...capped,
+            rounds: [{ ...capped.rounds[0]!, reads: [{ ...capped.rounds[0]!.reads[0]!, maxItems }] }],
+          }),
+          analyzers: { quiet },
+        }),
+      );
+    const truncated = await run(2);
+    expect(truncated.rubrics.confidence).toBe('Medium');
+    expect(truncated.summary).toMatch(/Only part of the namespace's pods was read \(list limit reached\)/);
+    const whole = await run(100);
+    expect(whole.rubrics.confidence).toBe('High');
+    expect(whole.summary).not.toMatch(/list limit/);
+  });
+
   it('keeps going when an analyzer throws', async () => {
     const logger = memoryLogger();
     const broken = analyzer('broken', () => {
@@ -240,6 +267,35 @@ describe('routing', () => {
     const envelope = await runTriage({ text: 'something in other', intent: 'crash-demo', namespace: 'shop' }, deps());
     expect(envelope.routing).toMatchObject({ intent: 'crash-demo', namespace: 'shop', intentConfidence: 1 });
     expect(envelope.routing.why).toMatch(/explicitly/);
+  });
+
+  it('says so when the namespace was given explicitly rather than found in the text', async () => {
+    const resolve = () => ({
+      intent: 'crash-demo',
+      confidence: 0.9,
+      why: 'matched "crash" (crash-demo synonyms); no namespace named',
+      suggestions: [],
+      ambiguous: false,
+      triggerMode: 'replace' as const,
+    });
+    const envelope = await runTriage({ text: 'crash', namespace: 'shop' }, deps(undefined, { resolveEntry: resolve }));
+    expect(envelope.routing.why).toBe('matched "crash" (crash-demo synonyms); namespace "shop" given explicitly');
+  });
+
+  it('lists the known intents when nothing in the text is near one', async () => {
+    const resolve = () => ({
+      confidence: 0,
+      why: 'no triage vocabulary recognized',
+      suggestions: [],
+      ambiguous: false,
+      triggerMode: 'observe' as const,
+    });
+    const error = await runTriage(
+      { text: 'fix the printer in shop' },
+      deps(undefined, { resolveEntry: resolve }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnknownIntentError);
+    expect((error as Error).message).toMatch(/nothing in it is close to a known intent \(known: crash-demo\)/);
   });
 
   it('refuses unknown intents with suggestions', async () => {

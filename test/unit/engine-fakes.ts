@@ -32,10 +32,12 @@ export interface FakeReader extends ClusterReader {
 function matchesField(o: KubeObject, selector: string | undefined): boolean {
   if (!selector) return true;
   return selector.split(',').every((term) => {
-    const [path, want] = term.split('=') as [string, string];
+    const [, path, op, want] = /^([^!=]+)(!=|==|=)(.*)$/.exec(term) as unknown as [string, string, string, string];
     let value: unknown = o;
     for (const key of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[key];
-    return value === want;
+    // As the API server does, a field that is absent compares as the empty string.
+    const actual = value === undefined ? '' : String(value);
+    return op === '!=' ? actual !== want : actual === want;
   });
 }
 

@@ -139,6 +139,43 @@ describe('next actions', () => {
     ]);
   });
 
+  it("gives every action a rationale: the template's, or the finding that made it relevant", () => {
+    const actions = buildNextActions({
+      template: t,
+      namespace: 'shop',
+      findings: [f({ code: 'CONFIG_ERROR', confidence: 0.9, remediation: ['fix-config'] })],
+      allowMutating: true,
+    });
+    expect(actions.map((a) => a.rationale)).toEqual([
+      'Offered for CONFIG_ERROR on Pod web-1 (high, confidence 0.9).',
+      'A standard read of every "Demo triage" triage, pointed at Pod web-1.',
+    ]);
+    const own = template({
+      ...t,
+      nextActions: [{ ...t.nextActions[0]!, rationale: 'Describe shows {{resource.name}} events in one place.' }],
+    });
+    const [described] = buildNextActions({
+      template: own,
+      namespace: 'shop',
+      findings: [f({ code: 'X' })],
+      allowMutating: false,
+    });
+    expect(described?.rationale).toBe('Describe shows web-1 events in one place.');
+  });
+
+  it('offers mutating actions only for current faults, never for low-severity history', () => {
+    const offered = (severity: 'low' | 'medium', allowMutating = true) =>
+      buildNextActions({
+        template: t,
+        namespace: 'shop',
+        findings: [f({ code: 'CONFIG_ERROR', severity, remediation: ['fix-config'] })],
+        allowMutating,
+      }).map((a) => a.type);
+    expect(offered('medium')).toEqual(['mutating', 'read-only']);
+    expect(offered('low')).toEqual(['read-only']);
+    expect(offered('medium', false)).toEqual(['read-only']);
+  });
+
   it('skips an action whose placeholders cannot be filled', () => {
     expect(buildNextActions({ template: t, namespace: 'shop', findings: [], allowMutating: true })).toEqual([]);
     expect(renderAction('kubectl get {{resource.kind}}', 'shop', undefined)).toBeUndefined();

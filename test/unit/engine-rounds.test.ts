@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/cluster/types.js';
+import type { KubeObject, LogQuery } from '../../src/cluster/types.js';
+import { ClusterReadError } from '../../src/cluster/types.js';
 import type { ReadOutcome, Round } from '../../src/triage/rounds.js';
 import { executeRound, reasonOf, substitute } from '../../src/triage/rounds.js';
 import { ReadSpecSchema } from '../../src/triage/template.js';
@@ -105,6 +106,45 @@ describe('executeRound', () => {
       ctx(reader, { pods: [pods] }),
     );
     expect(outcome).toMatchObject({ status: 'nothing-to-follow', evidence: 'logs' });
+  });
+
+  it('records a log the kubelet does not have (400, 404) as read and empty, but a refused log as a gap', async () => {
+    const pods: ReadOutcome = {
+      status: 'ok',
+      readId: 'pods',
+      evidence: 'pods',
+      kind: 'pods',
+      label: 'pods',
+      objects: [pod('web-1', { restarts: 3 }), pod('web-2', { restarts: 2 }), pod('web-3', { restarts: 1 })],
+    };
+    const answers: Record<string, () => never> = {
+      'web-1': () => {
+        throw new ClusterReadError('previous terminated container "app" in pod "web-1" not found', 'invalid', 400);
+      },
+      'web-2': () => {
+        throw new ClusterReadError('pods "web-2" not found', 'not-found', 404);
+      },
+      'web-3': () => {
+        throw new ClusterReadError('pods "web-3" is forbidden', 'forbidden', 403);
+      },
+    };
+    const reader = { ...fakeReader({ objects: {} }), logs: async (q: LogQuery) => answers[q.pod]!() };
+    const outcomes = await executeRound(
+      round({
+        id: 'logs',
+        kind: 'logs',
+        previous: true,
+        evidence: 'logs',
+        forEach: { read: 'pods', where: 'restarting', each: 'container' },
+      }),
+      ctx(reader as unknown as ReturnType<typeof fakeReader>, { pods: [pods] }),
+    );
+    expect(outcomes.map((o) => [o.label, o.status, o.status === 'ok' && o.kind === 'logs' ? o.log.text : ''])).toEqual([
+      ['logs web-1/app (previous)', 'ok', ''],
+      ['logs web-2/app (previous)', 'ok', ''],
+      ['logs web-3/app (previous)', 'failed', ''],
+    ]);
+    expect(outcomes[2]).toMatchObject({ reason: 'forbidden' });
   });
 
   it('classifies reader failures by reason', async () => {

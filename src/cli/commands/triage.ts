@@ -97,9 +97,23 @@ function parse(args: string[]): Parsed {
   };
 }
 
+/**
+ * A quoted request that starts with a dash (`calmops triage "-n payments crashloop"`) is text, not an option: an
+ * argument that begins with `-` and holds a space is moved behind `--` so the entry dictionary reads it whole.
+ */
+function textFirst(args: string[]): string[] {
+  const end = args.indexOf('--');
+  const head = end < 0 ? args : args.slice(0, end);
+  const tail = end < 0 ? [] : args.slice(end + 1);
+  const isText = (a: string) => a.startsWith('-') && /\s/.test(a.trim());
+  const texts = head.filter(isText);
+  if (texts.length === 0) return args;
+  return [...head.filter((a) => !isText(a)), '--', ...texts, ...tail];
+}
+
 function parseRaw(args: string[]) {
   return parseArgs({
-    args,
+    args: textFirst(args),
     allowPositionals: true,
     strict: true,
     options: {
