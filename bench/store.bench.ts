@@ -2,7 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureTable, localClientOptions, startLocalDynamo } from '../local/dynamodb/index.js';
+import { MemoryRepository } from '../src/memory/repository.js';
 import { createDocumentClient, createDynamoClient, createStore } from '../src/store/index.js';
+import { corpus, FAMILIES, prng, variant } from '../test/integration/memory-support.js';
 
 export interface LatencySummary {
   n: number;
@@ -18,7 +20,11 @@ export interface StoreBenchResults {
   node: string;
   generatedAt: string;
   metrics: Record<string, LatencySummary>;
+  memorySearch: { storedIncidents: number; maxRequestsPerSearch: number; top5Rate: number };
 }
+
+/** Incidents stored before the memory search is timed: the ranking test's corpus size. */
+const MEMORY_INCIDENTS = 500;
 
 /** Nearest-rank percentile over sorted samples. */
 export function latencySummary(samples: number[]): LatencySummary {
@@ -83,6 +89,22 @@ export default async function storeBench(
       if (measured) roundTrip.push(performance.now() - start);
     }
 
+    // Similar-incident search, as the workflow runs it when a session opens: one held-out envelope at a time.
+    const memory = new MemoryRepository(createDocumentClient(base), 'calmops-bench');
+    const imported = await memory.importIncidents(corpus(MEMORY_INCIDENTS / FAMILIES.length, 11));
+    const random = prng(4242);
+    const search: number[] = [];
+    let maxRequests = 0;
+    let top5 = 0;
+    for (let i = 0; i < warmup + iterations; i++) {
+      const family = FAMILIES[i % FAMILIES.length] as (typeof FAMILIES)[number];
+      const query = variant(family, random, 500_000 + i);
+      const { matches, stats } = await timed(i < warmup ? [] : search, () => memory.search(query, { limit: 5 }));
+      if (i < warmup) continue;
+      maxRequests = Math.max(maxRequests, stats.requests);
+      if (matches.some((m) => m.incident.rootCause.summary === family.id)) top5++;
+    }
+
     const results: StoreBenchResults = {
       name: 'store',
       backend: 'dynalite 4 (in memory, same process)',
@@ -93,8 +115,22 @@ export default async function storeBench(
         inboxAppend: latencySummary(append),
         inboxClaim: latencySummary(claim),
         inboxAppendConsume: latencySummary(roundTrip),
+        memorySearch: latencySummary(search),
+      },
+      memorySearch: {
+        storedIncidents: imported.stored,
+        maxRequestsPerSearch: maxRequests,
+        top5Rate: Math.round((top5 / search.length) * 1000) / 1000,
       },
     };
+    for (const [name, m] of Object.entries(results.metrics)) {
+      process.stdout.write(
+        `${name.padEnd(20)} p50 ${m.p50Ms.toFixed(1)} ms  p99 ${m.p99Ms.toFixed(1)} ms  (n=${m.n})\n`,
+      );
+    }
+    process.stdout.write(
+      `memory search over ${imported.stored} incidents: ≤${maxRequests} requests/search, family in top 5 for ${results.memorySearch.top5Rate * 100}%\n`,
+    );
     await mkdir(dirname(RESULTS_FILE), { recursive: true });
     await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
     return results;

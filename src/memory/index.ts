@@ -1,3 +1,4 @@
+export * from './collect.js';
 export * from './fingerprint.js';
 export * from './metrics.js';
 export * from './repository.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { type ApprovalFacts, decidersFor } from '../slack/policy.js';
-import { type DecisionOutcome, decidedView } from '../slack/views/decided.js';
+import { decidedView } from '../slack/views/decided.js';
 import type { ThreadMessage } from '../slack/views/limits.js';
 import type { SessionRecord } from '../store/sessions.js';
 import type { WorkflowDeps } from './deps.js';

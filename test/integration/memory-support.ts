@@ -7,8 +7,8 @@ import { ensureTable } from '../../src/store/create-table.js';
 import type { Domain } from '../../src/triage/findings.js';
 
 /** dynalite in memory with the calmops table, and a document client for it. */
-export async function startMemoryTable(tableName = 'calmops-memory-test') {
-  const dynamo = await startLocalDynamo();
+export async function startMemoryTable(tableName = 'calmops-memory-test', start: { worker?: boolean } = {}) {
+  const dynamo = await startLocalDynamo(start.worker ? { worker: true } : {});
   const options = localClientOptions(dynamo.endpoint);
   await ensureTable(createDynamoClient(options), tableName);
   const client = createDocumentClient(options);

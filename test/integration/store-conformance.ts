@@ -45,14 +45,17 @@ function newSession(overrides: Record<string, unknown> = {}) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Retries until the update lands, with jittered exponential backoff (what every real caller should do). */
+/**
+ * Retries until the update lands, with jittered exponential backoff (what every real caller should do). The 1 s cap
+ * keeps 100 contenders busy without long idle gaps: a 3 s cap made the same run three to four times slower.
+ */
 async function retryOnStale<T>(run: () => Promise<T>): Promise<{ value: T; attempts: number }> {
   for (let attempts = 1; ; attempts++) {
     try {
       return { value: await run(), attempts };
     } catch (error) {
       if (!(error instanceof StaleVersionError)) throw error;
-      await sleep(Math.random() * Math.min(3000, 10 * 2 ** attempts));
+      await sleep(Math.random() * Math.min(1000, 10 * 2 ** attempts));
     }
   }
 }

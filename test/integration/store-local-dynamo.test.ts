@@ -121,3 +121,52 @@ describe('startLocalDynamo on a taken port', () => {
     }
   });
 });
+
+describe('startLocalDynamo in a worker thread', () => {
+  it('serves the same API, keeps data on disk across restarts and closes cleanly', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calmops-dynamo-'));
+    try {
+      const first = await startLocalDynamo({ dataDir: dir, worker: true });
+      expect(first.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      await expect(startLocalDynamo({ dataDir: dir, worker: true })).rejects.toThrow(/in use by process/);
+      const base = createDynamoClient(localClientOptions(first.endpoint));
+      expect(await ensureTable(base, 'calmops')).toEqual({ created: true });
+      const store = createStore({ client: createDocumentClient(base), tableName: 'calmops' });
+      const session = await store.sessions.create({
+        intent: 'pods-pending',
+        namespace: 'payments',
+        channelId: 'C1',
+        requester: 'U1',
+      });
+      base.destroy();
+      await first.close();
+      await first.close();
+
+      const second = await startLocalDynamo({ dataDir: dir, worker: true });
+      const again = createDynamoClient(localClientOptions(second.endpoint));
+      expect(await ensureTable(again, 'calmops')).toEqual({ created: false });
+      const reread = createStore({ client: createDocumentClient(again), tableName: 'calmops' });
+      expect(await reread.sessions.get(session.id)).toEqual(session);
+      again.destroy();
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a taken port and releases the data directory', async () => {
+    const first = await startLocalDynamo();
+    const port = Number(new URL(first.endpoint).port);
+    const dir = await mkdtemp(join(tmpdir(), 'calmops-dynamo-'));
+    try {
+      await expect(startLocalDynamo({ port, dataDir: dir, worker: true })).rejects.toThrow(
+        /Could not start dynalite on 127.0.0.1:\d+/,
+      );
+      const again = await startLocalDynamo({ dataDir: dir, worker: true });
+      await again.close();
+    } finally {
+      await first.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

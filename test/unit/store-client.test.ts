@@ -9,6 +9,11 @@ describe('store client', () => {
     expect(tableNameFromEnv({ [TABLE_NAME_ENV]: 'calmops-prod' })).toBe('calmops-prod');
   });
 
+  it('reads the variable the CDK stack and the local stack set on every function', () => {
+    expect(TABLE_NAME_ENV).toBe('CALMOPS_TABLE');
+    expect(tableNameFromEnv({ CALMOPS_TABLE: 'calmops-live' })).toBe('calmops-live');
+  });
+
   it('uses an explicit endpoint when given one', async () => {
     const base = createDynamoClient({ endpoint: 'http://127.0.0.1:1', region: 'eu-west-1' });
     const endpoint = await base.config.endpoint?.();
