@@ -1,0 +1,184 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Sandbox } from './sandbox/server.js';
+
+/** The request shape the Slack Lambda receives from its function URL, and its answer. */
+export interface SlackHttpRequest {
+  headers: Record<string, string>;
+  body: string;
+  isBase64Encoded: boolean;
+}
+
+export interface SlackHttpResponse {
+  statusCode: number;
+  headers?: Record<string, string | number | boolean>;
+  body?: string;
+}
+
+export type SlackHttpHandler = (request: SlackHttpRequest) => Promise<SlackHttpResponse>;
+
+export interface HealthReport {
+  ok: boolean;
+  services: Record<string, { url: string; up: boolean }>;
+}
+
+export interface LocalHttpServerOptions {
+  /** 0 or absent picks a free port. */
+  port?: number;
+  host?: string;
+  /** The same function the Lambda runs for `/slack/events`. */
+  slack: SlackHttpHandler;
+  sandbox?: Sandbox;
+  /** Root of the Slack Web API stand-in, for the `/_slack/*` readout. */
+  standInOrigin?: string;
+  /** What `/healthz` reports; 200 only when `ok`. */
+  health: () => Promise<HealthReport>;
+}
+
+export interface LocalHttpServer {
+  /** e.g. `http://127.0.0.1:3000` */
+  origin: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export class LocalHttpServerError extends Error {
+  override readonly name = 'LocalHttpServerError';
+}
+
+const MAX_SLACK_BODY = 1024 * 1024;
+const READOUTS: Record<string, string> = {
+  '/_slack/calls': '/_calls',
+  '/_slack/messages': '/_messages',
+  '/_slack/views': '/_views',
+};
+
+async function readRaw(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+/** Lambda function URLs hand over lower-cased header names with repeated values joined by commas. */
+function lambdaHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}
+
+async function slackEvents(request: IncomingMessage, response: ServerResponse, handler: SlackHttpHandler) {
+  const raw = await readRaw(request, MAX_SLACK_BODY);
+  if (raw === undefined) {
+    sendJson(response, 413, { error: 'request body too large' });
+    return;
+  }
+  // The body goes over as base64 of the bytes received, so the signature is checked on exactly what Slack signed.
+  const answer = await handler({
+    headers: lambdaHeaders(request),
+    body: raw.toString('base64'),
+    isBase64Encoded: true,
+  });
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  const body = answer.body ?? '';
+  headers['content-length'] = String(Buffer.byteLength(body));
+  response.writeHead(answer.statusCode, headers);
+  response.end(body);
+}
+
+async function readout(response: ServerResponse, standInOrigin: string, path: string, search: string) {
+  const upstream = await fetch(`${standInOrigin}${path}${search}`);
+  const text = await upstream.text();
+  response.writeHead(upstream.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
+  response.end(text);
+}
+
+/**
+ * The one local HTTP endpoint people and harnesses talk to: `/slack/events` (the Lambda's handler), `/healthz`,
+ * the sandbox page under `/sandbox/`, and a read-only view of what the bot sent to Slack under `/_slack/`.
+ */
+export async function startLocalHttpServer(options: LocalHttpServerOptions): Promise<LocalHttpServer> {
+  const server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+      try {
+        if (url.pathname === '/slack/events') {
+          if (request.method !== 'POST') sendJson(response, 405, { error: 'Slack sends POST requests here' });
+          else await slackEvents(request, response, options.slack);
+          return;
+        }
+        if (url.pathname === '/healthz' && request.method === 'GET') {
+          const report = await options.health();
+          sendJson(response, report.ok ? 200 : 503, report);
+          return;
+        }
+        const upstream = READOUTS[url.pathname];
+        if (upstream !== undefined && request.method === 'GET' && options.standInOrigin !== undefined) {
+          await readout(response, options.standInOrigin, upstream, url.search);
+          return;
+        }
+        if (options.sandbox !== undefined && (await options.sandbox.handle(request, response))) return;
+        if (url.pathname === '/' && request.method === 'GET' && options.sandbox !== undefined) {
+          response.writeHead(302, { location: '/sandbox/' });
+          response.end();
+          return;
+        }
+        sendJson(response, 404, { error: `nothing at ${url.pathname}` });
+      } catch (error) {
+        if (!response.headersSent) sendJson(response, 500, { error: (error as Error).message });
+        else response.destroy();
+      }
+    })();
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new LocalHttpServerError(
+          error.code === 'EADDRINUSE'
+            ? `port ${options.port} is already in use; set PORT to another port`
+            : `could not listen on ${host}:${options.port ?? 0}: ${error.message}`,
+          { cause: error },
+        ),
+      ),
+    );
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    origin: `http://${host}:${port}`,
+    port,
+    close() {
+      closing ??= (async () => {
+        await options.sandbox?.close();
+        await new Promise<void>((resolve, reject) => {
+          server.close((error) => (error ? reject(error) : resolve()));
+          server.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { createHmac } from 'node:crypto';
+
+/** The headers Slack adds to every request it sends to an app, signed with the app's signing secret. */
+export interface SignedHeaders {
+  'content-type': string;
+  'x-slack-request-timestamp': string;
+  'x-slack-signature': string;
+  'user-agent': string;
+}
+
+export const SLACK_USER_AGENT = 'Slackbot 1.0 (+https://api.slack.com/robots)';
+
+/**
+ * Slack's v0 request signature: `v0=` + hex HMAC-SHA256 of `v0:<timestamp>:<raw body>` keyed with the signing
+ * secret. The body must be the exact bytes that go on the wire, so callers sign the string they then send.
+ */
+export function slackSignature(signingSecret: string, timestamp: number, body: string): string {
+  const digest = createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex');
+  return `v0=${digest}`;
+}
+
+export function signedHeaders(
+  signingSecret: string,
+  body: string,
+  contentType: 'application/json' | 'application/x-www-form-urlencoded',
+  now: Date = new Date(),
+): SignedHeaders {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return {
+    'content-type': contentType,
+    'x-slack-request-timestamp': String(timestamp),
+    'x-slack-signature': slackSignature(signingSecret, timestamp, body),
+    'user-agent': SLACK_USER_AGENT,
+  };
+}

@@ -1,0 +1,69 @@
+import { App, type Logger, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { SlackAppDeps, SlackLogger } from '../src/slack/deps.js';
+import { registerActions } from '../src/slack/handlers/actions.js';
+import { registerCommand } from '../src/slack/handlers/command.js';
+import { registerEvents } from '../src/slack/handlers/events.js';
+import { registerSubmissions } from '../src/slack/handlers/submissions.js';
+
+export interface SocketModeOptions {
+  /** The app-level token (`xapp-…`) with the `connections:write` scope. */
+  appToken: string;
+  deps: SlackAppDeps;
+}
+
+export interface SocketModeApp {
+  stop(): Promise<void>;
+}
+
+export class SocketModeError extends Error {
+  override readonly name = 'SocketModeError';
+}
+
+function boltLogger(logger: SlackLogger): Logger {
+  let level = LogLevel.WARN;
+  return {
+    debug: () => {},
+    info: () => {},
+    warn: (...msg: unknown[]) => logger.warn(msg.map(String).join(' ')),
+    error: (...msg: unknown[]) => logger.error(msg.map(String).join(' ')),
+    setLevel: (l: LogLevel) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+/**
+ * The same Bolt handlers the Lambda runs, connected to a real Slack workspace over Socket Mode instead of
+ * signed HTTP: no public URL is needed, so a laptop can serve a real workspace. Slack delivers the same payloads
+ * over the socket, and `ack()` answers there.
+ */
+export async function startSocketMode(options: SocketModeOptions): Promise<SocketModeApp> {
+  if (!/^xapp-/.test(options.appToken)) {
+    throw new SocketModeError('SLACK_APP_TOKEN must be an app-level token (xapp-…) with connections:write');
+  }
+  const { deps } = options;
+  const logger = boltLogger(deps.logger ?? { debug() {}, info() {}, warn() {}, error() {} });
+  const receiver = new SocketModeReceiver({ appToken: options.appToken, logger, logLevel: LogLevel.WARN });
+  const app = new App({ token: deps.botToken, receiver, logger });
+  app.error(async (error) => {
+    deps.logger?.error('unhandled error in a Slack handler', { error: error.message, code: error.code });
+  });
+  registerCommand(app, deps);
+  registerEvents(app, deps);
+  registerActions(app, deps);
+  registerSubmissions(app, deps);
+  try {
+    await app.start();
+  } catch (error) {
+    throw new SocketModeError(`could not connect to Slack in Socket Mode: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return {
+    async stop() {
+      await app.stop();
+    },
+  };
+}

@@ -1,0 +1,414 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { constants as osConstants } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadSnapshotFiles } from '../src/cluster/snapshot.js';
+import type { KubeObject } from '../src/cluster/types.js';
+import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
+import { type HealthReport, type LocalHttpServer, type SlackHttpHandler, startLocalHttpServer } from './http-server.js';
+import { createBotClient } from './sandbox/bot-client.js';
+import { createSandbox, type Sandbox } from './sandbox/server.js';
+import { buildWorkspace, sandboxChannels } from './sandbox/workspace.js';
+import { type SlackStandIn, startSlackStandIn } from './slack/index.js';
+import type { SocketModeApp } from './socket-mode.js';
+import type { LocalStack } from './stack.js';
+
+/**
+ * `npm start`: the whole product on one machine. DynamoDB (dynalite, on disk under `.calmops/`), the local Step
+ * Functions endpoint running the three machines on the real handlers, a Kubernetes snapshot API server with the
+ * demo cluster (or your snapshot, or your cluster), the Slack Web API stand-in, and the bot's `/slack/events`
+ * served by the Lambda's own handler, with the Slack sandbox page in front. With SLACK_BOT_TOKEN and
+ * SLACK_APP_TOKEN the same handlers serve a real workspace over Socket Mode instead.
+ */
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface StartOptions {
+  /** The environment to honour (PORT, SLACK_SIGNING_SECRET, KUBECONFIG, CALMOPS_SNAPSHOT, SLACK_*_TOKEN). */
+  env?: Env;
+  /** Where state lives between runs; CALMOPS_DATA_DIR, else `.calmops` in the working directory. */
+  dataDir?: string;
+  /** Overrides PORT; 0 picks a free port. */
+  port?: number;
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Passed to the local stack (tests shorten timeouts). */
+  approvalTimeoutSeconds?: number;
+  waitTimeScale?: number;
+  /** How long the sandbox waits for the bot's ack (Slack waits 3 s). */
+  ackTimeoutMs?: number;
+}
+
+export type ClusterSource =
+  | { kind: 'demo'; file: string }
+  | { kind: 'snapshot'; file: string }
+  | { kind: 'kubeconfig'; file: string };
+
+export interface RunningCalmops {
+  mode: 'sandbox' | 'socket';
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  sandboxUrl: string;
+  cluster: ClusterSource;
+  /** Namespaces of the served snapshot with what is wrong in each (demo), or just their names. */
+  namespaces: { namespace: string; problem?: string; try?: string }[];
+  stack: LocalStack;
+  standIn?: SlackStandIn;
+  sandbox?: Sandbox;
+  http: LocalHttpServer;
+  health(): Promise<HealthReport>;
+  close(): Promise<void>;
+}
+
+export class StartError extends Error {
+  override readonly name = 'StartError';
+}
+
+const DEFAULT_PORT = 3000;
+
+function value(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function portFrom(env: Env): number {
+  const raw = value(env, 'PORT');
+  if (raw === undefined) return DEFAULT_PORT;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65_535) throw new StartError(`PORT must be a port number 0–65535, got "${raw}"`);
+  return port;
+}
+
+/** The signing secret: yours from SLACK_SIGNING_SECRET, else one generated once and kept in the data directory. */
+async function signingSecret(env: Env, dataDir: string): Promise<string> {
+  const given = value(env, 'SLACK_SIGNING_SECRET');
+  if (given !== undefined) return given;
+  const file = join(dataDir, 'signing-secret');
+  try {
+    const stored = (await readFile(file, 'utf8')).trim();
+    if (/^[0-9a-f]{32,}$/.test(stored)) return stored;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new StartError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  const generated = randomBytes(32).toString('hex');
+  await writeFile(file, `${generated}\n`, { mode: 0o600 });
+  return generated;
+}
+
+export function clusterSource(env: Env): ClusterSource {
+  const kubeconfig = value(env, 'KUBECONFIG');
+  if (kubeconfig !== undefined) {
+    // KUBECONFIG may list several files; the first one is the cluster to read, as for kubectl's current context.
+    const first = kubeconfig.split(delimiter).find((p) => p !== '');
+    if (first !== undefined) return { kind: 'kubeconfig', file: resolve(first) };
+  }
+  const snapshot = value(env, 'CALMOPS_SNAPSHOT');
+  if (snapshot !== undefined) return { kind: 'snapshot', file: resolve(snapshot) };
+  return { kind: 'demo', file: DEMO_SNAPSHOT };
+}
+
+function namespacesOf(objects: readonly KubeObject[]): string[] {
+  return [...new Set(objects.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined))].sort();
+}
+
+function probe(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((done) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    const finish = (up: boolean) => {
+      socket.destroy();
+      done(up);
+    };
+    socket.setTimeout(500, () => finish(false));
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
+
+export async function startCalmops(options: StartOptions = {}): Promise<RunningCalmops> {
+  const env = options.env ?? process.env;
+  const dataDir = resolve(options.dataDir ?? value(env, 'CALMOPS_DATA_DIR') ?? join(process.cwd(), '.calmops'));
+  await mkdir(dataDir, { recursive: true });
+  const port = options.port ?? portFrom(env);
+  const secret = await signingSecret(env, dataDir);
+  const cluster = clusterSource(env);
+  const botToken = value(env, 'SLACK_BOT_TOKEN');
+  const appToken = value(env, 'SLACK_APP_TOKEN');
+  const socketMode = botToken !== undefined && appToken !== undefined;
+
+  let snapshot: { objects: KubeObject[]; logs: Record<string, string> } | undefined;
+  if (cluster.kind !== 'kubeconfig') snapshot = await loadSnapshotFiles(cluster.file);
+  const namespaces =
+    cluster.kind === 'demo'
+      ? DEMO_NAMESPACES.map((d) => ({ namespace: d.namespace, problem: d.problem, try: d.try }))
+      : namespacesOf(snapshot?.objects ?? []).map((namespace) => ({ namespace }));
+
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
+  };
+  try {
+    // The stand-in is started here rather than by the stack so that it knows the sandbox's channels.
+    const standIn = socketMode ? undefined : await startSlackStandIn({ channels: sandboxChannels() });
+    if (standIn !== undefined) closers.push(() => standIn.close());
+    // Loaded here, not at the top, so that `main` can set up warning handling before the AWS SDK loads.
+    const { startLocalStack } = await import('./stack.js');
+    const stack = await startLocalStack({
+      dataDir,
+      snapshot:
+        cluster.kind === 'kubeconfig' ? { kubeconfigFile: cluster.file } : (snapshot as { objects: KubeObject[] }),
+      slackApiUrl: standIn?.url ?? 'https://slack.com/api/',
+      signingSecret: secret,
+      logLevel: options.logLevel ?? 'WARN',
+      ...(options.approvalTimeoutSeconds === undefined
+        ? {}
+        : { approvalTimeoutSeconds: options.approvalTimeoutSeconds }),
+      ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
+    });
+    closers.push(() => stack.close());
+
+    let slackHandler: SlackHttpHandler;
+    let socket: SocketModeApp | undefined;
+    if (socketMode) {
+      // The workflow functions read their environment on first use, so the real token reaches them before any post.
+      stack.env['SLACK_BOT_TOKEN'] = botToken;
+      stack.env['SLACK_API_URL'] = 'https://slack.com/api/';
+      const { createSlackDepsFromEnv } = await import('../src/slack/runtime.js');
+      const { startSocketMode } = await import('./socket-mode.js');
+      socket = await startSocketMode({ appToken, deps: await createSlackDepsFromEnv(stack.env) });
+      closers.push(() => socket?.stop() ?? Promise.resolve());
+      slackHandler = async () => ({ statusCode: 404, body: 'calmops runs in Socket Mode; Slack does not post here' });
+    } else {
+      // The Lambda's handler reads the same variables the stack configured its functions with.
+      Object.assign(process.env, stack.env);
+      // Powertools loggers the Slack function creates itself follow this level (INFO in Lambda).
+      process.env['POWERTOOLS_LOG_LEVEL'] ??= options.logLevel ?? 'WARN';
+      const { handleSlackHttp } = await import('../functions/slack.js');
+      slackHandler = async (request) => handleSlackHttp(request);
+    }
+
+    let origin = '';
+    const sandbox =
+      standIn === undefined
+        ? undefined
+        : createSandbox({
+            standIn,
+            workspace: buildWorkspace({ channels: sandboxChannels() }),
+            bot: createBotClient({
+              url: () => `${origin}/slack/events`,
+              signingSecret: secret,
+              ...(options.ackTimeoutMs === undefined ? {} : { timeoutMs: options.ackTimeoutMs }),
+            }),
+            historyFile: join(dataDir, 'sandbox-history.json'),
+          });
+    if (sandbox !== undefined) closers.push(async () => sandbox.close());
+
+    const services = (): Record<string, string> => ({
+      dynamodb: stack.endpoints.dynamodb,
+      stepfunctions: stack.endpoints.sfn,
+      ...(stack.endpoints.kubernetes === undefined ? {} : { kubernetes: stack.endpoints.kubernetes }),
+      ...(standIn === undefined ? {} : { slack: standIn.origin }),
+    });
+    const health = async (): Promise<HealthReport> => {
+      const entries = await Promise.all(
+        Object.entries(services()).map(async ([name, url]) => [name, { url, up: await probe(url) }] as const),
+      );
+      return { ok: entries.every(([, s]) => s.up), services: Object.fromEntries(entries) };
+    };
+    const http = await startLocalHttpServer({
+      port,
+      slack: slackHandler,
+      ...(sandbox === undefined ? {} : { sandbox }),
+      ...(standIn === undefined ? {} : { standInOrigin: standIn.origin }),
+      health,
+    });
+    closers.push(() => http.close());
+    origin = http.origin;
+    // The page's script is bundled in the background, so the first visit does not wait for it.
+    void sandbox?.warm().catch(() => undefined);
+
+    return {
+      mode: socketMode ? 'socket' : 'sandbox',
+      origin,
+      sandboxUrl: `${origin}/sandbox/`,
+      cluster,
+      namespaces,
+      stack,
+      ...(standIn === undefined ? {} : { standIn }),
+      ...(sandbox === undefined ? {} : { sandbox }),
+      http,
+      health,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The one block `npm start` prints. */
+export function banner(running: RunningCalmops): string {
+  const lines: string[] = [];
+  if (running.mode === 'socket') {
+    lines.push('calmops is connected to your Slack workspace (Socket Mode).', '');
+  } else {
+    lines.push(`calmops is running: open ${running.sandboxUrl}`, '');
+  }
+  const where =
+    running.cluster.kind === 'kubeconfig'
+      ? `your cluster (${running.cluster.file})`
+      : running.cluster.kind === 'snapshot'
+        ? `snapshot ${running.cluster.file}`
+        : 'the demo cluster';
+  lines.push(`Reading ${where}.`);
+  if (running.namespaces.length > 0) {
+    const width = Math.max(...running.namespaces.map((n) => n.namespace.length));
+    const problemWidth = Math.max(...running.namespaces.map((n) => n.problem?.length ?? 0));
+    for (const n of running.namespaces) {
+      const problem = n.problem === undefined ? '' : `  ${n.problem.padEnd(problemWidth)}`;
+      lines.push(`  ${n.namespace.padEnd(width)}${problem}${n.try ? `  ${n.try}` : ''}`.trimEnd());
+    }
+  }
+  lines.push('');
+  if (running.cluster.kind !== 'kubeconfig') {
+    lines.push('Real cluster: KUBECONFIG=~/.kube/config npm start   (read-only: get, list, watch)');
+    lines.push('Own snapshot: CALMOPS_SNAPSHOT=incident.yaml npm start');
+  }
+  if (running.mode === 'sandbox') {
+    lines.push(`Slack endpoint: ${running.origin}/slack/events   health: ${running.origin}/healthz`);
+  }
+  lines.push('Ctrl-C stops everything; sessions are kept in .calmops/ for the next start.');
+  return lines.join('\n');
+}
+
+/** Keeps the start-up block readable: the AWS SDK's notice about future Node versions says nothing about calmops. */
+function quietNodeVersionNotice(): void {
+  const defaults = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (`${warning.name} ${warning.message}`.includes('NodeVersionSupportWarning')) return;
+    for (const listener of defaults) listener(warning);
+  });
+}
+
+/** Runs `npm start` in this process until Ctrl-C. */
+export async function main(): Promise<void> {
+  quietNodeVersionNotice();
+  let running: RunningCalmops;
+  try {
+    running = await startCalmops();
+  } catch (error) {
+    process.stderr.write(`calmops could not start: ${(error as Error).message}\n`);
+    process.exitCode = error instanceof StartError ? 2 : 1;
+    return;
+  }
+  process.stdout.write(`${banner(running)}\n`);
+  let stoppingSince: number | undefined;
+  const stop = (signal: string) => {
+    if (stoppingSince !== undefined) {
+      // The same Ctrl-C can arrive twice (from the terminal and relayed by the launcher); a later one means "now".
+      if (Date.now() - stoppingSince > 1000) process.exit(130);
+      return;
+    }
+    stoppingSince = Date.now();
+    process.stdout.write(`\n${signal}: stopping calmops…\n`);
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`error while stopping: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (process.send !== undefined) {
+    process.on('disconnect', () => stop('launcher exited'));
+    // The channel must not keep the process alive on its own.
+    process.channel?.unref();
+  }
+}
+
+const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Bundles `main` and everything it imports into one file with esbuild, leaving packages to Node. Each module keeps
+ * its own `import.meta.url`, so files found next to the sources (templates, state machines, the demo cluster, the
+ * sandbox page) are found exactly as before. The bundle lives under node_modules so that packages resolve from it.
+ */
+async function bundleStart(): Promise<string> {
+  const { build } = await import('esbuild');
+  const dir = join(repositoryRoot, 'node_modules', '.cache', 'calmops');
+  const out = join(dir, 'start.mjs');
+  const temporary = join(dir, `start.${process.pid}.mjs`);
+  await mkdir(dir, { recursive: true });
+  await build({
+    stdin: {
+      contents: "import { main } from './local/start.ts';\nawait main();\n",
+      resolveDir: repositoryRoot,
+      loader: 'ts',
+      sourcefile: 'npm-start.ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    keepNames: true,
+    outfile: temporary,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'keep-module-location',
+        setup(builder) {
+          builder.onLoad({ filter: /\.ts$/ }, async (args) => ({
+            contents: (await readFile(args.path, 'utf8')).replace(
+              /\bimport\.meta\.url\b/g,
+              JSON.stringify(pathToFileURL(args.path).href),
+            ),
+            loader: 'ts',
+          }));
+        },
+      },
+    ],
+  });
+  await rename(temporary, out);
+  return out;
+}
+
+/**
+ * `npm start` runs under tsx, whose loader hooks make loading the stack's thousands of modules take seconds. The
+ * same code bundled loads in a fraction of that, so this process only bundles, runs the bundle in plain Node, and
+ * passes signals and the exit status through. Should bundling fail, everything runs here instead.
+ */
+async function launch(): Promise<void> {
+  let bundle: string;
+  try {
+    bundle = await bundleStart();
+  } catch {
+    await main();
+    return;
+  }
+  // The IPC channel tells the child when this process is gone, however it ended, so no stack is left behind.
+  const child = spawn(process.execPath, [bundle], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: process.env,
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      child.kill(signal);
+    });
+  }
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  process.exitCode = code ?? (signal === null ? 1 : 128 + (osConstants.signals[signal] ?? 0));
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.env['CALMOPS_START_IN_PROCESS'] === '1') await main();
+  else await launch();
+}

@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxState } from '../../local/sandbox/server.js';
+
+/**
+ * `npm start` as a person runs it: a separate process that prints one block, answers /healthz, serves the Slack
+ * endpoint and the sandbox, stops cleanly on Ctrl-C, and finds its sessions again on the next start.
+ */
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+let dataDir: string;
+const children: ChildProcess[] = [];
+
+interface Started {
+  child: ChildProcess;
+  origin: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function start(): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', CALMOPS_DATA_DIR: dataDir, KUBECONFIG: '', CALMOPS_SNAPSHOT: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 90_000;
+  let origin: string | undefined;
+  while (origin === undefined && Date.now() < deadline && child.exitCode === null) {
+    origin = /open (http:\/\/127\.0\.0\.1:\d+)\/sandbox\//.exec(output)?.[1];
+    if (origin === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (origin === undefined) {
+    child.kill('SIGKILL');
+    throw new Error(`npm start printed no sandbox URL:\n${output}`);
+  }
+  return { child, origin, output: () => output, exited };
+}
+
+async function compose(origin: string, text: string): Promise<void> {
+  const response = await fetch(`${origin}/sandbox/api/compose`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: 'UREQUESTER', channel: 'CINCIDENTS', text }),
+  });
+  expect(response.status).toBe(200);
+}
+
+async function state(origin: string): Promise<SandboxState> {
+  return (await (await fetch(`${origin}/sandbox/api/state`)).json()) as SandboxState;
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'calmops-start-'));
+});
+
+afterAll(async () => {
+  // A failed assertion must not leave a stack running.
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('starts, prints one block, stops on Ctrl-C, and resumes stored sessions on the next start', async () => {
+    const first = await start();
+    const health = await fetch(`${first.origin}/healthz`);
+    expect(health.status).toBe(200);
+    const report = (await health.json()) as { services: Record<string, { up: boolean }> };
+    expect(Object.keys(report.services).sort()).toEqual(['dynamodb', 'kubernetes', 'slack', 'stepfunctions']);
+    expect(first.output()).toContain('payments');
+    expect(first.output()).toContain('KUBECONFIG=');
+    expect(first.output()).not.toContain('NodeVersionSupportWarning');
+
+    // The generated signing secret is kept for the next start, readable only by its owner.
+    const secretFile = join(dataDir, 'signing-secret');
+    expect((await stat(secretFile)).mode & 0o077).toBe(0);
+    const secret = await readFile(secretFile, 'utf8');
+
+    // An unsigned request to the Slack endpoint is refused by the Lambda's handler.
+    const unsigned = await fetch(`${first.origin}/slack/events`, { method: 'POST', body: '{}' });
+    expect(unsigned.status).toBe(401);
+
+    await compose(first.origin, '/triage crashloop in orders');
+    const sessionId = await waitFor(async () => {
+      const started = (await state(first.origin)).messages.find((m) => /session `?([0-9A-Z]{26})/.test(m.text));
+      return started === undefined ? undefined : /session `?([0-9A-Z]{26})/.exec(started.text)?.[1];
+    }, 'the session to start');
+    const rootTs = await waitFor(async () => {
+      const messages = (await (await fetch(`${first.origin}/_slack/messages?channel=CINCIDENTS`)).json()) as {
+        ts: string;
+        text: string;
+        thread_ts?: string;
+      }[];
+      const envelope = messages.find(
+        (m) => m.thread_ts !== undefined && m.text.startsWith('Triage crashloop-analysis'),
+      );
+      return envelope?.thread_ts;
+    }, 'the envelope in the thread');
+
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+
+    const second = await start();
+    try {
+      expect(await readFile(secretFile, 'utf8')).toBe(secret);
+      // The conversation is back on the page, and the store still knows the open session.
+      expect((await state(second.origin)).messages.some((m) => m.ts === rootTs)).toBe(true);
+      await compose(second.origin, '/triage list');
+      await waitFor(async () => {
+        const messages = (await state(second.origin)).messages;
+        return messages.some((m) => m.ephemeral_to === 'UREQUESTER' && JSON.stringify(m).includes(sessionId))
+          ? true
+          : undefined;
+      }, 'the stored session in /triage list');
+    } finally {
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+    }
+  });
+});
