@@ -115,7 +115,7 @@ describe('an incident through Slack, end to end', () => {
       `a ${actionId} button`,
       async () => {
         for (const m of thread(threadTs).slice(after)) {
-          const button = buttons(m).find((b) => b.action_id === actionId);
+          const button = buttons(m).find((b) => b.action_id === actionId || b.action_id.startsWith(`${actionId}:`));
           if (button !== undefined) return { message: m, button };
         }
         return undefined;

@@ -200,10 +200,12 @@ describe('buttons and modals through the real handler', () => {
       user: string,
       sessionId: string,
       values: { senior?: string; justification?: string; state?: string; minutes?: string },
+      view: { viewId?: string; hash?: string } = {},
     ) =>
       send(
         h.handle,
         viewSubmissionBody({
+          ...view,
           callbackId: 'breakglass_request',
           user,
           privateMetadata: JSON.stringify({ s: sessionId, c: DEMO_IDS.incidents }),
@@ -231,6 +233,19 @@ describe('buttons and modals through the real handler', () => {
       expect(h.workflow.delivered).toEqual([]);
       const audit = (await h.store.timeline.list(session.id)).filter((e) => e.type === 'policy.refused');
       expect(audit).toHaveLength(1);
+    });
+
+    it('files a corrected resubmission of the same view, and only once on a double click', async () => {
+      const { session } = await openSession(h);
+      // Slack keeps the view id and hash when the user fixes a field after a validation error.
+      const view = { viewId: `VFIX${session.id}`, hash: '1700000000.fixed' };
+      const refused = JSON.parse((await submit(requester, session.id, { senior: requester }, view)).body) as {
+        response_action: string;
+      };
+      expect(refused.response_action).toBe('errors');
+      expect((await submit(requester, session.id, {}, view)).body).toBe('');
+      expect((await submit(requester, session.id, {}, view)).body).toBe('');
+      expect(h.workflow.delivered.filter((d) => d.sessionId === session.id)).toHaveLength(1);
     });
 
     it('returns field errors for a non-senior approver, a thin justification and a bad time limit', async () => {

@@ -67,6 +67,26 @@ const envelope: TriageEnvelope = {
 };
 
 describe('thread views', () => {
+  it('gives every hypothesis button its own action_id, as Slack requires within a block', () => {
+    const message = envelopeView({
+      sessionId: 'S1',
+      envelope,
+      state: 'ANALYZING',
+      hypotheses: [1, 2, 3].map((rank) => ({
+        id: `h${rank}`,
+        rank,
+        code: `CODE_${rank}`,
+        summary: `cause ${rank}`,
+        confidence: 0.9 - rank / 10,
+      })),
+    });
+    expect(messageBlockProblems(message.blocks)).toEqual([]);
+    const ids = [...JSON.stringify(message.blocks).matchAll(/"action_id":"(hypothesis_choose[^"]*)"/g)].map(
+      (m) => m[1],
+    );
+    expect(ids).toEqual(['hypothesis_choose:1', 'hypothesis_choose:2', 'hypothesis_choose:3']);
+  });
+
   it('keeps an oversized envelope within Slack limits and points to the full report', () => {
     const message = envelopeView({
       sessionId: 'S1',

@@ -18,7 +18,8 @@ export const ACTIONS = {
   approve: 'approval_approve',
   deny: 'approval_deny',
   requestChanges: 'approval_request_changes',
-  hypothesis: 'hypothesis_choose',
+  /** Matched by prefix: every hypothesis button of one message needs its own action_id. */
+  hypothesis: /^hypothesis_choose(:\d+)?$/,
   resolved: 'session_resolved',
   breakGlassOpen: 'breakglass_open',
 } as const;
@@ -228,7 +229,7 @@ export function registerActions(app: App, deps: SlackAppDeps): void {
   const logger = deps.logger ?? console;
 
   const onClick = (
-    actionId: string,
+    actionId: string | RegExp,
     run: (click: ClickContext) => Promise<void>,
     options: { dedupe?: boolean } = { dedupe: true },
   ) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { App, ViewOutput } from '@slack/bolt';
 import { z } from 'zod';
 import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
@@ -141,8 +142,10 @@ export function registerSubmissions(app: App, deps: SlackAppDeps): void {
 
   app.view(BREAK_GLASS_CALLBACK, async ({ ack, body, view }) => {
     try {
-      // A resubmission of the same view (double click on Submit) must not file two requests.
-      if (!(await deps.store.dedupe.firstDelivery(`view:${view.id}:${view.hash}`))) {
+      // A double click on Submit must not file two requests, but a corrected resubmission after a validation error
+      // must go through: Slack keeps the view hash across it, so the submitted values are part of the key.
+      const submitted = createHash('sha256').update(JSON.stringify(view.state.values)).digest('hex').slice(0, 32);
+      if (!(await deps.store.dedupe.firstDelivery(`view:${view.id}:${view.hash}:${submitted}`))) {
         await ack();
         return;
       }

@@ -52,7 +52,8 @@ export function hypothesisChoiceBlocks(sessionId: string, hypotheses: readonly H
     actions(
       `hypotheses:${sessionId}`,
       shown.map((h) =>
-        button(`Test #${h.rank} ${h.code}`, 'hypothesis_choose', JSON.stringify({ s: sessionId, h: h.id })),
+        // Slack refuses two buttons with one action_id in a block, so each carries its rank after the shared prefix.
+        button(`Test #${h.rank} ${h.code}`, `hypothesis_choose:${h.rank}`, JSON.stringify({ s: sessionId, h: h.id })),
       ),
     ),
   ];
