@@ -8,9 +8,12 @@ import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadSnapshotFiles } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
+import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
 import { type HealthReport, type LocalHttpServer, type SlackHttpHandler, startLocalHttpServer } from './http-server.js';
+import type { SnapshotServer } from './kube/server.js';
 import { createBotClient } from './sandbox/bot-client.js';
+import type { SandboxDemoCluster } from './sandbox/demo-routes.js';
 import { createSandbox, type Sandbox } from './sandbox/server.js';
 import { buildWorkspace, sandboxChannels } from './sandbox/workspace.js';
 import { type SlackStandIn, startSlackStandIn } from './slack/index.js';
@@ -58,6 +61,8 @@ export interface RunningCalmops {
   stack: LocalStack;
   standIn?: SlackStandIn;
   sandbox?: Sandbox;
+  /** Runs and restores the demo namespaces' fixes (the sandbox's "Demo cluster" panel); only with the demo. */
+  demoCluster?: DemoClusterControl;
   http: LocalHttpServer;
   health(): Promise<HealthReport>;
   close(): Promise<void>;
@@ -114,6 +119,36 @@ export function clusterSource(env: Env): ClusterSource {
 
 function namespacesOf(objects: readonly KubeObject[]): string[] {
   return [...new Set(objects.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined))].sort();
+}
+
+/**
+ * What the sandbox may do to the served cluster. Only the demo has fixes to run; for your own cluster or snapshot
+ * the panel says why it is absent and what to do instead.
+ */
+export function sandboxDemoCluster(
+  cluster: ClusterSource,
+  served: { snapshot?: { objects: readonly KubeObject[]; logs: Record<string, string> }; kube?: SnapshotServer },
+): SandboxDemoCluster {
+  if (cluster.kind === 'kubeconfig') {
+    return {
+      unavailable: `calmops is reading your cluster (${cluster.file}) and never changes it: run the approved plan there yourself, then say "resolved" in the incident's thread.`,
+    };
+  }
+  if (cluster.kind === 'snapshot') {
+    return {
+      unavailable: `calmops is serving your snapshot (${cluster.file}), which has no fixes to run. To validate a fix, start again with a snapshot taken after it (sessions are kept), then say "resolved" in the incident's thread.`,
+    };
+  }
+  const { snapshot, kube } = served;
+  if (snapshot === undefined || kube === undefined) {
+    return { unavailable: 'The demo cluster is not served by the snapshot server here, so it cannot be changed.' };
+  }
+  return {
+    control: createDemoClusterControl({
+      broken: snapshot,
+      serve: (fixed) => kube.setObjects(fixed.objects, fixed.logs),
+    }),
+  };
 }
 
 function probe(url: string): Promise<boolean> {
@@ -193,6 +228,13 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
     }
 
     let origin = '';
+    const demoCluster =
+      standIn === undefined
+        ? undefined
+        : sandboxDemoCluster(cluster, {
+            ...(snapshot === undefined ? {} : { snapshot }),
+            ...(stack.kube ? { kube: stack.kube } : {}),
+          });
     const sandbox =
       standIn === undefined
         ? undefined
@@ -205,6 +247,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
               ...(options.ackTimeoutMs === undefined ? {} : { timeoutMs: options.ackTimeoutMs }),
             }),
             historyFile: join(dataDir, 'sandbox-history.json'),
+            ...(demoCluster === undefined ? {} : { demoCluster }),
           });
     if (sandbox !== undefined) closers.push(async () => sandbox.close());
 
@@ -241,6 +284,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       stack,
       ...(standIn === undefined ? {} : { standIn }),
       ...(sandbox === undefined ? {} : { sandbox }),
+      ...(demoCluster !== undefined && 'control' in demoCluster ? { demoCluster: demoCluster.control } : {}),
       http,
       health,
       close,
@@ -273,6 +317,9 @@ export function banner(running: RunningCalmops): string {
       const problem = n.problem === undefined ? '' : `  ${n.problem.padEnd(problemWidth)}`;
       lines.push(`  ${n.namespace.padEnd(width)}${problem}${n.try ? `  ${n.try}` : ''}`.trimEnd());
     }
+  }
+  if (running.cluster.kind === 'demo' && running.mode === 'sandbox') {
+    lines.push('', 'After a plan is approved, run its fix from "Demo cluster" in the sandbox, then say "resolved".');
   }
   lines.push('');
   if (running.cluster.kind !== 'kubeconfig') {

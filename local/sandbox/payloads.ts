@@ -75,11 +75,9 @@ export interface UserMessageInput {
   threadTs?: string;
 }
 
-/** The `message` event of a person's message (`channel_type` channel or im). */
-export function messageEvent(workspace: SandboxWorkspace, input: UserMessageInput): Record<string, unknown> {
-  const channel = workspace.channels.find((c) => c.id === input.channel);
+/** The fields Slack repeats in every event about one person's message. */
+function userMessageFields(workspace: SandboxWorkspace, input: UserMessageInput): Record<string, unknown> {
   return {
-    type: 'message',
     user: input.user,
     text: input.text,
     ts: input.ts,
@@ -89,6 +87,15 @@ export function messageEvent(workspace: SandboxWorkspace, input: UserMessageInpu
     blocks: richTextBlocks(input.text),
     channel: input.channel,
     event_ts: input.ts,
+  };
+}
+
+/** The `message` event of a person's message (`channel_type` channel or im). */
+export function messageEvent(workspace: SandboxWorkspace, input: UserMessageInput): Record<string, unknown> {
+  const channel = workspace.channels.find((c) => c.id === input.channel);
+  return {
+    type: 'message',
+    ...userMessageFields(workspace, input),
     channel_type: channel?.isIm ? 'im' : 'channel',
   };
 }
@@ -97,15 +104,7 @@ export function messageEvent(workspace: SandboxWorkspace, input: UserMessageInpu
 export function appMentionEvent(workspace: SandboxWorkspace, input: UserMessageInput): Record<string, unknown> {
   return {
     type: 'app_mention',
-    user: input.user,
-    text: input.text,
-    ts: input.ts,
-    ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
-    client_msg_id: randomUUID(),
-    team: workspace.teamId,
-    blocks: richTextBlocks(input.text),
-    channel: input.channel,
-    event_ts: input.ts,
+    ...userMessageFields(workspace, input),
   };
 }
 

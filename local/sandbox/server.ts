@@ -2,9 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import type { DemoClusterView } from '../demo/control.js';
 import type { RecordedCall, SlackStandIn, StandInMessage, StandInView } from '../slack/server.js';
 import { type ClientAssets, loadClientAssets } from './assets.js';
 import { type BotAnswer, type BotClient, failureName } from './bot-client.js';
+import {
+  answerDemoRoute,
+  demoClusterView,
+  isCrossOrigin,
+  isDemoRoute,
+  type SandboxDemoCluster,
+} from './demo-routes.js';
 import {
   type ActionInput,
   appHomeOpenedEvent,
@@ -33,6 +41,11 @@ export interface SandboxOptions {
    * still there after a restart of the stand-in, which keeps messages in memory only.
    */
   historyFile?: string;
+  /**
+   * The demo cluster the page may run fixes on (under `/_sandbox/demo`), or why there is none (your own cluster or
+   * snapshot). Absent: none, without a reason.
+   */
+  demoCluster?: SandboxDemoCluster;
 }
 
 /** A message shown by Slack itself rather than the app: a slash command that failed, an unknown command. */
@@ -51,6 +64,8 @@ export interface SandboxState {
   /** Open modals per user, bottom of the stack first. */
   modals: Record<string, StandInView[]>;
   homes: Record<string, StandInView>;
+  /** The demo cluster's namespaces and whether each one's fix was run, or why there is nothing to fix here. */
+  demoCluster: DemoClusterView;
 }
 
 export interface Sandbox {
@@ -310,7 +325,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     await loadHistory();
     const messages = conversation();
     if (version() !== savedVersion) scheduleSave();
-    return { version: version(), messages, notices: [...notices], modals, homes };
+    return {
+      version: version(),
+      messages,
+      notices: [...notices],
+      modals,
+      homes,
+      demoCluster: demoClusterView(options.demoCluster),
+    };
   };
 
   const sendEvent = (event: Record<string, unknown>) => bot(eventCallbackBody(workspace, event), 'application/json');
@@ -546,6 +568,20 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async handle(request, response) {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
       const path = url.pathname;
+      if (isDemoRoute(path)) {
+        if (isCrossOrigin(request.headers)) {
+          sendJson(response, 403, { error: 'the demo cluster is changed only from the sandbox page itself' });
+          return true;
+        }
+        try {
+          const answer = answerDemoRoute(request.method ?? 'GET', path, options.demoCluster);
+          if (answer.changed) bump();
+          sendJson(response, answer.status, answer.body);
+        } catch (error) {
+          sendJson(response, 500, { error: (error as Error).message });
+        }
+        return true;
+      }
       if (path !== '/sandbox' && !path.startsWith('/sandbox/')) return false;
       try {
         if (request.method === 'GET') {

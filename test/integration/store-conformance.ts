@@ -55,7 +55,7 @@ async function retryOnStale<T>(run: () => Promise<T>): Promise<{ value: T; attem
       return { value: await run(), attempts };
     } catch (error) {
       if (!(error instanceof StaleVersionError)) throw error;
-      await sleep(Math.random() * Math.min(1000, 10 * 2 ** attempts));
+      await sleep(Math.random() * Math.min(250, 10 * 2 ** attempts));
     }
   }
 }

@@ -1,7 +1,9 @@
+import type { DemoClusterChange } from '../../demo/control.js';
 import type { StandInMessage, StandInView } from '../../slack/server.js';
 import type { SandboxNotice, SandboxState } from '../server.js';
 import type { SandboxChannel, SandboxWorkspace } from '../workspace.js';
 import { type BlockContext, collectState, hasValue, renderBlocks } from './blocks.js';
+import { demoChangeMessage, renderDemoPanel } from './demo-panel.js';
 import { escapeHtml } from './html.js';
 import { mrkdwnToHtml, plainToHtml } from './mrkdwn.js';
 
@@ -24,6 +26,8 @@ interface Ui {
   modalFailure?: string;
   modalKey: string;
   busy: number;
+  /** Demo namespaces whose fix or restore is on its way. */
+  demoBusy: Set<string>;
 }
 
 const $ = <T extends HTMLElement>(selector: string): T => {
@@ -45,12 +49,20 @@ async function api<T>(path: string, body?: unknown): Promise<T> {
 
 const ui: Ui = {
   workspace: undefined as unknown as SandboxWorkspace,
-  state: { version: '', messages: [], notices: [], modals: {}, homes: {} },
+  state: {
+    version: '',
+    messages: [],
+    notices: [],
+    modals: {},
+    homes: {},
+    demoCluster: { available: false, reason: 'Reading the demo cluster…' },
+  },
   me: '',
   pane: { kind: 'channel', channel: '' },
   modalErrors: {},
   modalKey: '',
   busy: 0,
+  demoBusy: new Set(),
 };
 
 function userName(id: string): string | undefined {
@@ -167,6 +179,7 @@ function renderSidebar(): void {
     `<button type="button" class="side-item${homeActive ? ' active' : ''}" data-home>◎ ${escapeHtml(
       ui.workspace.botName,
     )} <span class="side-hint">Home</span></button>`;
+  $('#sidebar-demo').innerHTML = renderDemoPanel(ui.state.demoCluster, ui.demoBusy);
 }
 
 function stickToBottom(node: HTMLElement, render: () => void): void {
@@ -484,6 +497,23 @@ async function closeModal(): Promise<void> {
   });
 }
 
+/** Plays the engineer who runs the approved plan (or undoes it) on one demo namespace. */
+async function changeDemo(action: 'fix' | 'restore', namespace: string): Promise<void> {
+  if (ui.demoBusy.has(namespace)) return;
+  ui.demoBusy.add(namespace);
+  renderSidebar();
+  try {
+    await busy(async () => {
+      const answer = await api<DemoClusterChange>(`/_sandbox/demo/${encodeURIComponent(namespace)}/${action}`, {});
+      toast(demoChangeMessage(action, answer.namespace, answer.changed));
+      await refreshNow();
+    });
+  } finally {
+    ui.demoBusy.delete(namespace);
+    renderSidebar();
+  }
+}
+
 function openHome(): void {
   ui.pane = { kind: 'home' };
   delete ui.thread;
@@ -506,6 +536,12 @@ function wire(): void {
     const interactive = target.closest<HTMLElement>('button[data-interactive]');
     if (interactive !== null) {
       void interact(interactive);
+      return;
+    }
+    const demo = target.closest<HTMLElement>('button[data-demo-action]');
+    if (demo !== null) {
+      const action = demo.dataset['demoAction'] === 'restore' ? 'restore' : 'fix';
+      void changeDemo(action, demo.dataset['namespace'] ?? '');
       return;
     }
     const thread = target.closest<HTMLElement>('[data-open-thread]');
