@@ -1,9 +1,10 @@
-import { App, type Logger, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import type { SlackAppDeps, SlackLogger } from '../src/slack/deps.js';
+import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { SlackAppDeps } from '../src/slack/deps.js';
 import { registerActions } from '../src/slack/handlers/actions.js';
 import { registerCommand } from '../src/slack/handlers/command.js';
 import { registerEvents } from '../src/slack/handlers/events.js';
 import { registerSubmissions } from '../src/slack/handlers/submissions.js';
+import { boltLogger } from '../src/slack/receiver.js';
 
 export interface SocketModeOptions {
   /** The app-level token (`xapp-…`) with the `connections:write` scope. */
@@ -17,21 +18,6 @@ export interface SocketModeApp {
 
 export class SocketModeError extends Error {
   override readonly name = 'SocketModeError';
-}
-
-function boltLogger(logger: SlackLogger): Logger {
-  let level = LogLevel.WARN;
-  return {
-    debug: () => {},
-    info: () => {},
-    warn: (...msg: unknown[]) => logger.warn(msg.map(String).join(' ')),
-    error: (...msg: unknown[]) => logger.error(msg.map(String).join(' ')),
-    setLevel: (l: LogLevel) => {
-      level = l;
-    },
-    getLevel: () => level,
-    setName: () => {},
-  };
 }
 
 /**

@@ -273,6 +273,26 @@ function containersOf(o: KubeObject): Json[] {
   return list(o.spec?.template?.spec?.containers);
 }
 
+/** The wide-output Containers and Images columns shared by every workload with a pod template. */
+const podTemplateColumns: readonly Column[] = [
+  {
+    name: 'Containers',
+    priority: 1,
+    cell: (o) =>
+      containersOf(o)
+        .map((c) => c.name)
+        .join(','),
+  },
+  {
+    name: 'Images',
+    priority: 1,
+    cell: (o) =>
+      containersOf(o)
+        .map((c) => c.image)
+        .join(','),
+  },
+];
+
 const COLUMNS: Partial<Record<ResourceKind, Column[]>> = {
   pods: [
     nameColumn,
@@ -391,22 +411,7 @@ const COLUMNS: Partial<Record<ResourceKind, Column[]>> = {
     { name: 'Up-to-date', type: 'integer', cell: (o) => o.status?.updatedReplicas ?? 0 },
     { name: 'Available', type: 'integer', cell: (o) => o.status?.availableReplicas ?? 0 },
     age,
-    {
-      name: 'Containers',
-      priority: 1,
-      cell: (o) =>
-        containersOf(o)
-          .map((c) => c.name)
-          .join(','),
-    },
-    {
-      name: 'Images',
-      priority: 1,
-      cell: (o) =>
-        containersOf(o)
-          .map((c) => c.image)
-          .join(','),
-    },
+    ...podTemplateColumns,
     { name: 'Selector', priority: 1, cell: (o) => labelSelectorText(o.spec?.selector) },
   ],
   replicasets: [
@@ -415,44 +420,14 @@ const COLUMNS: Partial<Record<ResourceKind, Column[]>> = {
     { name: 'Current', type: 'integer', cell: (o) => o.status?.replicas ?? 0 },
     { name: 'Ready', type: 'integer', cell: (o) => o.status?.readyReplicas ?? 0 },
     age,
-    {
-      name: 'Containers',
-      priority: 1,
-      cell: (o) =>
-        containersOf(o)
-          .map((c) => c.name)
-          .join(','),
-    },
-    {
-      name: 'Images',
-      priority: 1,
-      cell: (o) =>
-        containersOf(o)
-          .map((c) => c.image)
-          .join(','),
-    },
+    ...podTemplateColumns,
     { name: 'Selector', priority: 1, cell: (o) => labelSelectorText(o.spec?.selector) },
   ],
   statefulsets: [
     nameColumn,
     { name: 'Ready', cell: (o) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 1}` },
     age,
-    {
-      name: 'Containers',
-      priority: 1,
-      cell: (o) =>
-        containersOf(o)
-          .map((c) => c.name)
-          .join(','),
-    },
-    {
-      name: 'Images',
-      priority: 1,
-      cell: (o) =>
-        containersOf(o)
-          .map((c) => c.image)
-          .join(','),
-    },
+    ...podTemplateColumns,
   ],
   daemonsets: [
     nameColumn,

@@ -118,6 +118,16 @@ function fail(code: string, messages: string[] = []): never {
   throw new SlackApiError(code, messages);
 }
 
+/** The `ok: false` answer Slack gives for an API error; anything else is a fault of the stand-in and propagates. */
+function errorAnswer(error: unknown): Answer {
+  if (!(error instanceof SlackApiError)) throw error;
+  return {
+    ok: false,
+    error: error.code,
+    ...(error.messages.length > 0 ? { response_metadata: { messages: error.messages } } : {}),
+  };
+}
+
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -222,22 +232,35 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const findMessage = (channel: string, ts: string): StandInMessage | undefined =>
     messages.find((m) => m.channel === channel && m.ts === ts && m.ephemeral_to === undefined && !m.deleted);
 
-  const postMessage = (args: Args): StandInMessage => {
-    const channel = channelFor(args);
-    if (!channel.is_member && !channel.is_im) fail('not_in_channel');
-    checkMessageContent(args, true);
+  /** Stores a message the bot posts with `args` (text, blocks, thread_ts), visible only to `ephemeralTo` if given. */
+  const addBotMessage = (channel: string, args: Args, ephemeralTo?: string): StandInMessage => {
     const threadTs = str(args['thread_ts']);
     const message: StandInMessage = {
-      channel: channel.id,
+      channel,
       ts: nextTs(),
       ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
       text: typeof args['text'] === 'string' ? args['text'] : '',
       ...(Array.isArray(args['blocks']) ? { blocks: args['blocks'] } : {}),
       user: botUserId,
       bot_id: botId,
+      ...(ephemeralTo === undefined ? {} : { ephemeral_to: ephemeralTo }),
     };
     messages.push(message);
     return message;
+  };
+
+  /** Replaces what `args` carries (text, blocks) and marks the message edited, as chat.update does. */
+  const editMessage = (message: StandInMessage, args: Args): void => {
+    if (typeof args['text'] === 'string') message.text = args['text'];
+    if (Array.isArray(args['blocks'])) message.blocks = args['blocks'];
+    message.edited = { ts: nextTs() };
+  };
+
+  const postMessage = (args: Args): StandInMessage => {
+    const channel = channelFor(args);
+    if (!channel.is_member && !channel.is_im) fail('not_in_channel');
+    checkMessageContent(args, true);
+    return addBotMessage(channel.id, args);
   };
 
   const storeView = (raw: unknown, user: string | undefined, existing?: StandInView): StandInView => {
@@ -292,9 +315,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (message === undefined) fail('message_not_found');
       if (message.user !== botUserId) fail('cant_update_message');
       checkMessageContent(args, false);
-      if (typeof args['text'] === 'string') message.text = args['text'];
-      if (Array.isArray(args['blocks'])) message.blocks = args['blocks'];
-      message.edited = { ts: nextTs() };
+      editMessage(message, args);
       return { channel: channel.id, ts, text: message.text, message: { ...message, type: 'message' } };
     },
     'chat.postEphemeral': (args) => {
@@ -303,18 +324,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (user === undefined || !users.has(user)) fail('user_not_found');
       if (!channel.is_member && !channel.is_im) fail('not_in_channel');
       checkMessageContent(args, true);
-      const threadTs = str(args['thread_ts']);
-      const message: StandInMessage = {
-        channel: channel.id,
-        ts: nextTs(),
-        ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
-        text: typeof args['text'] === 'string' ? args['text'] : '',
-        ...(Array.isArray(args['blocks']) ? { blocks: args['blocks'] } : {}),
-        user: botUserId,
-        bot_id: botId,
-        ephemeral_to: user,
-      };
-      messages.push(message);
+      const message = addBotMessage(channel.id, args, user);
       return { message_ts: message.ts };
     },
     'views.open': (args) => {
@@ -405,12 +415,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       }
       response = { ok: true, ...handler(args) };
     } catch (error) {
-      if (!(error instanceof SlackApiError)) throw error;
-      response = {
-        ok: false,
-        error: error.code,
-        ...(error.messages.length > 0 ? { response_metadata: { messages: error.messages } } : {}),
-      };
+      response = errorAnswer(error);
     }
     record(method, args, authenticated, response);
     return response;
@@ -424,31 +429,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       checkMessageContent(args, !(args['delete_original'] === true || args['delete_original'] === 'true'));
       const original = context.messageTs === undefined ? undefined : findMessage(context.channel, context.messageTs);
       if (args['delete_original'] === true && original !== undefined) original.deleted = true;
-      else if (args['replace_original'] === true && original !== undefined) {
-        if (typeof args['text'] === 'string') original.text = args['text'];
-        if (Array.isArray(args['blocks'])) original.blocks = args['blocks'];
-        original.edited = { ts: nextTs() };
-      } else {
-        const threadTs = str(args['thread_ts']);
-        messages.push({
-          channel: context.channel,
-          ts: nextTs(),
-          ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
-          text: typeof args['text'] === 'string' ? args['text'] : '',
-          ...(Array.isArray(args['blocks']) ? { blocks: args['blocks'] } : {}),
-          user: botUserId,
-          bot_id: botId,
-          ...(args['response_type'] === 'in_channel' ? {} : { ephemeral_to: context.user }),
-        });
-      }
+      else if (args['replace_original'] === true && original !== undefined) editMessage(original, args);
+      else addBotMessage(context.channel, args, args['response_type'] === 'in_channel' ? undefined : context.user);
       response = { ok: true };
     } catch (error) {
-      if (!(error instanceof SlackApiError)) throw error;
-      response = {
-        ok: false,
-        error: error.code,
-        ...(error.messages.length > 0 ? { response_metadata: { messages: error.messages } } : {}),
-      };
+      response = errorAnswer(error);
     }
     record('response_url', { ...args, response_url_id: id, ...(context ?? {}) }, false, response);
     return response;

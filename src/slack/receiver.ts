@@ -76,7 +76,7 @@ function respond(statusCode: number, body = '', contentType = 'text/plain; chars
 }
 
 /** Bolt's logger interface over ours; Bolt's own chatter stays at warn. */
-function boltLogger(logger: SlackLogger): Logger {
+export function boltLogger(logger: SlackLogger): Logger {
   let level = LogLevel.WARN;
   return {
     debug: () => {},

@@ -1,8 +1,7 @@
-import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, describeEvent, findEvents } from './events.js';
-import { containers, groupBy, namespacePods, ownerKey, ownerOf, podRef, ref } from './pods.js';
+import { type ContainerView, containerGroups, ownerOf, podRef, ref } from './pods.js';
 
 const NAME = 'container-config';
 
@@ -61,12 +60,8 @@ export const containerConfigAnalyzer: Analyzer = {
   needs: ['pods', 'events', 'configmaps'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
-    const failing = namespacePods(ctx).flatMap((pod: KubeObject) =>
-      containers(pod)
-        .filter((c) => c.waitingReason !== undefined && CONFIG_REASONS.has(c.waitingReason))
-        .map((c) => ({ pod, c })),
-    );
-    for (const [, group] of groupBy(failing, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
+    const failing = (c: ContainerView) => c.waitingReason !== undefined && CONFIG_REASONS.has(c.waitingReason);
+    for (const group of containerGroups(ctx, failing)) {
       const { pod, c } = group[0]!;
       const namespace = pod.metadata.namespace ?? ctx.namespace;
       const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace, reasons: ['Failed'] });

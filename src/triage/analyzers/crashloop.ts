@@ -2,18 +2,7 @@ import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput } from '../findings.js';
 import { describeEvent, findEvents, formatAge, isRecent } from './events.js';
-import {
-  type ContainerView,
-  containers,
-  crashLog,
-  decisiveLogLine,
-  groupBy,
-  isoAge,
-  namespacePods,
-  ownerKey,
-  ownerOf,
-  podRef,
-} from './pods.js';
+import { type ContainerView, containerGroups, crashLog, decisiveLogLine, isoAge, ownerOf, podRef } from './pods.js';
 
 const NAME = 'crashloop';
 
@@ -66,12 +55,7 @@ export const crashloopAnalyzer: Analyzer = {
   needs: ['pods', 'events'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
-    const looping = namespacePods(ctx).flatMap((pod) =>
-      containers(pod)
-        .filter((c) => isCrashLooping(ctx.now, c))
-        .map((c) => ({ pod, c })),
-    );
-    for (const [, group] of groupBy(looping, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
+    for (const group of containerGroups(ctx, (c) => isCrashLooping(ctx.now, c))) {
       const { pod, c } = group[0]!;
       const last = c.lastTerminated ?? c.terminated;
       // OOM kills have their own analyzer with memory evidence; repeating them here would only add noise.

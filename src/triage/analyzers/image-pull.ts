@@ -1,7 +1,16 @@
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput } from '../findings.js';
 import { canSee, describeEvent, findEvents } from './events.js';
-import { containers, crashLog, groupBy, namespacePods, ownerKey, ownerOf, podRef } from './pods.js';
+import {
+  type ContainerView,
+  containerGroups,
+  containers,
+  crashLog,
+  namespacePods,
+  ownerKey,
+  ownerOf,
+  podRef,
+} from './pods.js';
 
 const NAME = 'image-pull';
 
@@ -72,12 +81,8 @@ export const imagePullAnalyzer: Analyzer = {
   needs: ['pods', 'events', 'nodes'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
-    const pulling = namespacePods(ctx).flatMap((pod) =>
-      containers(pod)
-        .filter((c) => c.waitingReason !== undefined && PULL_REASONS.has(c.waitingReason))
-        .map((c) => ({ pod, c })),
-    );
-    for (const [, group] of groupBy(pulling, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
+    const pulling = (c: ContainerView) => c.waitingReason !== undefined && PULL_REASONS.has(c.waitingReason);
+    for (const group of containerGroups(ctx, pulling)) {
       const { pod, c } = group[0]!;
       const image = String(c.spec?.image ?? c.status?.image ?? '');
       const events = findEvents(ctx, {

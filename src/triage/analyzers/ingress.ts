@@ -1,9 +1,9 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
-import type { FindingInput, ResourceRef } from '../findings.js';
+import type { FindingInput } from '../findings.js';
 import { canSee, describeEvent, findEvents, formatAge, MINUTE } from './events.js';
 import { inNamespace, isoAge, ref } from './pods.js';
-import { endpointState, findService, whyNoEndpoints } from './services.js';
+import { endpointState, findService, networkingEmitter, whyNoEndpoints } from './services.js';
 
 const NAME = 'ingress';
 
@@ -82,27 +82,7 @@ export const ingressAnalyzer: Analyzer = {
       const age = isoAge(ctx.now, ing.metadata.creationTimestamp);
       const addressed = hasAddress(ing);
       const state = `Ingress ${ing.metadata.name} ${addressed ? 'has an address' : 'has no address'} after ${formatAge(age)}`;
-      const emit = (
-        code: string,
-        severity: FindingInput['severity'],
-        message: string,
-        evidence: string[],
-        confidence: number,
-        related: ResourceRef[],
-        remediation: string[],
-      ) =>
-        findings.push({
-          code,
-          analyzer: NAME,
-          domain: 'networking',
-          severity,
-          resource,
-          message,
-          evidence,
-          confidence,
-          related,
-          remediation,
-        });
+      const emit = networkingEmitter(findings, NAME, resource);
       const events = findEvents(ctx, { kind: 'Ingress', name: ing.metadata.name, namespace });
       const eventLine = events.find((e) => e.type === 'Warning') ?? events[0];
       const cls = className(ing);

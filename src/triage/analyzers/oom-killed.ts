@@ -1,17 +1,7 @@
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput } from '../findings.js';
 import { describeEvent, findEvents, formatAge, HOUR } from './events.js';
-import {
-  type ContainerView,
-  containers,
-  crashLog,
-  groupBy,
-  isoAge,
-  namespacePods,
-  ownerKey,
-  ownerOf,
-  podRef,
-} from './pods.js';
+import { type ContainerView, containerGroups, crashLog, isoAge, ownerOf, podRef } from './pods.js';
 import { formatBytes, parseJvmSize, parseQuantity } from './quantity.js';
 
 const NAME = 'oom-killed';
@@ -45,13 +35,10 @@ export const oomKilledAnalyzer: Analyzer = {
   needs: ['pods', 'events'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
-    const killed = namespacePods(ctx).flatMap((pod) =>
-      containers(pod)
-        .map((c) => ({ pod, c, t: oomTermination(c) }))
-        .filter((x) => x.t !== undefined),
-    );
-    for (const [, group] of groupBy(killed, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
-      const { pod, c, t } = group[0]!;
+    for (const group of containerGroups(ctx, (c) => oomTermination(c) !== undefined)) {
+      const { pod, c } = group[0]!;
+      const t = oomTermination(c);
+      if (t === undefined) continue;
       const age = isoAge(ctx.now, t.finishedAt);
       const looping = c.waitingReason === 'CrashLoopBackOff';
       // One OOM kill yesterday on a container that has run fine since is history, not the incident.

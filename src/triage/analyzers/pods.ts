@@ -119,6 +119,24 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return new Map([...groups.entries()].sort(([a], [b]) => a.localeCompare(b)));
 }
 
+export interface PodContainer {
+  pod: KubeObject;
+  c: ContainerView;
+}
+
+/**
+ * The namespace's containers that pass `test`, grouped by owning workload and container name in key order, so
+ * thirty failing replicas of one Deployment make one finding.
+ */
+export function containerGroups(ctx: AnalyzerContext, test: (c: ContainerView) => boolean): PodContainer[][] {
+  const matching = namespacePods(ctx).flatMap((pod) =>
+    containers(pod)
+      .filter(test)
+      .map((c) => ({ pod, c })),
+  );
+  return [...groupBy(matching, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`).values()];
+}
+
 export interface LogVerdict {
   line: string;
   score: number;

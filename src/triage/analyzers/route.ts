@@ -1,9 +1,16 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
-import type { FindingInput, ResourceRef } from '../findings.js';
+import type { FindingInput } from '../findings.js';
 import { canSee } from './events.js';
 import { inNamespace, ref } from './pods.js';
-import { endpointState, findService, selectedPods, servicePortsLine, whyNoEndpoints } from './services.js';
+import {
+  endpointState,
+  findService,
+  networkingEmitter,
+  selectedPods,
+  servicePortsLine,
+  whyNoEndpoints,
+} from './services.js';
 
 const NAME = 'route';
 
@@ -76,27 +83,7 @@ export const routeAnalyzer: Analyzer = {
         route.spec?.to,
         ...(route.spec?.alternateBackends ?? []),
       ].filter(Boolean);
-      const emit = (
-        code: string,
-        severity: FindingInput['severity'],
-        message: string,
-        evidence: string[],
-        confidence: number,
-        related: ResourceRef[],
-        remediation: string[],
-      ) =>
-        findings.push({
-          code,
-          analyzer: NAME,
-          domain: 'networking',
-          severity,
-          resource,
-          message,
-          evidence,
-          confidence,
-          related,
-          remediation,
-        });
+      const emit = networkingEmitter(findings, NAME, resource);
       const admitted = admittedLine(route);
       for (const backend of backends) {
         if ((backend.kind ?? 'Service') !== 'Service' || !backend.name) continue;

@@ -1,5 +1,6 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyzer.js';
+import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, describeEvent, findEvents } from './events.js';
 import { isPodReady, namespacePods } from './pods.js';
 import { formatMap, matchesMap } from './selectors.js';
@@ -149,4 +150,32 @@ export function servicePortsLine(service: KubeObject): string {
   return ports
     .map((p) => `${p.port}→${p.targetPort ?? p.port}/${p.protocol ?? 'TCP'}${p.name ? ` (${p.name})` : ''}`)
     .join(', ');
+}
+
+export type NetworkingEmit = (
+  code: string,
+  severity: FindingInput['severity'],
+  message: string,
+  evidence: string[],
+  confidence: number,
+  related: ResourceRef[],
+  remediation: string[],
+) => void;
+
+/** Appends networking findings about one resource to `findings`, so each check names only what differs. */
+export function networkingEmitter(findings: FindingInput[], analyzer: string, resource: ResourceRef): NetworkingEmit {
+  return (code, severity, message, evidence, confidence, related, remediation) => {
+    findings.push({
+      code,
+      analyzer,
+      domain: 'networking',
+      severity,
+      resource,
+      message,
+      evidence,
+      confidence,
+      related,
+      remediation,
+    });
+  };
 }
