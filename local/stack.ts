@@ -15,11 +15,17 @@ import type { SnapshotLogs } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { createDocumentClient } from '../src/store/client.js';
 import type { ThreadPoster, WorkflowMetrics } from '../src/workflow/deps.js';
+import { localCacheDir } from './cache-dir.js';
 import { ensureTable, localClientOptions, startLocalDynamo } from './dynamodb/index.js';
 import { writeKubeconfig } from './kube/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from './kube/server.js';
 import { DEMO_IDS, type SlackStandIn, startSlackStandIn } from './slack/index.js';
-import { localStateMachineArn, startLocalStepFunctions } from './stepfunctions/index.js';
+import {
+  localStateMachineArn,
+  type StateMachineRegistration,
+  startLocalStepFunctions,
+  validateStateMachines,
+} from './stepfunctions/index.js';
 
 /**
  * The whole calmops back end on loopback: dynalite, the local Step Functions endpoint running the three machines
@@ -48,6 +54,11 @@ export interface LocalStackOptions {
   metrics?: WorkflowMetrics;
   /** Wrap the Slack poster (the bench times posts). */
   wrapPoster?: (poster: ThreadPoster) => ThreadPoster;
+  /**
+   * Remembers across processes which state machine definitions passed validation, so a restart skips it;
+   * `node_modules/.cache/calmops/validated-definitions.json` by default.
+   */
+  validatedDefinitionsFile?: string;
 }
 
 export interface LocalStack {
@@ -79,6 +90,39 @@ function definitionsDir(): string {
 
 function lambdaArn(name: string): string {
   return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`;
+}
+
+const STATE_MACHINE_ARNS = {
+  diagnostic: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-diagnostic'),
+  review: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-review'),
+  breakGlass: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-break-glass'),
+} as const;
+
+/** The three machines as the local endpoint registers them: the committed definitions, wired to local functions. */
+function stateMachineRegistrations(): StateMachineRegistration[] {
+  const substitutions = {
+    WorkflowFunctionArn: lambdaArn(FUNCTIONS.workflow),
+    NotifierFunctionArn: lambdaArn(FUNCTIONS.notifier),
+    ClusterReaderFunctionArn: lambdaArn(FUNCTIONS.clusterReader),
+    ReviewStateMachineArn: STATE_MACHINE_ARNS.review,
+    BreakGlassStateMachineArn: STATE_MACHINE_ARNS.breakGlass,
+  };
+  const definition = (file: string) => readFileSync(join(definitionsDir(), file), 'utf8');
+  return [
+    { name: 'calmops-diagnostic', definition: definition('diagnostic.asl.json'), substitutions },
+    { name: 'calmops-review', definition: definition('review.asl.json'), substitutions },
+    { name: 'calmops-break-glass', definition: definition('break-glass.asl.json'), substitutions },
+  ];
+}
+
+/**
+ * Validates the three definitions ahead of time and remembers them in `validatedDefinitionsFile`, so that the next
+ * stack to start skips validation (run by `npm install` through the package's prepare script).
+ */
+export function validateLocalStateMachines(
+  validatedDefinitionsFile = localCacheDir('validated-definitions.json'),
+): void {
+  validateStateMachines(stateMachineRegistrations(), { validatedDefinitionsFile });
 }
 
 export function defaultLocalPolicy(): unknown {
@@ -127,11 +171,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       slackApiUrl = slack.url;
     }
 
-    const arns = {
-      diagnostic: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-diagnostic'),
-      review: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-review'),
-      breakGlass: localStateMachineArn({ region: REGION, accountId: ACCOUNT }, 'calmops-break-glass'),
-    };
+    const arns = STATE_MACHINE_ARNS;
     const env: Record<string, string> = {
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: 'local',
@@ -180,28 +220,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       logger: new Logger({ serviceName: 'calmops', logLevel: options.logLevel ?? 'INFO' }),
     });
 
-    const substitutions = {
-      WorkflowFunctionArn: lambdaArn(FUNCTIONS.workflow),
-      NotifierFunctionArn: lambdaArn(FUNCTIONS.notifier),
-      ClusterReaderFunctionArn: lambdaArn(FUNCTIONS.clusterReader),
-      ReviewStateMachineArn: arns.review,
-      BreakGlassStateMachineArn: arns.breakGlass,
-    };
-    const definition = (file: string) => readFileSync(join(definitionsDir(), file), 'utf8');
     const sfn = await startLocalStepFunctions({
       region: REGION,
       accountId: ACCOUNT,
-      stateMachines: [
-        { name: 'calmops-diagnostic', definition: definition('diagnostic.asl.json'), substitutions },
-        { name: 'calmops-review', definition: definition('review.asl.json'), substitutions },
-        { name: 'calmops-break-glass', definition: definition('break-glass.asl.json'), substitutions },
-      ],
+      stateMachines: stateMachineRegistrations(),
       taskHandlers: {
         [FUNCTIONS.workflow]: (payload) => workflow(payload),
         [FUNCTIONS.notifier]: (payload) => notifier(payload),
         [FUNCTIONS.clusterReader]: (payload) => clusterReader(payload),
       },
       ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
+      validatedDefinitionsFile: options.validatedDefinitionsFile ?? localCacheDir('validated-definitions.json'),
       onError: (error) => logger.error('local Step Functions endpoint error', { error: String(error) }),
     });
     closers.push(() => sfn.close());

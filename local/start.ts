@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { constants as osConstants } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { loadSnapshotFiles } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
+import { localCacheDir } from './cache-dir.js';
 import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
 import { type HealthReport, type LocalHttpServer, type SlackHttpHandler, startLocalHttpServer } from './http-server.js';
@@ -17,6 +15,7 @@ import type { SandboxDemoCluster } from './sandbox/demo-routes.js';
 import { createSandbox, type Sandbox } from './sandbox/server.js';
 import { buildWorkspace, sandboxChannels } from './sandbox/workspace.js';
 import { type SlackStandIn, startSlackStandIn } from './slack/index.js';
+import { snapshotCacheIn } from './snapshot-cache.js';
 import type { SocketModeApp } from './socket-mode.js';
 import type { LocalStack } from './stack.js';
 
@@ -177,7 +176,10 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   const socketMode = botToken !== undefined && appToken !== undefined;
 
   let snapshot: { objects: KubeObject[]; logs: Record<string, string> } | undefined;
-  if (cluster.kind !== 'kubeconfig') snapshot = await loadSnapshotFiles(cluster.file);
+  if (cluster.kind !== 'kubeconfig') {
+    // Parsed once and kept by content: the demo cluster's YAML alone takes a few hundred milliseconds to parse.
+    snapshot = await loadSnapshotFiles(cluster.file, undefined, snapshotCacheIn(localCacheDir('snapshots')));
+  }
   const namespaces =
     cluster.kind === 'demo'
       ? DEMO_NAMESPACES.map((d) => ({ namespace: d.namespace, problem: d.problem, try: d.try }))
@@ -343,6 +345,16 @@ function quietNodeVersionNotice(): void {
   });
 }
 
+/**
+ * The slow parts of a first start, done ahead of it by `npm install` (the package's prepare script): validating
+ * the state machine definitions and parsing the demo cluster, each remembered under node_modules/.cache/calmops.
+ */
+export async function prepareStart(): Promise<void> {
+  const { validateLocalStateMachines } = await import('./stack.js');
+  validateLocalStateMachines();
+  await loadSnapshotFiles(DEMO_SNAPSHOT, undefined, snapshotCacheIn(localCacheDir('snapshots')));
+}
+
 /** Runs `npm start` in this process until Ctrl-C. */
 export async function main(): Promise<void> {
   quietNodeVersionNotice();
@@ -358,7 +370,7 @@ export async function main(): Promise<void> {
   let stoppingSince: number | undefined;
   const stop = (signal: string) => {
     if (stoppingSince !== undefined) {
-      // The same Ctrl-C can arrive twice (from the terminal and relayed by the launcher); a later one means "now".
+      // The same Ctrl-C can arrive twice (from the terminal and relayed by npm); a later one means "now".
       if (Date.now() - stoppingSince > 1000) process.exit(130);
       return;
     }
@@ -374,88 +386,6 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  if (process.send !== undefined) {
-    process.on('disconnect', () => stop('launcher exited'));
-    // The channel must not keep the process alive on its own.
-    process.channel?.unref();
-  }
 }
 
-const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
-
-/**
- * Bundles `main` and everything it imports into one file with esbuild, leaving packages to Node. Each module keeps
- * its own `import.meta.url`, so files found next to the sources (templates, state machines, the demo cluster, the
- * sandbox page) are found exactly as before. The bundle lives under node_modules so that packages resolve from it.
- */
-async function bundleStart(): Promise<string> {
-  const { build } = await import('esbuild');
-  const dir = join(repositoryRoot, 'node_modules', '.cache', 'calmops');
-  const out = join(dir, 'start.mjs');
-  const temporary = join(dir, `start.${process.pid}.mjs`);
-  await mkdir(dir, { recursive: true });
-  await build({
-    stdin: {
-      contents: "import { main } from './local/start.ts';\nawait main();\n",
-      resolveDir: repositoryRoot,
-      loader: 'ts',
-      sourcefile: 'npm-start.ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    keepNames: true,
-    outfile: temporary,
-    logLevel: 'silent',
-    plugins: [
-      {
-        name: 'keep-module-location',
-        setup(builder) {
-          builder.onLoad({ filter: /\.ts$/ }, async (args) => ({
-            contents: (await readFile(args.path, 'utf8')).replace(
-              /\bimport\.meta\.url\b/g,
-              JSON.stringify(pathToFileURL(args.path).href),
-            ),
-            loader: 'ts',
-          }));
-        },
-      },
-    ],
-  });
-  await rename(temporary, out);
-  return out;
-}
-
-/**
- * `npm start` runs under tsx, whose loader hooks make loading the stack's thousands of modules take seconds. The
- * same code bundled loads in a fraction of that, so this process only bundles, runs the bundle in plain Node, and
- * passes signals and the exit status through. Should bundling fail, everything runs here instead.
- */
-async function launch(): Promise<void> {
-  let bundle: string;
-  try {
-    bundle = await bundleStart();
-  } catch {
-    await main();
-    return;
-  }
-  // The IPC channel tells the child when this process is gone, however it ended, so no stack is left behind.
-  const child = spawn(process.execPath, [bundle], {
-    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-    env: process.env,
-  });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      child.kill(signal);
-    });
-  }
-  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-  process.exitCode = code ?? (signal === null ? 1 : 128 + (osConstants.signals[signal] ?? 0));
-}
-
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (process.env['CALMOPS_START_IN_PROCESS'] === '1') await main();
-  else await launch();
-}
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

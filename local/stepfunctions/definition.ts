@@ -43,6 +43,8 @@ export interface PrepareOptions {
   substitutions?: Readonly<Record<string, string>>;
   /** Multiplies Retry intervals (IntervalSeconds, MaxDelaySeconds); 1 keeps them real. */
   retryIntervalScale?: number;
+  /** Texts that need no validation again; this process's memory by default. */
+  validated?: ValidatedDefinitions;
 }
 
 const definitionShape = z.object({
@@ -130,23 +132,40 @@ function nestedDefinitions(state: JsonObject): JsonObject[] {
   return nested;
 }
 
-// Validation is the expensive step (hundreds of milliseconds per definition), so each distinct definition text
-// is validated once per process, however many endpoints register it.
-const validatedTexts = new Set<string>();
+/**
+ * Definition texts known to pass the engine's full validation. Validation is the expensive step (hundreds of
+ * milliseconds per definition), and a text that passed once passes again with the same engine.
+ */
+export interface ValidatedDefinitions {
+  has(text: string): boolean;
+  add(text: string): void;
+}
+
 const VALIDATED_TEXTS_MAX = 256;
 
-function validateWithEngine(definition: JsonObject, text: string): void {
-  if (validatedTexts.has(text)) return;
+/** Validated texts remembered for the life of this process, however many endpoints register them. */
+export const validatedInThisProcess: ValidatedDefinitions = (() => {
+  const texts = new Set<string>();
+  return {
+    has: (text) => texts.has(text),
+    add: (text) => {
+      if (texts.size >= VALIDATED_TEXTS_MAX) texts.clear();
+      texts.add(text);
+    },
+  };
+})();
+
+function validateWithEngine(definition: JsonObject, text: string, validated: ValidatedDefinitions): void {
+  if (validated.has(text)) return;
   try {
-    // The constructor runs the full ASL validation (paths and ARNs); this is the expensive step, done once.
+    // The constructor runs the full ASL validation (paths and ARNs).
     new StateMachine(definition as unknown as StateMachineDefinition, {
       validationOptions: { checkArn: true, checkPaths: true },
     });
   } catch (error) {
     throw new StateMachineDefinitionError((error as Error).message, { cause: error });
   }
-  if (validatedTexts.size >= VALIDATED_TEXTS_MAX) validatedTexts.clear();
-  validatedTexts.add(text);
+  validated.add(text);
 }
 
 function scaleRetriers(retry: unknown, scale: number): unknown {
@@ -261,7 +280,7 @@ export function prepareDefinition(definition: object | string, options: PrepareO
   const definitionText = applySubstitutions(rawText, options.substitutions);
   const parsed = parseDefinition(definitionText);
   assertSupported(parsed, 'The definition');
-  validateWithEngine(parsed, definitionText);
+  validateWithEngine(parsed, definitionText, options.validated ?? validatedInThisProcess);
   const ctx: RewriteContext = {
     stateTypes: new Map(),
     runnable: new Map(),

@@ -10,7 +10,13 @@ import {
   parseStateMachineArn,
   stateMachineArnOf,
 } from './arn.js';
-import { MAX_TIMER_MS, type PreparedDefinition, prepareDefinition, type TaskStateInfo } from './definition.js';
+import {
+  MAX_TIMER_MS,
+  type PreparedDefinition,
+  prepareDefinition,
+  type TaskStateInfo,
+  type ValidatedDefinitions,
+} from './definition.js';
 import { type EngineErrorClasses, engineErrorClasses } from './engine-errors.js';
 import { SfnServiceError, StateMachineDefinitionError, TaskFailureError } from './errors.js';
 import { type EngineEvent, ExecutionHistory } from './history.js';
@@ -46,6 +52,7 @@ export interface EngineOptions extends AccountScope {
   retryIntervalScale: number;
   maxExecutions: number;
   maxHistoryEvents: number;
+  validated: ValidatedDefinitions;
 }
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
@@ -174,6 +181,7 @@ export class LocalStepFunctionsEngine {
       prepared = prepareDefinition(registration.definition, {
         substitutions: registration.substitutions,
         retryIntervalScale: this.options.retryIntervalScale,
+        validated: this.options.validated,
       });
       this.assertResourcesServed(prepared);
     } catch (error) {

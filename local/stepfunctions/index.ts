@@ -8,3 +8,4 @@ export type {
 export { SfnServiceError, StateMachineDefinitionError, TaskFailureError } from './errors.js';
 export type { LocalStepFunctions, LocalStepFunctionsOptions } from './server.js';
 export { startLocalStepFunctions } from './server.js';
+export { validateStateMachines } from './validate.js';

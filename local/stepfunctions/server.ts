@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { stateMachineArnOf } from './arn.js';
+import { validatedInThisProcess } from './definition.js';
 import { LocalStepFunctionsEngine, type StateMachineRegistration, type TaskHandler } from './engine.js';
 import { SfnServiceError } from './errors.js';
 import { handleAction, isSupportedAction } from './protocol.js';
+import { fileValidatedDefinitions } from './validated-file.js';
 
 export interface LocalStepFunctionsOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -29,6 +31,11 @@ export interface LocalStepFunctionsOptions {
   maxExecutions?: number;
   /** History events kept per execution; 25000 (the Step Functions quota) by default. */
   maxHistoryEvents?: number;
+  /**
+   * A file remembering which definitions passed validation, so later processes skip it (see validated-file.ts);
+   * without it, validation is remembered for this process only.
+   */
+  validatedDefinitionsFile?: string;
   /** Receives a line for every request that fails with a server error. */
   onError?: (error: unknown) => void;
 }
@@ -101,6 +108,10 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     retryIntervalScale: scaleOption('retryIntervalScale', options.retryIntervalScale),
     maxExecutions: options.maxExecutions ?? 1000,
     maxHistoryEvents: options.maxHistoryEvents ?? 25_000,
+    validated:
+      options.validatedDefinitionsFile === undefined
+        ? validatedInThisProcess
+        : fileValidatedDefinitions(options.validatedDefinitionsFile),
   });
   for (const registration of options.stateMachines ?? []) {
     engine.registerStateMachine(registration);

@@ -139,12 +139,29 @@ export interface LoadedSnapshot {
 }
 
 /**
+ * Parsed snapshots by the exact text they were parsed from. Parsing YAML is the slow part of loading a snapshot
+ * (hundreds of milliseconds for the demo cluster), and the result depends on nothing else.
+ */
+export interface ParsedSnapshotCache {
+  get(text: string): KubeObject[] | undefined;
+  set(text: string, objects: readonly KubeObject[]): void;
+}
+
+/**
  * Read a snapshot file and its logs. With no `logsPath`, the sibling `*.logs.json` is read when it exists; an
  * explicitly named logs file must exist.
  */
-export async function loadSnapshotFiles(snapshotPath: string, logsPath?: string): Promise<LoadedSnapshot> {
+export async function loadSnapshotFiles(
+  snapshotPath: string,
+  logsPath?: string,
+  cache?: ParsedSnapshotCache,
+): Promise<LoadedSnapshot> {
   const text = await readText(snapshotPath, 'snapshot');
-  const objects = parseSnapshot(text, snapshotPath);
+  let objects = cache?.get(text);
+  if (objects === undefined) {
+    objects = parseSnapshot(text, snapshotPath);
+    cache?.set(text, objects);
+  }
   if (logsPath !== undefined) {
     return { objects, logs: parseSnapshotLogs(await readText(logsPath, 'logs'), logsPath), logsPath };
   }

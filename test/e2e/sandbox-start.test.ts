@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +24,8 @@ interface Started {
 }
 
 async function start(): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+  // What `npm start` runs.
+  const child = spawn(process.execPath, ['local/launch.mjs'], {
     cwd: root,
     env: { ...process.env, PORT: '0', CALMOPS_DATA_DIR: dataDir, KUBECONFIG: '', CALMOPS_SNAPSHOT: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -125,6 +127,8 @@ describe('npm start', () => {
 
     const second = await start();
     try {
+      // The bundle the first start ran (or that npm install prepared) is reused as it is.
+      expect(second.output()).not.toContain('Preparing calmops');
       expect(await readFile(secretFile, 'utf8')).toBe(secret);
       // The conversation is back on the page, and the store still knows the open session.
       expect((await state(second.origin)).messages.some((m) => m.ts === rootTs)).toBe(true);
@@ -139,5 +143,28 @@ describe('npm start', () => {
       second.child.kill('SIGINT');
       expect(await second.exited).toBe(0);
     }
+  });
+
+  it('prepares the first start at install time (npm install runs the prepare script)', async () => {
+    const child = spawn(process.execPath, ['local/launch.mjs', '--prepare'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let errors = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      errors += chunk.toString();
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    // Failures do not fail the install, so they only show here.
+    expect(errors).toBe('');
+    const cache = join(root, 'node_modules', '.cache', 'calmops');
+    const validated = JSON.parse(await readFile(join(cache, 'validated-definitions.json'), 'utf8')) as {
+      hashes: string[];
+    };
+    expect(validated.hashes.length).toBeGreaterThanOrEqual(3);
+    expect((await readdir(join(cache, 'snapshots'))).length).toBeGreaterThanOrEqual(1);
+    expect((await stat(join(cache, 'start.mjs'))).size).toBeGreaterThan(0);
   });
 });

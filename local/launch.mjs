@@ -1,0 +1,33 @@
+// @ts-check
+// `npm start`, and with `--prepare` the package's prepare script (run by `npm install`). See start-bundle.mjs for
+// why the stack runs from a bundle.
+
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildBundle, bundleFile, bundleIsFresh, describeBuildError } from './start-bundle.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const at = { root, cacheDir: join(root, 'node_modules', '.cache', 'calmops') };
+
+// Preparing never fails the install: whatever went wrong is reported again, in full, by the `npm start` that
+// retries it.
+const preparing = process.argv.includes('--prepare');
+try {
+  if (!(await bundleIsFresh(at))) {
+    if (!preparing) process.stdout.write('Preparing calmops (once after install or a change)…\n');
+    await buildBundle(at);
+  }
+} catch (error) {
+  process.stderr.write(`calmops: bundling local/start.ts failed:\n${describeBuildError(error)}\n`);
+  process.exit(preparing ? 0 : 1);
+}
+const started = await import(pathToFileURL(bundleFile(at)).href);
+if (preparing) {
+  await started.prepareStart().catch((/** @type {unknown} */ error) => {
+    process.stderr.write(
+      `calmops: preparing the local stack failed (npm start will retry):\n${describeBuildError(error)}\n`,
+    );
+  });
+} else {
+  await started.main();
+}
