@@ -37,6 +37,11 @@ import {
 export interface LocalStackOptions {
   /** Keep DynamoDB data on disk here (and the kubeconfig); in memory and a temp dir when absent. */
   dataDir?: string;
+  /**
+   * Serve dynalite from a worker thread. Every handler runs in this process, so under many concurrent sessions the
+   * SDK and dynalite take turns on one core; in a worker, dynalite gets another.
+   */
+  dynamoWorker?: boolean;
   /** A cluster to read: objects served by the snapshot server, or an existing kubeconfig. */
   snapshot?: { objects: readonly KubeObject[]; logs?: SnapshotLogs } | { kubeconfigFile: string };
   /** Slack Web API base URL; the stand-in is started when absent. */
@@ -135,9 +140,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     for (const c of closers.reverse()) await c().catch(() => undefined);
   };
   try {
-    const dynamo = await startLocalDynamo(
-      options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'dynamodb') },
-    );
+    const dynamo = await startLocalDynamo({
+      ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'dynamodb') }),
+      ...(options.dynamoWorker ? { worker: true } : {}),
+    });
     closers.push(() => dynamo.close());
     const tableName = 'calmops';
     const dynamoClient = new DynamoDBClient(localClientOptions(dynamo.endpoint));

@@ -4,13 +4,15 @@ import { collectMetrics } from './metrics.js';
 import { homeView } from './views/home.js';
 
 /**
- * Builds and publishes a person's App Home. Open sessions are looked up in the channels the policy lists (the store
- * indexes open sessions per channel); approvals come from the approver index.
+ * Builds and publishes a person's App Home. Their open sessions come from the requester index, in whatever channel
+ * they were started; approvals from the approver index; the metrics' open sessions from the channels the policy
+ * lists.
  */
 export async function publishHome(deps: SlackAppDeps, userId: string): Promise<void> {
   const now = deps.now?.() ?? new Date();
   const channels = deps.policy.listedChannels();
-  const [openLists, approvals] = await Promise.all([
+  const [mine, openLists, approvals] = await Promise.all([
+    deps.store.sessions.listOpenByRequester(userId, { limit: 20 }),
     Promise.all(channels.map((c) => deps.store.sessions.listOpenByChannel(c, { limit: 50 }))),
     deps.store.approvals.listPendingFor(userId, now, { limit: 20 }),
   ]);
@@ -18,7 +20,7 @@ export async function publishHome(deps: SlackAppDeps, userId: string): Promise<v
   const { metrics, resolved, scope } = await collectMetrics(deps, open);
   const view = homeView({
     userId,
-    openSessions: open.filter((s) => s.requester === userId),
+    openSessions: mine,
     approvals,
     resolved,
     metrics,

@@ -38,6 +38,11 @@ export const keys = {
     SK: `${INBOX_PREFIX}${messageId}`,
   }),
   wait: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: 'WAIT' }),
+  /** Present while the session is open, so GSI1 can list a person's open sessions in every channel. */
+  sessionRequester: (sessionId: string, userId: string): ItemKey => ({
+    PK: `SESSION#${sessionId}`,
+    SK: `REQUESTER#${userId}`,
+  }),
   finding: (sessionId: string, findingId: string): ItemKey => ({
     PK: `SESSION#${sessionId}`,
     SK: `${FINDING_PREFIX}${findingId}`,
@@ -64,6 +69,7 @@ export const MEMORY_SK_PREFIX = 'MEMORY#';
 /** GSI1 partition values; each names one list the product shows. */
 export const gsi1 = {
   openSessionsInChannel: (channelId: string): string => `CHANNEL#${channelId}#OPEN`,
+  openSessionsOfRequester: (userId: string): string => `REQUESTER#${userId}#OPEN`,
   sessionsWithStatus: (status: 'resolved' | 'closed'): string => `SESSIONS#${status.toUpperCase()}`,
   approvalsForApprover: (userId: string): string => `APPROVER#${userId}`,
 } as const;

@@ -1,8 +1,8 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { z } from 'zod';
 import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
+import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
 import { SessionAlreadyExistsError, SessionNotFoundError, StaleVersionError } from './errors.js';
 import { GSI1, gsi1, IsoTimestampSchema, KeyPartSchema, keys, toIso } from './keys.js';
 
@@ -156,6 +156,8 @@ export class SessionRepository {
     const writeId = ulid();
     const item = { ...key, ...listKeys(record), ...record, writeId };
     assertItemSize(item, `Session ${record.id}`);
+    // The index entry first, the session last: an entry without its open session is skipped when listing.
+    await this.putRequesterEntry(record);
     const result = await conditional('PutItem', key, () =>
       this.ctx.client.send(
         new PutCommand({
@@ -250,12 +252,12 @@ export class SessionRepository {
         }),
       ),
     );
-    if (result.ok) return parseRecord(SessionRecordSchema, result.value.Attributes ?? {});
+    if (result.ok) return this.followStatus(parseRecord(SessionRecordSchema, result.value.Attributes ?? {}), changes);
 
     const stored = await getItem(this.ctx, key);
     if (stored === undefined) throw new SessionNotFoundError(sessionId);
     // The SDK retries on network errors; a retry of a write that already landed finds its own writeId.
-    if (stored['writeId'] === writeId) return parseRecord(SessionRecordSchema, stored);
+    if (stored['writeId'] === writeId) return this.followStatus(parseRecord(SessionRecordSchema, stored), changes);
     const actual = typeof stored['version'] === 'number' ? stored['version'] : Number.NaN;
     throw new StaleVersionError(sessionId, version, actual);
   }
@@ -282,6 +284,26 @@ export class SessionRepository {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 5 * 2 ** attempt)));
       }
     }
+  }
+
+  /** A person's open sessions in every channel, newest first (the App Home). */
+  async listOpenByRequester(userId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
+    const user = parseInput(KeyPartSchema, userId, 'user id');
+    const entries = await queryItems(
+      this.ctx,
+      {
+        IndexName: GSI1,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1.openSessionsOfRequester(user) },
+        ScanIndexForward: false,
+      },
+      options.limit ?? 50,
+    );
+    const ids = entries.map((e) => e['sessionId']).filter((id): id is string => typeof id === 'string');
+    // The session is the truth: an entry left by a close that did not finish, or read before the index caught up,
+    // is skipped.
+    const sessions = await Promise.all(ids.map((id) => this.get(id)));
+    return sessions.filter((s): s is SessionRecord => s !== undefined && s.status === 'open' && s.requester === user);
   }
 
   /** Open sessions in a channel, newest first. Index reads are eventually consistent in DynamoDB. */
@@ -318,5 +340,40 @@ export class SessionRepository {
       options.limit ?? 50,
     );
     return items.map((item) => parseRecord(SessionRecordSchema, item)).filter((s) => s.status === which);
+  }
+
+  /** Keeps the requester's index entry in step with the status an update just wrote. */
+  private async followStatus(session: SessionRecord, changes: SessionPatch): Promise<SessionRecord> {
+    if (changes.status === 'open') await this.putRequesterEntry(session);
+    else if (changes.status !== undefined) {
+      // Listing re-checks every session it finds, so an entry that outlives its session's close is harmless.
+      await this.ctx.client
+        .send(
+          new DeleteCommand({
+            TableName: this.ctx.tableName,
+            Key: keys.sessionRequester(session.id, session.requester),
+          }),
+        )
+        .catch(() => undefined);
+    }
+    return session;
+  }
+
+  private async putRequesterEntry(session: Pick<SessionRecord, 'id' | 'requester' | 'createdAt'>): Promise<void> {
+    const key = keys.sessionRequester(session.id, session.requester);
+    await request('PutItem', key, () =>
+      this.ctx.client.send(
+        new PutCommand({
+          TableName: this.ctx.tableName,
+          Item: {
+            ...key,
+            GSI1PK: gsi1.openSessionsOfRequester(session.requester),
+            GSI1SK: `${session.createdAt}#${session.id}`,
+            sessionId: session.id,
+            userId: session.requester,
+          },
+        }),
+      ),
+    );
   }
 }

@@ -167,6 +167,24 @@ describe('Slack events through the real handler', () => {
 
   it('publishes App Home with open sessions, approvals waiting and metrics', async () => {
     const { session } = await openSession(h);
+    // A session started in a channel the policy does not list is still the requester's.
+    const elsewhere = await h.store.sessions.create({
+      intent: 'dns-failure',
+      namespace: 'checkout-elsewhere',
+      cluster: 'demo',
+      channelId: 'CUNLISTED01',
+      threadTs: '1700000099.000100',
+      requester: DEMO_IDS.requester,
+    });
+    const someoneElses = await h.store.sessions.create({
+      intent: 'oom-killed',
+      namespace: 'not-mine',
+      cluster: 'demo',
+      channelId: 'CUNLISTED01',
+      threadTs: '1700000099.000200',
+      requester: DEMO_IDS.engineer,
+    });
+    await h.store.sessions.update(someoneElses.id, 1, { state: 'ANALYZING' });
     await h.store.approvals.create({
       kind: 'handoff',
       sessionId: session.id,
@@ -183,6 +201,9 @@ describe('Slack events through the real handler', () => {
     expect(viewProblems(publish?.args['view'])).toEqual([]);
     const text = JSON.stringify(publish?.args['view']);
     expect(text).toContain('Your open sessions');
+    expect(text).toContain('checkout-elsewhere');
+    expect(text).not.toContain('not-mine');
+    expect(elsewhere.id).not.toBe(session.id);
     expect(text).toContain('Hand off to the storage specialist?');
     expect(text).toContain('Diagnosis metrics');
     expect(h.slack.home(DEMO_IDS.requester)?.type).toBe('home');

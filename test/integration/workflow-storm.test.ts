@@ -8,7 +8,8 @@ const PER_SESSION = 25;
 describe('exactly-once input delivery under a storm', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    // Every handler runs in this process; dynalite in a worker thread gets the second core.
+    h = await startHarness({ dynamoWorker: true });
   });
   afterAll(async () => {
     await h?.close();
