@@ -53,6 +53,8 @@ export interface LocalStackOptions {
   waitTimeScale?: number;
   /** Channel policy (defaults: every channel, the stand-in's approver and senior groups, cluster `default`). */
   policy?: unknown;
+  /** More cluster names (besides `default`) that the one cluster read here answers to, as a policy names them. */
+  clusterNames?: readonly string[];
   /** `SILENT` in tests; `INFO` by default. */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** Replace the metrics sink (tests count ApprovalsExpired). */
@@ -193,7 +195,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       CALMOPS_POLICY_JSON: JSON.stringify(options.policy ?? defaultLocalPolicy()),
       CALMOPS_IDLE_TIMEOUT_SECONDS: String(options.idleTimeoutSeconds ?? 14_400),
       CALMOPS_APPROVAL_TIMEOUT_SECONDS: String(options.approvalTimeoutSeconds ?? 3_600),
-      ...(kubeconfigFile ? { CALMOPS_CLUSTERS: JSON.stringify({ default: { kubeconfigFile } }) } : {}),
+      ...(kubeconfigFile
+        ? {
+            CALMOPS_CLUSTERS: JSON.stringify(
+              Object.fromEntries(
+                ['default', ...(options.clusterNames ?? [])].map((name) => [name, { kubeconfigFile }]),
+              ),
+            ),
+          }
+        : {}),
     };
 
     const logger = new Logger({ serviceName: 'calmops', logLevel: options.logLevel ?? 'INFO' });

@@ -3,8 +3,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { loadSnapshotFiles } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
+import { PolicyError, parsePolicy } from '../src/slack/policy.js';
 import { localCacheDir } from './cache-dir.js';
 import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
@@ -104,6 +106,45 @@ async function signingSecret(env: Env, dataDir: string): Promise<string> {
   return generated;
 }
 
+/**
+ * Your channel policy, from CALMOPS_POLICY (a YAML or JSON file) or CALMOPS_POLICY_JSON, checked here so that a
+ * mistake stops the start with its reason; undefined keeps the sandbox's default (every channel, its groups).
+ */
+export async function policyFrom(env: Env): Promise<unknown> {
+  const inline = value(env, 'CALMOPS_POLICY_JSON');
+  const file = value(env, 'CALMOPS_POLICY');
+  if (inline === undefined && file === undefined) return undefined;
+  const source = inline !== undefined ? 'CALMOPS_POLICY_JSON' : (file as string);
+  let text: string;
+  try {
+    text = inline ?? (await readFile(file as string, 'utf8'));
+  } catch (error) {
+    throw new StartError(`cannot read CALMOPS_POLICY ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const data: unknown = parseYaml(text) ?? {};
+    parsePolicy(data, { source });
+    return data;
+  } catch (error) {
+    const reason = error instanceof PolicyError ? error.message : `${source} is not valid YAML or JSON`;
+    throw new StartError(reason, { cause: error });
+  }
+}
+
+/** The cluster names a policy uses: `npm start` reads one cluster, which answers to all of them. */
+export function policyClusterNames(policy: unknown): string[] {
+  const names = new Set<string>();
+  const clusterOf = (entry: unknown) => {
+    const cluster = (entry as { cluster?: unknown } | null)?.cluster;
+    if (typeof cluster === 'string') names.add(cluster);
+  };
+  const data = policy as { defaults?: unknown; channels?: Record<string, unknown> } | null;
+  clusterOf(data?.defaults);
+  for (const channel of Object.values(data?.channels ?? {})) clusterOf(channel);
+  names.delete('default');
+  return [...names].sort();
+}
+
 export function clusterSource(env: Env): ClusterSource {
   const kubeconfig = value(env, 'KUBECONFIG');
   if (kubeconfig !== undefined) {
@@ -171,6 +212,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   const port = options.port ?? portFrom(env);
   const secret = await signingSecret(env, dataDir);
   const cluster = clusterSource(env);
+  const policy = await policyFrom(env);
   const botToken = value(env, 'SLACK_BOT_TOKEN');
   const appToken = value(env, 'SLACK_APP_TOKEN');
   const socketMode = botToken !== undefined && appToken !== undefined;
@@ -201,6 +243,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
         cluster.kind === 'kubeconfig' ? { kubeconfigFile: cluster.file } : (snapshot as { objects: KubeObject[] }),
       slackApiUrl: standIn?.url ?? 'https://slack.com/api/',
       signingSecret: secret,
+      ...(policy === undefined ? {} : { policy, clusterNames: policyClusterNames(policy) }),
       logLevel: options.logLevel ?? 'WARN',
       ...(options.approvalTimeoutSeconds === undefined
         ? {}
@@ -216,8 +259,13 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       stack.env['SLACK_BOT_TOKEN'] = botToken;
       stack.env['SLACK_API_URL'] = 'https://slack.com/api/';
       const { createSlackDepsFromEnv } = await import('../src/slack/runtime.js');
-      const { startSocketMode } = await import('./socket-mode.js');
-      socket = await startSocketMode({ appToken, deps: await createSlackDepsFromEnv(stack.env) });
+      const { SocketModeError, startSocketMode } = await import('./socket-mode.js');
+      try {
+        socket = await startSocketMode({ appToken, deps: await createSlackDepsFromEnv(stack.env) });
+      } catch (error) {
+        // A token or network problem is the user's to fix: reported like any other bad setting.
+        throw error instanceof SocketModeError ? new StartError(error.message, { cause: error }) : error;
+      }
       closers.push(() => socket?.stop() ?? Promise.resolve());
       slackHandler = async () => ({ statusCode: 404, body: 'calmops runs in Socket Mode; Slack does not post here' });
     } else {

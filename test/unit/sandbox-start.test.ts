@@ -1,7 +1,16 @@
-import { resolve } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_SNAPSHOT } from '../../local/demo/index.js';
-import { banner, clusterSource, type RunningCalmops } from '../../local/start.js';
+import {
+  banner,
+  clusterSource,
+  policyClusterNames,
+  policyFrom,
+  type RunningCalmops,
+  StartError,
+} from '../../local/start.js';
 
 describe('npm start configuration', () => {
   it('reads a real cluster from KUBECONFIG (its first file), else CALMOPS_SNAPSHOT, else the demo', () => {
@@ -36,5 +45,46 @@ describe('npm start configuration', () => {
     const live = banner({ ...running, cluster: { kind: 'kubeconfig', file: '/k/a.yaml' }, namespaces: [] });
     expect(live).toContain('Reading your cluster (/k/a.yaml).');
     expect(live).not.toContain('KUBECONFIG=');
+  });
+
+  it('reads your channel policy from CALMOPS_POLICY or CALMOPS_POLICY_JSON, and stops on a mistake', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calmops-policy-'));
+    try {
+      expect(await policyFrom({})).toBeUndefined();
+      const file = join(dir, 'policy.yaml');
+      await writeFile(file, 'defaults:\n  cluster: shared-dev\n  approverGroup: SAPPROVERS\n  seniorGroup: SSENIORS\n');
+      const fromFile = await policyFrom({ CALMOPS_POLICY: file });
+      expect(fromFile).toEqual({
+        defaults: { cluster: 'shared-dev', approverGroup: 'SAPPROVERS', seniorGroup: 'SSENIORS' },
+      });
+      // The inline form wins, as it does in the functions.
+      const inline = JSON.stringify({
+        channels: { CINCIDENTS: { cluster: 'prod-eu', approverGroup: 'SAPPROVERS', seniorGroup: 'SSENIORS' } },
+      });
+      expect(await policyFrom({ CALMOPS_POLICY: file, CALMOPS_POLICY_JSON: inline })).toEqual(JSON.parse(inline));
+
+      await expect(policyFrom({ CALMOPS_POLICY: join(dir, 'missing.yaml') })).rejects.toThrow(
+        /cannot read CALMOPS_POLICY .*missing\.yaml/,
+      );
+      await writeFile(file, 'defaults:\n  aproverGroup: SAPPROVERS\n');
+      const typo = await policyFrom({ CALMOPS_POLICY: file }).catch((e: unknown) => e);
+      expect(typo).toBeInstanceOf(StartError);
+      expect((typo as Error).message).toContain('aproverGroup');
+      await writeFile(file, 'defaults: [unclosed\n');
+      await expect(policyFrom({ CALMOPS_POLICY: file })).rejects.toThrow(/not valid YAML or JSON/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves every cluster name a policy uses from the one cluster it reads', () => {
+    expect(
+      policyClusterNames({
+        defaults: { cluster: 'shared-dev' },
+        channels: { C1: { cluster: 'prod-eu' }, C2: { cluster: 'shared-dev' }, C3: { approverGroup: 'S1' } },
+      }),
+    ).toEqual(['prod-eu', 'shared-dev']);
+    expect(policyClusterNames({ defaults: { cluster: 'default' } })).toEqual([]);
+    expect(policyClusterNames(undefined)).toEqual([]);
   });
 });
