@@ -21,13 +21,16 @@ try {
   process.stderr.write(`calmops: bundling local/start.ts failed:\n${describeBuildError(error)}\n`);
   process.exit(preparing ? 0 : 1);
 }
-const started = await import(pathToFileURL(bundleFile(at)).href);
 if (preparing) {
-  await started.prepareStart().catch((/** @type {unknown} */ error) => {
+  try {
+    const started = await import(pathToFileURL(bundleFile(at)).href);
+    await started.prepareStart();
+  } catch (error) {
     process.stderr.write(
       `calmops: preparing the local stack failed (npm start will retry):\n${describeBuildError(error)}\n`,
     );
-  });
+  }
 } else {
+  const started = await import(pathToFileURL(bundleFile(at)).href);
   await started.main();
 }

@@ -59,10 +59,11 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
     set(text, objects) {
       if (parser === undefined) return;
       try {
-        mkdirSync(dir, { recursive: true });
+        // Your own snapshots can hold whatever pod specs carry: readable by you only, like the data directory.
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
         const file = entry(text);
         const temporary = `${file}.${process.pid}.tmp`;
-        writeFileSync(temporary, JSON.stringify(objects));
+        writeFileSync(temporary, JSON.stringify(objects), { mode: 0o600 });
         renameSync(temporary, file);
         prune(dir);
       } catch {

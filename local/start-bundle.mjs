@@ -9,9 +9,10 @@
 // package-lock.json, so after the first start the check is a few hundred stat calls. Files edited by hand inside
 // node_modules are not noticed: delete the cache directory to rebuild.
 
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * @typedef {object} BundleLocation
@@ -34,12 +35,17 @@ function manifestFile(at) {
 }
 
 /**
- * What else decides the bundle's content: a change here rebuilds it even if no input changed.
+ * What else decides the bundle's content: a change here rebuilds it even if no input changed. The repository's
+ * location is part of it because every module's own location is written into the bundle: a moved or copied
+ * checkout must not read the files of the old one.
  * @param {BundleLocation} at
  */
 async function buildKey(at) {
   const esbuild = JSON.parse(await readFile(join(at.root, 'node_modules', 'esbuild', 'package.json'), 'utf8'));
-  return JSON.stringify({ format: 2, esbuild: esbuild.version, node: process.versions.node, EXTERNAL, ENTRY });
+  const builder = createHash('sha256')
+    .update(await readFile(fileURLToPath(import.meta.url)))
+    .digest('hex');
+  return JSON.stringify({ root: resolve(at.root), esbuild: esbuild.version, node: process.versions.node, builder });
 }
 
 /**
@@ -100,6 +106,9 @@ export async function bundleIsFresh(at) {
 export async function buildBundle(at) {
   const { build, stop } = await import('esbuild');
   await mkdir(at.cacheDir, { recursive: true });
+  // A file saved while esbuild runs may or may not be in the bundle: it is recorded as changed, so the next start
+  // builds again.
+  const startedAt = Date.now();
   const temporary = `${bundleFile(at)}.${process.pid}.tmp`;
   const result = await build({
     stdin: { contents: ENTRY, resolveDir: at.root, loader: 'ts', sourcefile: '<npm start>' },
@@ -141,16 +150,18 @@ export async function buildBundle(at) {
       .filter((input) => !input.startsWith('<'))
       .map(trackedFile),
   );
+  // A new install can change which copy of a package an import resolves to without touching the old copy; the
+  // TypeScript settings decide how our sources compile.
+  for (const setting of ['package-lock.json', 'tsconfig.json']) tracked.add(setting);
   /** @type {Record<string, [number, number]>} */
   const inputs = {};
   await Promise.all(
     [...tracked].map(async (file) => {
-      inputs[file] = await fingerprint(resolve(at.root, file));
+      const now = await fingerprint(resolve(at.root, file)).catch(() => undefined);
+      if (now === undefined) return;
+      inputs[file] = now[1] >= startedAt ? [-1, -1] : now;
     }),
   );
-  // A new install can change which copy of a package an import resolves to without touching the old copy.
-  const lock = await fingerprint(join(at.root, 'package-lock.json')).catch(() => undefined);
-  if (lock !== undefined) inputs['package-lock.json'] = lock;
   await rename(temporary, bundleFile(at));
   const manifestTemporary = `${manifestFile(at)}.${process.pid}.tmp`;
   await writeFile(manifestTemporary, JSON.stringify({ key: await buildKey(at), inputs }));

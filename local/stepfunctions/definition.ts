@@ -143,6 +143,9 @@ export interface ValidatedDefinitions {
 
 const VALIDATED_TEXTS_MAX = 256;
 
+/** How strictly the engine validates; part of what a remembered validation stands for. */
+export const ENGINE_VALIDATION = { checkArn: true, checkPaths: true } as const;
+
 /** Validated texts remembered for the life of this process, however many endpoints register them. */
 export const validatedInThisProcess: ValidatedDefinitions = (() => {
   const texts = new Set<string>();
@@ -159,9 +162,7 @@ function validateWithEngine(definition: JsonObject, text: string, validated: Val
   if (validated.has(text)) return;
   try {
     // The constructor runs the full ASL validation (paths and ARNs).
-    new StateMachine(definition as unknown as StateMachineDefinition, {
-      validationOptions: { checkArn: true, checkPaths: true },
-    });
+    new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: ENGINE_VALIDATION });
   } catch (error) {
     throw new StateMachineDefinitionError((error as Error).message, { cause: error });
   }

@@ -3,13 +3,14 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { ValidatedDefinitions } from './definition.js';
+import { ENGINE_VALIDATION, type ValidatedDefinitions } from './definition.js';
 
 /**
  * Remembers validated definitions across processes in a small JSON file, so that a restart (or another test
- * file) does not validate the same three machines again. Entries are hashes of the engine's version and the
- * definition text: editing a definition, or upgrading aws-local-stepfunctions, validates it again. The file is
- * only ever a shortcut; one that is missing, unreadable or malformed is treated as empty.
+ * file) does not validate the same three machines again. Entries are hashes of the engine's version, how strictly
+ * it validates, and the definition text: editing a definition, upgrading aws-local-stepfunctions or validating more
+ * strictly validates it again. calmops' own checks (supported fields) run on every registration regardless. The
+ * file is only ever a shortcut; one that is missing, unreadable or malformed is treated as empty.
  */
 
 const MAX_ENTRIES = 256;
@@ -39,9 +40,10 @@ function readHashes(file: string): string[] {
 }
 
 export function fileValidatedDefinitions(file: string): ValidatedDefinitions {
-  const salt = engineVersion();
+  const version = engineVersion();
   // Without the engine's version an entry could outlive an upgrade: remember nothing.
-  if (salt === undefined) return { has: () => false, add: () => undefined };
+  if (version === undefined) return { has: () => false, add: () => undefined };
+  const salt = JSON.stringify({ version, validation: ENGINE_VALIDATION });
   const hash = (text: string) => createHash('sha256').update(salt).update('\n').update(text).digest('hex');
   let hashes: Set<string> | undefined;
   const known = (): Set<string> => {

@@ -5,8 +5,8 @@ import { homeView } from './views/home.js';
 
 /**
  * Builds and publishes a person's App Home. Their open sessions come from the requester index, in whatever channel
- * they were started; approvals from the approver index; the metrics' open sessions from the channels the policy
- * lists.
+ * they were started, and from the channels the policy lists; approvals from the approver index; the metrics' open
+ * sessions from the listed channels.
  */
 export async function publishHome(deps: SlackAppDeps, userId: string): Promise<void> {
   const now = deps.now?.() ?? new Date();
@@ -18,9 +18,11 @@ export async function publishHome(deps: SlackAppDeps, userId: string): Promise<v
   ]);
   const open: SessionRecord[] = openLists.flat();
   const { metrics, resolved, scope } = await collectMetrics(deps, open);
+  // Sessions opened before the requester index existed have no entry in it; the listed channels still show them.
+  const byId = new Map([...open.filter((s) => s.requester === userId), ...mine].map((s) => [s.id, s]));
   const view = homeView({
     userId,
-    openSessions: mine,
+    openSessions: [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
     approvals,
     resolved,
     metrics,

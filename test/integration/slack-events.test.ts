@@ -168,7 +168,7 @@ describe('Slack events through the real handler', () => {
   it('publishes App Home with open sessions, approvals waiting and metrics', async () => {
     const { session } = await openSession(h);
     // A session started in a channel the policy does not list is still the requester's.
-    const elsewhere = await h.store.sessions.create({
+    await h.store.sessions.create({
       intent: 'dns-failure',
       namespace: 'checkout-elsewhere',
       cluster: 'demo',
@@ -203,7 +203,6 @@ describe('Slack events through the real handler', () => {
     expect(text).toContain('Your open sessions');
     expect(text).toContain('checkout-elsewhere');
     expect(text).not.toContain('not-mine');
-    expect(elsewhere.id).not.toBe(session.id);
     expect(text).toContain('Hand off to the storage specialist?');
     expect(text).toContain('Diagnosis metrics');
     expect(h.slack.home(DEMO_IDS.requester)?.type).toBe('home');

@@ -236,6 +236,22 @@ export function defineStoreConformance(label: string, endpoint: () => string): v
           }),
         );
         expect(await mine()).toEqual([a.id]);
+
+        // An entry can never put someone else's session on a person's list.
+        const theirs = await store.sessions.create(newSession({ requester: `U${ulid()}` }), minutes(15));
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keys.sessionRequester(theirs.id, requester),
+              GSI1PK: `REQUESTER#${requester}#OPEN`,
+              GSI1SK: `${minutes(15).toISOString()}#${theirs.id}`,
+              sessionId: theirs.id,
+              userId: requester,
+            },
+          }),
+        );
+        expect(await mine()).toEqual([a.id]);
         await expect(store.sessions.listOpenByRequester('not#a user')).rejects.toThrow(StoreValidationError);
       });
 

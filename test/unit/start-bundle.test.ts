@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -94,17 +94,41 @@ describe('the npm start bundle', () => {
   it('is stale when a package is reinstalled or the lock file changes', async () => {
     // An install rewrites the package's files, package.json among them.
     await project({ 'node_modules/calm-words/lib/index.js': "exports.suffix = '!';\n" });
-    const later = new Date(Date.now() + 60_000);
-    await utimes(join(root, 'node_modules/calm-words/package.json'), later, later);
+    const earlier = new Date(Date.now() - 3_600_000);
+    await utimes(join(root, 'node_modules/calm-words/package.json'), earlier, earlier);
     expect(await bundleIsFresh(at)).toBe(false);
     await buildBundle(at);
     expect(await bundleIsFresh(at)).toBe(true);
     expect(await (await load()).main()).toBe('word: calmer!\n');
 
-    await utimes(join(root, 'package-lock.json'), later, new Date(Date.now() + 120_000));
+    await utimes(join(root, 'package-lock.json'), earlier, new Date(Date.now() - 7_200_000));
     expect(await bundleIsFresh(at)).toBe(false);
     await buildBundle(at);
     expect(await bundleIsFresh(at)).toBe(true);
+  });
+
+  it('builds again next time when a source changes while it builds', async () => {
+    // A modification time at or after the build's start stands for a save during the build.
+    const during = new Date(Date.now() + 60_000);
+    await utimes(join(root, 'local/helper.ts'), during, during);
+    await buildBundle(at);
+    expect(await bundleIsFresh(at)).toBe(false);
+    const earlier = new Date(Date.now() - 3_600_000);
+    await utimes(join(root, 'local/helper.ts'), earlier, earlier);
+    await buildBundle(at);
+    expect(await bundleIsFresh(at)).toBe(true);
+  });
+
+  it('is stale for a moved or copied checkout, whose modules live elsewhere', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'calmops-bundle-copy-'));
+    try {
+      // A copy that keeps modification times, with the same cache directory.
+      await cp(root, copy, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+      expect(await bundleIsFresh(at)).toBe(true);
+      expect(await bundleIsFresh({ root: copy, cacheDir: at.cacheDir })).toBe(false);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
   });
 
   it('reports a source error with its place and keeps the previous bundle', async () => {

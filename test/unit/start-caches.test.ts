@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,6 +93,7 @@ describe('parsed snapshots', () => {
     const first = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
     const entries = await readdir(cacheDir);
     expect(entries).toHaveLength(1);
+    expect((await stat(join(cacheDir, entries[0] as string))).mode & 0o077).toBe(0);
     const second = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
     expect(second.objects).toEqual(first.objects);
     expect(second.objects[0]?.metadata.name).toBe('web-1');
