@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 export interface ClientAssets {
   html: string;
@@ -41,4 +41,12 @@ export async function loadClientAssets(): Promise<ClientAssets> {
     if (error instanceof SandboxAssetsError) throw error;
     throw new SandboxAssetsError(`could not build the sandbox page: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * Ends esbuild's service process. It runs in calmops' process group, and one caught mid-build by Ctrl-C would
+ * otherwise outlive calmops by a second or so.
+ */
+export async function stopClientBuilds(): Promise<void> {
+  await stop();
 }

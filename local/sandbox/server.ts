@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { DemoClusterView } from '../demo/control.js';
 import type { RecordedCall, SlackStandIn, StandInMessage, StandInView } from '../slack/server.js';
-import { type ClientAssets, loadClientAssets } from './assets.js';
+import { type ClientAssets, loadClientAssets, stopClientBuilds } from './assets.js';
 import { type BotAnswer, type BotClient, failureName } from './bot-client.js';
 import {
   answerDemoRoute,
@@ -627,6 +627,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (saveTimer !== undefined) clearTimeout(saveTimer);
       saveTimer = undefined;
       await saveHistory().catch(() => undefined);
+      await stopClientBuilds().catch(() => undefined);
     },
   };
 }
