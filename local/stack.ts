@@ -15,7 +15,7 @@ import type { SnapshotLogs } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { createDocumentClient } from '../src/store/client.js';
 import type { ThreadPoster, WorkflowMetrics } from '../src/workflow/deps.js';
-import { localCacheDir } from './cache-dir.js';
+import { localCache } from './cache-dir.js';
 import { ensureTable, localClientOptions, startLocalDynamo } from './dynamodb/index.js';
 import { writeKubeconfig } from './kube/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from './kube/server.js';
@@ -126,9 +126,7 @@ function stateMachineRegistrations(): StateMachineRegistration[] {
  * Validates the three definitions ahead of time and remembers them in `validatedDefinitionsFile`, so that the next
  * stack to start skips validation (run by `npm install` through the package's prepare script).
  */
-export function validateLocalStateMachines(
-  validatedDefinitionsFile = localCacheDir('validated-definitions.json'),
-): void {
+export function validateLocalStateMachines(validatedDefinitionsFile = localCache.validatedDefinitions): void {
   validateStateMachines(stateMachineRegistrations(), { validatedDefinitionsFile });
 }
 
@@ -246,7 +244,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         [FUNCTIONS.clusterReader]: (payload) => clusterReader(payload),
       },
       ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
-      validatedDefinitionsFile: options.validatedDefinitionsFile ?? localCacheDir('validated-definitions.json'),
+      validatedDefinitionsFile: options.validatedDefinitionsFile ?? localCache.validatedDefinitions,
       onError: (error) => logger.error('local Step Functions endpoint error', { error: String(error) }),
     });
     closers.push(() => sfn.close());

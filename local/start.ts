@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { loadSnapshotFiles } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { PolicyError, parsePolicy } from '../src/slack/policy.js';
-import { localCacheDir } from './cache-dir.js';
+import { localCache } from './cache-dir.js';
 import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
 import { type HealthReport, type LocalHttpServer, type SlackHttpHandler, startLocalHttpServer } from './http-server.js';
@@ -220,7 +220,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   let snapshot: { objects: KubeObject[]; logs: Record<string, string> } | undefined;
   if (cluster.kind !== 'kubeconfig') {
     // Parsed once and kept by content: the demo cluster's YAML alone takes a few hundred milliseconds to parse.
-    snapshot = await loadSnapshotFiles(cluster.file, undefined, snapshotCacheIn(localCacheDir('snapshots')));
+    snapshot = await loadSnapshotFiles(cluster.file, undefined, snapshotCacheIn(localCache.parsedSnapshots));
   }
   const namespaces =
     cluster.kind === 'demo'
@@ -400,7 +400,7 @@ function quietNodeVersionNotice(): void {
 export async function prepareStart(): Promise<void> {
   const { validateLocalStateMachines } = await import('./stack.js');
   validateLocalStateMachines();
-  await loadSnapshotFiles(DEMO_SNAPSHOT, undefined, snapshotCacheIn(localCacheDir('snapshots')));
+  await loadSnapshotFiles(DEMO_SNAPSHOT, undefined, snapshotCacheIn(localCache.parsedSnapshots));
 }
 
 /** Runs `npm start` in this process until Ctrl-C. */
