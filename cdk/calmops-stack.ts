@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -18,6 +18,7 @@ import { CalmopsAlarms } from './constructs/alarms.js';
 import { CalmopsFunction } from './constructs/calmops-function.js';
 import { executionsArn, machineArn, WorkflowMachines } from './constructs/workflow-machines.js';
 import type { Settings } from './settings.js';
+import { DELETE, QUERY, TABLE_ACCESS } from './table-access.js';
 
 /**
  * calmops in one stack: the table, the four functions with only the permissions their steps use, the three state
@@ -35,17 +36,11 @@ export type FunctionName = keyof typeof FUNCTION_ENTRIES;
 /** Shipped in the cluster-reader bundle: the EKS token helper a kubeconfig's exec plugin runs (see docs/deploy.md). */
 export const EKS_TOKEN_SCRIPT = 'cdk/kubernetes/eks-token.mjs';
 
-/** What the store's repositories call (src/store): single-item reads and conditional writes, queries, batches. */
-export const TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-] as const;
+export { TABLE_ACCESS } from './table-access.js';
+
+export const NO_ALARM_DESTINATION_WARNING =
+  'No alarm destination is configured (context alarmEmail or alarmTopicArn): the alarms are created but notify ' +
+  'nobody. Deploy with -c alarmEmail=<address> or -c alarmTopicArn=<topic ARN> (docs/deploy.md).';
 
 /** Lambda rejects a function whose environment variables exceed 4 KB in total. */
 const LAMBDA_ENV_LIMIT = 4096;
@@ -215,9 +210,12 @@ export class CalmopsStack extends Stack {
   private grantPermissions(prefix: string): void {
     const { slack, workflow, notifier, clusterReader } = this.functions;
 
-    for (const fn of [slack, workflow, notifier]) {
-      // The store's single-item reads and conditional writes, its queries and small batches; no Scan, no streams.
-      this.table.grant(fn, ...TABLE_ACTIONS);
+    for (const [name, fn] of [
+      ['slack', slack],
+      ['workflow', workflow],
+      ['notifier', notifier],
+    ] as const) {
+      this.grantTable(fn, TABLE_ACCESS[name]);
       this.table.encryptionKey?.grantEncryptDecrypt(fn);
       this.slackSecret.grantRead(fn);
     }
@@ -248,6 +246,35 @@ export class CalmopsStack extends Stack {
     for (const secret of Object.values(this.kubeconfigSecrets)) {
       clusterReader.addToRolePolicy(
         new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+      );
+    }
+  }
+
+  /**
+   * The table grant for one function: its actions on the table, DeleteItem only under the partition key prefixes it
+   * deletes from (an IAM condition on the leading key), and Query, nothing else, on the index ARNs.
+   */
+  private grantTable(fn: CalmopsFunction, access: (typeof TABLE_ACCESS)[keyof typeof TABLE_ACCESS]): void {
+    fn.addToRolePolicy(new PolicyStatement({ actions: [...access.table], resources: [this.table.tableArn] }));
+    if (access.deleteUnder.length > 0) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: [DELETE],
+          resources: [this.table.tableArn],
+          conditions: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': access.deleteUnder.map((prefix) => `${prefix}*`) },
+          },
+        }),
+      );
+    }
+    if (access.index) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: [QUERY],
+          resources: TABLE_DEFINITION.globalSecondaryIndexes.map(
+            (gsi) => `${this.table.tableArn}/index/${gsi.indexName}`,
+          ),
+        }),
       );
     }
   }
@@ -309,18 +336,15 @@ export class CalmopsStack extends Stack {
     if (settings.alarmTopicArn !== undefined) {
       actions.push(new SnsAction(Topic.fromTopicArn(this, 'ExistingAlarmTopic', settings.alarmTopicArn)));
     }
+    if (actions.length === 0) {
+      // Synth and deploy print this; without it, a deploy succeeds and nobody learns that its alarms go nowhere.
+      Annotations.of(this).addWarningV2('calmops:alarms-without-destination', NO_ALARM_DESTINATION_WARNING);
+    }
     return actions;
   }
 
   /** Every AwsSolutions finding calmops accepts, each with the reason it is acceptable here. */
   private acknowledgeChecks(): void {
-    const tableArn = `<${this.getLogicalId(this.table.node.defaultChild as CfnElement)}.Arn>`;
-    for (const fn of [this.functions.slack, this.functions.workflow, this.functions.notifier]) {
-      Validations.of(fn.role!).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
-        reason: 'Sessions, approvals and incidents are listed through the table’s own GSI1; index ARNs end in a name.',
-      });
-    }
     for (const [name, fn] of Object.entries(this.functions)) {
       Validations.of(fn.role!).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',

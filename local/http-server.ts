@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostRefusal, refuse } from './request-guard.js';
 import type { Sandbox } from './sandbox/server.js';
 
 /** The request shape the Slack Lambda receives from its function URL, and its answer. */
@@ -135,6 +136,12 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
         }
         const upstream = READOUTS[url.pathname];
         if (upstream !== undefined && request.method === 'GET' && options.standInOrigin !== undefined) {
+          // Everything the bot sent, so a rebound page must not read it (see request-guard.ts).
+          const refusal = hostRefusal(request);
+          if (refusal !== undefined) {
+            refuse(response, refusal);
+            return;
+          }
           await readout(response, options.standInOrigin, upstream, url.search);
           return;
         }

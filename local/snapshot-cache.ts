@@ -50,20 +50,26 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
     get(text) {
       if (parser === undefined) return undefined;
       try {
-        const objects: unknown = JSON.parse(readFileSync(entry(text), 'utf8'));
-        return Array.isArray(objects) ? (objects as KubeObject[]) : undefined;
+        const parsed: unknown = JSON.parse(readFileSync(entry(text), 'utf8'));
+        if (typeof parsed !== 'object' || parsed === null) return undefined;
+        const { objects, secretsSkipped } = parsed as { objects?: unknown; secretsSkipped?: unknown };
+        if (!Array.isArray(objects) || typeof secretsSkipped !== 'number') return undefined;
+        return { objects: objects as KubeObject[], secretsSkipped };
       } catch {
         return undefined;
       }
     },
-    set(text, objects) {
+    set(text, parsed) {
       if (parser === undefined) return;
       try {
         // Your own snapshots can hold whatever pod specs carry: readable by you only, like the data directory.
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         const file = entry(text);
         const temporary = `${file}.${process.pid}.tmp`;
-        writeFileSync(temporary, JSON.stringify(objects), { mode: 0o600 });
+        // Secrets were dropped by the parser, so only their count is written.
+        writeFileSync(temporary, JSON.stringify({ objects: parsed.objects, secretsSkipped: parsed.secretsSkipped }), {
+          mode: 0o600,
+        });
         renameSync(temporary, file);
         prune(dir);
       } catch {

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { loadSnapshotFiles } from '../src/cluster/snapshot.js';
+import { loadSnapshotFiles, secretsSkippedNotice } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { PolicyError, parsePolicy } from '../src/slack/policy.js';
 import { localCache } from './cache-dir.js';
@@ -59,6 +59,8 @@ export interface RunningCalmops {
   cluster: ClusterSource;
   /** Namespaces of the served snapshot with what is wrong in each (demo), or just their names. */
   namespaces: { namespace: string; problem?: string; try?: string }[];
+  /** Secret documents the served snapshot held, dropped unread when it was parsed. */
+  secretsSkipped?: number;
   stack: LocalStack;
   standIn?: SlackStandIn;
   sandbox?: Sandbox;
@@ -218,9 +220,12 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   const socketMode = botToken !== undefined && appToken !== undefined;
 
   let snapshot: { objects: KubeObject[]; logs: Record<string, string> } | undefined;
+  let secretsSkipped = 0;
   if (cluster.kind !== 'kubeconfig') {
     // Parsed once and kept by content: the demo cluster's YAML alone takes a few hundred milliseconds to parse.
-    snapshot = await loadSnapshotFiles(cluster.file, undefined, snapshotCacheIn(localCache.parsedSnapshots));
+    const loaded = await loadSnapshotFiles(cluster.file, undefined, snapshotCacheIn(localCache.parsedSnapshots));
+    snapshot = { objects: loaded.objects, logs: loaded.logs };
+    secretsSkipped = loaded.secretsSkipped;
   }
   const namespaces =
     cluster.kind === 'demo'
@@ -331,6 +336,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       sandboxUrl: `${origin}/sandbox/`,
       cluster,
       namespaces,
+      secretsSkipped,
       stack,
       ...(standIn === undefined ? {} : { standIn }),
       ...(sandbox === undefined ? {} : { sandbox }),
@@ -359,7 +365,8 @@ export function banner(running: RunningCalmops): string {
       : running.cluster.kind === 'snapshot'
         ? `snapshot ${running.cluster.file}`
         : 'the demo cluster';
-  lines.push(`Reading ${where}.`);
+  const skipped = secretsSkippedNotice(running.secretsSkipped);
+  lines.push(`Reading ${where}${skipped ? ` (${skipped})` : ''}.`);
   if (running.namespaces.length > 0) {
     const width = Math.max(...running.namespaces.map((n) => n.namespace.length));
     const problemWidth = Math.max(...running.namespaces.map((n) => n.problem?.length ?? 0));

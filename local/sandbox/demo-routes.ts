@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { type DemoClusterControl, DemoClusterError, type DemoClusterView } from '../demo/control.js';
 
 /**
@@ -7,6 +6,8 @@ import { type DemoClusterControl, DemoClusterError, type DemoClusterView } from 
  *   GET  /_sandbox/demo                      the demo namespaces with their status (or why there are none)
  *   POST /_sandbox/demo/<namespace>/fix      run that namespace's fix on the served cluster
  *   POST /_sandbox/demo/<namespace>/restore  bring its fault back
+ *
+ * The sandbox checks Host and Origin before these run (local/request-guard.ts).
  */
 
 /** What the sandbox was started with: the demo cluster it may change, or why there is none. */
@@ -31,20 +32,6 @@ export function isDemoRoute(path: string): boolean {
 export function demoClusterView(demo: SandboxDemoCluster | undefined): DemoClusterView {
   if (demo === undefined) return { available: false, reason: NO_DEMO };
   return 'control' in demo ? demo.control.view() : { available: false, reason: demo.unavailable };
-}
-
-/**
- * A page on another origin may send a simple POST to loopback; the demo cluster is only changed from this origin
- * (or by tools that send no Origin at all, like curl).
- */
-export function isCrossOrigin(headers: IncomingHttpHeaders): boolean {
-  const origin = headers.origin;
-  if (origin === undefined || origin === '') return false;
-  try {
-    return new URL(origin).host !== headers.host;
-  } catch {
-    return true;
-  }
 }
 
 export function answerDemoRoute(method: string, path: string, demo: SandboxDemoCluster | undefined): DemoRouteAnswer {

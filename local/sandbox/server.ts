@@ -3,16 +3,11 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { DemoClusterView } from '../demo/control.js';
+import { hostRefusal, isStateChanging, originRefusal, refuse } from '../request-guard.js';
 import type { RecordedCall, SlackStandIn, StandInMessage, StandInView } from '../slack/server.js';
 import { type ClientAssets, loadClientAssets, stopClientBuilds } from './assets.js';
 import { type BotAnswer, type BotClient, failureName } from './bot-client.js';
-import {
-  answerDemoRoute,
-  demoClusterView,
-  isCrossOrigin,
-  isDemoRoute,
-  type SandboxDemoCluster,
-} from './demo-routes.js';
+import { answerDemoRoute, demoClusterView, isDemoRoute, type SandboxDemoCluster } from './demo-routes.js';
 import {
   type ActionInput,
   appHomeOpenedEvent,
@@ -172,6 +167,10 @@ function sendAsset(response: ServerResponse, contentType: string, body: string):
     'cache-control': 'no-cache',
   });
   response.end(body);
+}
+
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -568,11 +567,23 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async handle(request, response) {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
       const path = url.pathname;
-      if (isDemoRoute(path)) {
-        if (isCrossOrigin(request.headers)) {
-          sendJson(response, 403, { error: 'the demo cluster is changed only from the sandbox page itself' });
+      const demo = isDemoRoute(path);
+      if (!demo && path !== '/sandbox' && !path.startsWith('/sandbox/')) return false;
+      // Every route here acts as a person in the workspace or changes the demo cluster, and the state readout shows
+      // every conversation: answer only this machine's own pages (see local/request-guard.ts).
+      const host = hostRefusal(request);
+      if (host !== undefined) {
+        refuse(response, host);
+        return true;
+      }
+      if (isStateChanging(request.method)) {
+        const origin = originRefusal(request);
+        if (origin !== undefined) {
+          refuse(response, demo ? `the demo cluster is changed only from the sandbox page itself: ${origin}` : origin);
           return true;
         }
+      }
+      if (demo) {
         try {
           const answer = answerDemoRoute(request.method ?? 'GET', path, options.demoCluster);
           if (answer.changed) bump();
@@ -582,7 +593,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         }
         return true;
       }
-      if (path !== '/sandbox' && !path.startsWith('/sandbox/')) return false;
       try {
         if (request.method === 'GET') {
           if (path === '/sandbox') {
@@ -600,6 +610,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         }
         if (request.method !== 'POST') {
           sendJson(response, 405, { error: `${request.method} is not allowed here` });
+          return true;
+        }
+        // JSON only: a cross-origin page cannot send it without a preflight, which this server never grants.
+        if (mediaType(request.headers['content-type']) !== 'application/json') {
+          sendJson(response, 415, { error: 'send the request as application/json' });
           return true;
         }
         const body = await readJson(request);

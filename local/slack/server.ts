@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { requestRefusal } from '../request-guard.js';
 import { messageBlockProblems, SLACK_LIMITS, viewProblems } from './block-rules.js';
 import {
   DEMO_IDS,
@@ -442,6 +443,12 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const server = createServer((request, response) => {
     void (async () => {
       try {
+        // Any page could otherwise post as the bot or read every message through a rebound DNS name.
+        const refusal = requestRefusal(request);
+        if (refusal !== undefined) {
+          sendJson(response, 403, { ok: false, error: 'forbidden', detail: refusal });
+          return;
+        }
         const url = new URL(request.url ?? '/', 'http://127.0.0.1');
         const path = url.pathname;
         if (request.method === 'GET' && path === '/_calls') {

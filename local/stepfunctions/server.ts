@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { requestRefusal } from '../request-guard.js';
 import { stateMachineArnOf } from './arn.js';
 import { validatedInThisProcess } from './definition.js';
 import { LocalStepFunctionsEngine, type StateMachineRegistration, type TaskHandler } from './engine.js';
@@ -120,6 +121,13 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
   const server = createServer((request, response) => {
     void (async () => {
       try {
+        // StartExecution and SendTaskSuccess change state; a page reaching this port through a rebound DNS name
+        // carries a foreign Host (see local/request-guard.ts).
+        const refusal = requestRefusal(request);
+        if (refusal !== undefined) {
+          send(response, 403, { __type: 'AccessDeniedException', message: refusal }, 'AccessDeniedException');
+          return;
+        }
         if (request.method !== 'POST') {
           throw new SfnServiceError('UnknownOperationException', `Method ${request.method} is not supported`);
         }

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CliCommand, CliIo } from './io.js';
+import { printable, shown } from './text.js';
 
 /**
  * `calmops <command> [args]`: every command is a module in `commands/` exporting `run: CliCommand`, loaded only
@@ -51,7 +52,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return name === undefined ? 2 : 0;
   }
   if (!COMMANDS.some((c) => c.name === name)) {
-    io.stderr(`calmops: unknown command "${name}"\n\n${usage()}`);
+    io.stderr(`calmops: unknown command "${shown(name, 80)}"\n\n${usage()}`);
     return 2;
   }
   const run = await load(name);
@@ -62,12 +63,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   return run(args, io);
 }
 
-/** The process-bound I/O: stdout for results, stderr for everything else, Ctrl-C as `interrupted`. */
+/**
+ * The process-bound I/O: stdout for results, stderr for everything else, Ctrl-C as `interrupted`. Both streams pass
+ * through `printable`, so bytes from files, flags or a cluster never reach the terminal as control sequences (JSON
+ * and YAML output already escape them, so for those this changes nothing).
+ */
 export function processIo(): CliIo {
   let interrupted: Promise<void> | undefined;
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => process.stdout.write(printable(text)),
+    stderr: (text) => process.stderr.write(printable(text)),
     env: process.env,
     // Handlers are installed only when a command asks, so Ctrl-C still ends the commands that do not.
     get interrupted() {
@@ -84,7 +89,7 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
   try {
     process.exitCode = await main(argv, processIo());
   } catch (error) {
-    process.stderr.write(`calmops: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(printable(`calmops: ${error instanceof Error ? error.message : String(error)}\n`));
     process.exitCode = 1;
   }
   // Commands end by returning; a lingering handle (a keep-alive socket) must not hold the terminal.

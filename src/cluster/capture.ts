@@ -1,3 +1,4 @@
+import { ContinueTokenError } from './paging.js';
 import { RESOURCES, type ResourceInfo } from './resources.js';
 import { logKey } from './snapshot.js';
 import {
@@ -24,6 +25,10 @@ export interface CaptureOptions {
   maxLogReads?: number;
   /** Reads in flight at once. Default 6. */
   concurrency?: number;
+  /** Objects kept per kind; a kind with more is cut here, with a warning. Default 20 000. */
+  maxItems?: number;
+  /** The whole capture must finish within this; past it the capture fails. Default 5 minutes. */
+  deadlineMs?: number;
   signal?: AbortSignal;
 }
 
@@ -49,13 +54,36 @@ export class CaptureError extends Error {
   }
 }
 
+export const DEFAULT_CAPTURE_MAX_ITEMS = 20_000;
+export const DEFAULT_CAPTURE_DEADLINE_MS = 5 * 60 * 1000;
+
 const FATAL: ReadonlySet<ReadFailureReason> = new Set(['unreachable', 'timeout', 'unauthorized']);
 const CLUSTER_KINDS: readonly ResourceKind[] = ['nodes', 'storageclasses', 'ingressclasses', 'persistentvolumes'];
 const KIND_ORDER = new Map(Object.values(RESOURCES).map((r, i) => [r.kind, i]));
 
 export async function captureNamespace(reader: ClusterReader, options: CaptureOptions): Promise<CaptureResult> {
-  const { namespace, signal } = options;
+  const { namespace } = options;
   const concurrency = options.concurrency ?? 6;
+  const maxItems = options.maxItems ?? DEFAULT_CAPTURE_MAX_ITEMS;
+  const deadlineMs = options.deadlineMs ?? DEFAULT_CAPTURE_DEADLINE_MS;
+  if (!Number.isSafeInteger(maxItems) || maxItems < 1) throw new RangeError('maxItems must be a positive integer');
+  if (!Number.isSafeInteger(deadlineMs) || deadlineMs < 1)
+    throw new RangeError('deadlineMs must be a positive integer');
+  // One signal for every read: the caller's, the capture's deadline, and a stop once the capture has failed, so no
+  // read keeps going after the result is decided.
+  const deadline = AbortSignal.timeout(deadlineMs);
+  const stop = new AbortController();
+  const signal = AbortSignal.any([deadline, stop.signal, ...(options.signal ? [options.signal] : [])]);
+  const pastDeadline = () =>
+    new CaptureError(
+      `the capture did not finish within ${formatSeconds(deadlineMs)}; nothing was written (raise the deadline, or ` +
+        'check why the API server is slow)',
+      'timeout',
+    );
+  const fail = (error: CaptureError): never => {
+    stop.abort(error);
+    throw error;
+  };
   const warnings: string[] = [];
   const objects: KubeObject[] = [];
 
@@ -63,10 +91,11 @@ export async function captureNamespace(reader: ClusterReader, options: CaptureOp
   try {
     objects.push(await reader.get({ kind: 'namespaces', name: namespace }, signal));
   } catch (error) {
+    if (deadline.aborted) fail(pastDeadline());
     const failure = asReadFailure(error);
-    if (FATAL.has(failure.reason)) throw new CaptureError(failure.message, failure.reason, { cause: error });
+    if (FATAL.has(failure.reason)) fail(new CaptureError(failure.message, failure.reason, { cause: error }));
     if (failure.reason === 'not-found') {
-      throw new CaptureError(`namespace ${namespace} does not exist`, 'not-found', { cause: error });
+      fail(new CaptureError(`namespace ${namespace} does not exist`, 'not-found', { cause: error }));
     }
     warnings.push(failure.message);
   }
@@ -81,9 +110,24 @@ export async function captureNamespace(reader: ClusterReader, options: CaptureOp
   // Warnings are kept in read order, whatever order the parallel reads finish in.
   const listWarnings: string[] = [];
   await mapLimit(reads, concurrency, async ({ info, namespace: ns }, index) => {
+    if (signal.aborted) return;
     try {
-      byKind.set(info.plural, await reader.list({ kind: info.plural, ...(ns ? { namespace: ns } : {}) }, signal));
+      // One more than the bound tells a kind that was cut from one that fits exactly.
+      const list = await reader.list(
+        { kind: info.plural, ...(ns ? { namespace: ns } : {}), maxItems: maxItems + 1 },
+        signal,
+      );
+      if (list.length > maxItems) {
+        listWarnings[index] =
+          `${info.plural}: more than ${maxItems} objects; the snapshot holds the first ${maxItems} (raise --max-items)`;
+        list.length = maxItems;
+      }
+      byKind.set(info.plural, list);
     } catch (error) {
+      if (deadline.aborted) fail(pastDeadline());
+      // A server that breaks the paging protocol cannot be trusted for the other kinds either.
+      if (error instanceof ContinueTokenError) fail(new CaptureError(error.message, error.reason, { cause: error }));
+      if (stop.signal.aborted) return;
       const failure = asReadFailure(error);
       failures.push(failure.reason);
       listWarnings[index] =
@@ -92,6 +136,7 @@ export async function captureNamespace(reader: ClusterReader, options: CaptureOp
           : failure.message;
     }
   });
+  if (deadline.aborted) fail(pastDeadline());
   warnings.push(...listWarnings.filter((w) => w !== undefined));
   if (failures.length === reads.length) {
     const reason = failures.find((r) => FATAL.has(r)) ?? failures[0] ?? 'server-error';
@@ -117,9 +162,11 @@ export async function captureNamespace(reader: ClusterReader, options: CaptureOp
           signal,
         );
       } catch (error) {
+        if (deadline.aborted) fail(pastDeadline());
         logWarnings[index] = asReadFailure(error).message;
       }
     });
+    if (deadline.aborted) fail(pastDeadline());
     warnings.push(...logWarnings.filter((w) => w !== undefined));
   }
 
@@ -182,6 +229,10 @@ export function logReads(pods: readonly KubeObject[], tailLines: number): LogRea
     }
   }
   return reads;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function asReadFailure(error: unknown): { reason: ReadFailureReason; message: string } {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redactText } from '../redact/index.js';
 import { ClusterReadError, type ReadFailureReason } from './types.js';
 
 /**
@@ -28,22 +29,9 @@ const UNREACHABLE_CODES = new Set([
 ]);
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
-const REDACTIONS: ReadonlyArray<[RegExp, string]> = [
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
-  [/\b(token|password|passwd|secret|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;&]+/gi, '$1$2[redacted]'],
-  [/(\/\/)[^/@\s:]+:[^/@\s]+@/g, '$1[redacted]@'],
-  // JWTs (service account tokens) wherever they appear.
-  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, '[redacted-jwt]'],
-];
-
-/** Remove bearer/basic credentials, token=… pairs, URL userinfo and JWTs from text meant for humans or logs. */
+/** Remove credentials from text meant for humans or logs, and the exact values the client sent. */
 export function redactCredentials(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 8) out = out.split(secret).join('[redacted]');
-  }
-  for (const [pattern, replacement] of REDACTIONS) out = out.replace(pattern, replacement);
-  return out;
+  return redactText(text, { secrets });
 }
 
 export function reasonForStatus(status: number): ReadFailureReason {

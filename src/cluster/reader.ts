@@ -1,6 +1,9 @@
-import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext } from '@kubernetes/client-node';
+import type { Agent } from 'node:http';
+import { HttpMethod, RequestContext } from '@kubernetes/client-node';
 import { z } from 'zod';
+import { boundedGet, ResponseTooLargeError } from './bounded-get.js';
 import { httpFailure, redactCredentials, transportFailure } from './classify.js';
+import { eksTokenMinter } from './eks-token.js';
 import { type KubeconfigSource, loadKubeconfig } from './kubeconfig.js';
 import { collectPages } from './paging.js';
 import { assertReadPath, getTarget, listTarget, logTarget, type ReadTarget } from './read-only-guard.js';
@@ -26,6 +29,8 @@ export interface ClusterReaderOptions {
   userAgent?: string;
   /** Upper bound on the bytes of one log read (sent as `limitBytes`). Default 1 MiB. */
   maxLogBytes?: number;
+  /** Upper bound on the bytes of any one response; past it the read fails. Default 64 MiB. */
+  maxResponseBytes?: number;
 }
 
 /** A reader bound to one cluster; `server` and `context` are safe to print. */
@@ -37,6 +42,7 @@ export interface KubeClusterReader extends ClusterReader {
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_PAGE_SIZE = 500;
 export const DEFAULT_MAX_LOG_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 const ItemSchema = z.looseObject({
   apiVersion: z.string().optional(),
@@ -45,6 +51,7 @@ const ItemSchema = z.looseObject({
 });
 
 const ListSchema = z.looseObject({
+  kind: z.string().optional(),
   metadata: z.looseObject({ continue: z.string().optional() }).optional(),
   items: z.array(ItemSchema).nullable(),
 });
@@ -61,9 +68,10 @@ function groupVersion(info: ResourceInfo): string {
 
 /**
  * A read-only Kubernetes reader on `@kubernetes/client-node`: the client's KubeConfig supplies the server, TLS
- * material and credentials (tokens, client certificates, exec and auth-provider plugins) and its fetch library
- * sends the request, but every request passes through one function here that only issues GET, only for targets
- * the read-only guard built, always with a deadline. Objects come back as the raw JSON the API server sent.
+ * material and credentials (tokens, client certificates, and, where allowed, exec and auth-provider plugins), but
+ * requests go out through one function here that only issues GET, only for targets the read-only guard built, always
+ * with a deadline, never following a redirect and never reading more than a byte limit. Objects come back as the raw
+ * JSON the API server sent, after checking they are of the kind asked for.
  *
  * The reader keeps no per-read state, so any number of reads may run at once.
  */
@@ -72,8 +80,11 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
   const timeoutMs = positiveInt(options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
   const pageSize = positiveInt(options.pageSize, DEFAULT_PAGE_SIZE, 'pageSize');
   const maxLogBytes = positiveInt(options.maxLogBytes, DEFAULT_MAX_LOG_BYTES, 'maxLogBytes');
+  const maxBytes = positiveInt(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
   const userAgent = options.userAgent ?? 'calmops';
-  const http = new IsomorphicFetchHttpLibrary();
+  const base = new URL(loaded.server);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const eksToken = loaded.eks ? eksTokenMinter(loaded.eks) : undefined;
 
   // Credential plugins (exec, OIDC) cache what they fetch; applying them one at a time means concurrent first
   // reads start one plugin process instead of one per read. A plugin that hangs holds the queue only until the
@@ -81,28 +92,45 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
   let authChain: Promise<unknown> = Promise.resolve();
   const authenticate = (ctx: RequestContext, signal: AbortSignal): Promise<void> => {
     const run = untilAborted(
-      authChain.then(() => loaded.kc.applySecurityAuthentication(ctx)),
+      authChain.then(async () => {
+        await loaded.kc.applySecurityAuthentication(ctx);
+        if (eksToken) ctx.setHeaderParam('Authorization', `Bearer ${eksToken()}`);
+      }),
       signal,
     );
     authChain = run.catch(() => undefined);
     return run;
   };
 
-  /** The only code path that sends anything: GET, guarded target, deadline, classified failure. */
+  /**
+   * The URL a target becomes: the server's base path, then the guarded path and parameters. The check runs again on
+   * the parsed result, so nothing in the server URL or in the parsing can turn it into a different request.
+   */
+  function requestUrl(target: ReadTarget, params: URLSearchParams): URL {
+    assertReadPath(target.path, params);
+    const query = params.size > 0 ? `?${params.toString()}` : '';
+    const url = new URL(`${base.origin}${basePath}${target.path}${query}`);
+    const path = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : '';
+    if (url.origin !== base.origin || url.hash !== '' || url.username !== '' || path !== target.path) {
+      throw new ReadOnlyViolationError(`refused before sending: ${target.describe} does not resolve to a read path`);
+    }
+    assertReadPath(path, url.searchParams);
+    return url;
+  }
+
+  /** The only code path that sends anything: GET, guarded target, deadline, no redirects, bounded body. */
   async function send(
     verb: string,
     target: ReadTarget,
     params: URLSearchParams,
     signal: AbortSignal | undefined,
   ): Promise<string> {
-    assertReadPath(target.path, params);
+    const url = requestUrl(target, params);
     const deadline = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([deadline, signal]) : deadline;
-    const query = params.size > 0 ? `?${params.toString()}` : '';
-    const ctx = new RequestContext(`${loaded.server}${target.path}${query}`, HttpMethod.GET);
+    const ctx = new RequestContext(url.toString(), HttpMethod.GET);
     ctx.setHeaderParam('Accept', target.accept === 'json' ? 'application/json' : 'text/plain, */*');
     ctx.setHeaderParam('User-Agent', userAgent);
-    ctx.setSignal(combined);
     const failure = (error: unknown) =>
       transportFailure(error, {
         verb,
@@ -127,19 +155,39 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
         { cause: new Error(detail) },
       );
     }
-    // The client library copies the method from the context; pin it again in case anything above changed it.
-    if (ctx.getHttpMethod() !== HttpMethod.GET) {
-      throw new ReadOnlyViolationError(`refused before sending: ${ctx.getHttpMethod()} is not a read`);
+    // Authentication may only add headers and TLS material; the method and URL stay the ones checked above.
+    if (ctx.getHttpMethod() !== HttpMethod.GET || ctx.getUrl() !== url.toString()) {
+      throw new ReadOnlyViolationError('refused before sending: the request changed while credentials were applied');
     }
 
-    let status: number;
-    let body: string;
+    let response: Awaited<ReturnType<typeof boundedGet>>;
     try {
-      const response = await http.send(ctx).toPromise();
-      status = response.httpStatusCode;
-      body = await response.body.text();
+      response = await boundedGet({
+        url,
+        headers: ctx.getHeaders(),
+        agent: ctx.getAgent() as Agent | undefined,
+        signal: combined,
+        maxBytes,
+      });
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) {
+        throw new ClusterReadError(
+          `could not ${verb} ${target.describe}: ${error.message}; the read was stopped and nothing of it was kept`,
+          'invalid',
+          undefined,
+          { cause: error },
+        );
+      }
       throw failure(error);
+    }
+    const { status, body } = response;
+    if (status >= 300 && status < 400) {
+      throw new ClusterReadError(
+        `could not ${verb} ${target.describe}: redirect refused (HTTP ${status}), calmops never follows redirects` +
+          describeLocation(response.location, url),
+        'invalid',
+        status,
+      );
     }
     if (status < 200 || status >= 300) throw httpFailure(verb, target.describe, status, body, credentialValues(ctx));
     return body;
@@ -176,13 +224,23 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
             { cause: parsed.error },
           );
         }
+        const listKind = parsed.data.kind;
+        if (listKind !== undefined && listKind !== `${info.kind}List`) {
+          throw wrongKind('list', target, `kind ${shownKind(listKind)} instead of ${info.kind}List`);
+        }
         const items: KubeObject[] = [];
         // Validated above; the raw items are kept so objects stay exactly as the server sent them.
         const rawItems = ((raw as { items?: unknown[] | null }).items ?? []) as Array<z.infer<typeof ItemSchema>>;
-        for (const item of rawItems) {
+        for (const [index, item] of rawItems.entries()) {
           // A list's items carry no kind/apiVersion on the wire; kubectl adds them and so does the snapshot form.
-          // Anything of another kind (a misbehaving proxy, say) is dropped, so a Secret can never slip through.
-          if (item.kind !== undefined && item.kind !== info.kind) continue;
+          // One that names another kind means the answer is not the list asked for, whatever else it holds.
+          if (item.kind !== undefined && item.kind !== info.kind) {
+            throw wrongKind(
+              'list',
+              target,
+              `item ${index + 1} has kind ${shownKind(item.kind)} instead of ${info.kind}`,
+            );
+          }
           items.push({ apiVersion: item.apiVersion ?? groupVersion(info), kind: info.kind, ...item } as KubeObject);
         }
         return { items, continueToken: parsed.data.metadata?.continue };
@@ -198,7 +256,8 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
     const kind = parsed.success ? (parsed.data.kind ?? target.resource.kind) : undefined;
     if (!parsed.success || kind !== target.resource.kind || resourceForKind(kind) === undefined) {
       throw new ClusterReadError(
-        `could not get ${target.describe}: the response is not a ${target.resource.kind}`,
+        `could not get ${target.describe}: the response is not a ${target.resource.kind}` +
+          (parsed.success && parsed.data.kind !== undefined ? ` (kind ${shownKind(parsed.data.kind)})` : ''),
         'invalid',
       );
     }
@@ -212,6 +271,31 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
   }
 
   return { list, get, logs, server: loaded.displayServer, context: loaded.context };
+}
+
+function wrongKind(verb: string, target: ReadTarget, what: string): ClusterReadError {
+  return new ClusterReadError(
+    `could not ${verb} ${target.describe}: the answer is not what was asked for (${what}); nothing of it was kept`,
+    'invalid',
+  );
+}
+
+/** A kind from the server, fit to print: it is the server's text, so only a short plain word is shown as is. */
+function shownKind(kind: string): string {
+  return /^[A-Za-z0-9.]{1,63}$/.test(kind) ? kind : JSON.stringify(kind.slice(0, 63)).replace(/[^\x20-\x7e]/g, '?');
+}
+
+/** Where a redirect pointed, for the message: origin and path only (a query could carry anything). */
+function describeLocation(location: string | undefined, from: URL): string {
+  if (location === undefined) return '';
+  let target: URL;
+  try {
+    target = new URL(location, from);
+  } catch {
+    return '; it pointed to an invalid location';
+  }
+  const where = target.origin === from.origin ? target.pathname : `${target.origin}${target.pathname}`;
+  return `; it pointed to ${where.slice(0, 200).replace(/[^\x21-\x7e]/g, '?')}`;
 }
 
 /** The credential values the client put on a request, so messages can be scrubbed of them exactly. */

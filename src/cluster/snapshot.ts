@@ -27,19 +27,49 @@ export const SnapshotLogsSchema = z.record(
 );
 export type SnapshotLogs = z.infer<typeof SnapshotLogsSchema>;
 
-export function parseSnapshot(text: string, source = 'snapshot'): KubeObject[] {
+/** What parsing a snapshot kept, and how many Secrets it dropped unread. */
+export interface ParsedSnapshot {
+  objects: KubeObject[];
+  /** Secret documents dropped at parse time: their data is never kept, printed or cached. */
+  secretsSkipped: number;
+}
+
+/**
+ * Real dumps (`kubectl get all,cm,secret -o yaml`, a must-gather) always hold Secrets. They are dropped here, before
+ * anything else sees them, so that nothing downstream can keep, print or cache their data; the rest of the dump is
+ * still evidence.
+ */
+export function parseSnapshotText(text: string, source = 'snapshot'): ParsedSnapshot {
   const docs = parseAllDocuments(text);
   const objects: KubeObject[] = [];
+  let secretsSkipped = 0;
   docs.forEach((doc, index) => {
     if (doc.errors.length > 0) {
       throw new SnapshotFormatError(`${source}: document ${index + 1} is not valid YAML: ${doc.errors[0]?.message}`, {
         cause: doc.errors[0],
       });
     }
-    const value: unknown = doc.toJS();
+    let value: unknown;
+    try {
+      // Aliases are expanded here: an alias bomb fails with the yaml package's own limit, named after the file.
+      value = doc.toJS();
+    } catch (error) {
+      throw new SnapshotFormatError(
+        `${source}: document ${index + 1} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
     if (value === null || value === undefined) return;
+    if (isSecret(value)) {
+      secretsSkipped++;
+      return;
+    }
     const items = isList(value) ? value.items : [value];
     items.forEach((item, itemIndex) => {
+      if (isSecret(item)) {
+        secretsSkipped++;
+        return;
+      }
       const parsed = ObjectSchema.safeParse(item);
       if (!parsed.success) {
         throw new SnapshotFormatError(
@@ -47,15 +77,28 @@ export function parseSnapshot(text: string, source = 'snapshot'): KubeObject[] {
           { cause: parsed.error },
         );
       }
-      if (parsed.data.kind === 'Secret') {
-        throw new SnapshotFormatError(
-          `${source}: ${describePosition(index, itemIndex, isList(value))} is a Secret; snapshots never hold Secrets`,
-        );
-      }
       objects.push(parsed.data as KubeObject);
     });
   });
-  return objects;
+  return { objects, secretsSkipped };
+}
+
+/** The objects of a snapshot, Secrets dropped. */
+export function parseSnapshot(text: string, source = 'snapshot'): KubeObject[] {
+  return parseSnapshotText(text, source).objects;
+}
+
+/** Any spelling of the kind (`Secret`, `secret`, `SECRET`) and any group: dumps are not always tidy. */
+function isSecret(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const kind = (value as { kind?: unknown }).kind;
+  return typeof kind === 'string' && kind.trim().toLowerCase() === 'secret';
+}
+
+/** How a skipped-Secrets count is told to a person, or undefined when there were none. */
+export function secretsSkippedNotice(count: number | undefined): string | undefined {
+  if (count === undefined || count <= 0) return undefined;
+  return `${count} Secret${count === 1 ? '' : 's'} skipped, never read`;
 }
 
 function describePosition(index: number, itemIndex: number, inList: boolean): string {
@@ -133,6 +176,8 @@ export class SnapshotFileError extends Error {
 
 export interface LoadedSnapshot {
   objects: KubeObject[];
+  /** Secret documents dropped at parse time. */
+  secretsSkipped: number;
   logs: SnapshotLogs;
   /** The logs file actually read, if any. */
   logsPath?: string;
@@ -143,8 +188,8 @@ export interface LoadedSnapshot {
  * (hundreds of milliseconds for the demo cluster), and the result depends on nothing else.
  */
 export interface ParsedSnapshotCache {
-  get(text: string): KubeObject[] | undefined;
-  set(text: string, objects: readonly KubeObject[]): void;
+  get(text: string): ParsedSnapshot | undefined;
+  set(text: string, parsed: ParsedSnapshot): void;
 }
 
 /**
@@ -157,23 +202,29 @@ export async function loadSnapshotFiles(
   cache?: ParsedSnapshotCache,
 ): Promise<LoadedSnapshot> {
   const text = await readText(snapshotPath, 'snapshot');
-  let objects = cache?.get(text);
-  if (objects === undefined) {
-    objects = parseSnapshot(text, snapshotPath);
-    cache?.set(text, objects);
+  let parsed = cache?.get(text);
+  if (parsed === undefined) {
+    parsed = parseSnapshotText(text, snapshotPath);
+    cache?.set(text, parsed);
   }
+  const { objects, secretsSkipped } = parsed;
   if (logsPath !== undefined) {
-    return { objects, logs: parseSnapshotLogs(await readText(logsPath, 'logs'), logsPath), logsPath };
+    return {
+      objects,
+      secretsSkipped,
+      logs: parseSnapshotLogs(await readText(logsPath, 'logs'), logsPath),
+      logsPath,
+    };
   }
   const sibling = siblingLogsPath(snapshotPath);
   let siblingText: string;
   try {
     siblingText = await readFile(sibling, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { objects, logs: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { objects, secretsSkipped, logs: {} };
     throw new SnapshotFileError(`cannot read logs file ${sibling}: ${(error as Error).message}`, { cause: error });
   }
-  return { objects, logs: parseSnapshotLogs(siblingText, sibling), logsPath: sibling };
+  return { objects, secretsSkipped, logs: parseSnapshotLogs(siblingText, sibling), logsPath: sibling };
 }
 
 async function readText(path: string, what: string): Promise<string> {

@@ -55,6 +55,16 @@ export const READABLE_KINDS = [
   'ingressclasses',
   'routes',
   'configmaps',
+  'resourcequotas',
+  'limitranges',
+  'networkpolicies',
+  'poddisruptionbudgets',
+  'horizontalpodautoscalers',
+  'jobs',
+  'cronjobs',
+  'leases',
+  'volumeattachments',
+  'csidrivers',
 ] as const;
 export type ResourceKind = (typeof READABLE_KINDS)[number];
 

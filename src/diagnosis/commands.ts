@@ -1,4 +1,5 @@
 import { parse as parseShell } from 'shell-quote';
+import { redactText } from '../redact/index.js';
 import type { Domain } from '../triage/findings.js';
 import { canonicalKind, domainOfKind, isKnownKind } from './kinds.js';
 import { classifyPhrase } from './phrases.js';
@@ -19,18 +20,9 @@ const WRAPPERS = new Set(['sudo', 'time', 'nohup', 'env', 'watch', 'doas']);
 // ---------------------------------------------------------------------------------------------------------------
 // Text preparation
 
-const CREDENTIAL_PATTERNS: readonly RegExp[] = [
-  /(--(?:token|password|client-key|client-certificate-data|client-key-data)(?:=|\s+))("[^"]*"|'[^']*'|\S+)/gi,
-  /(\blogin\b[^\n]*?\s-(?:p|-password)\s+)(\S+)/gi,
-  /(\bbearer\s+)([A-Za-z0-9._~+/-]+=*)/gi,
-  /()(sha256~[A-Za-z0-9_-]+)/g,
-];
-
 /** Credentials never survive classification: they are replaced before the text is kept anywhere. */
 export function redactCredentials(text: string): string {
-  let out = text;
-  for (const pattern of CREDENTIAL_PATTERNS) out = out.replace(pattern, (_m, prefix: string) => `${prefix}[REDACTED]`);
-  return out;
+  return redactText(text);
 }
 
 /** Slack sends `&`, `<` and `>` as entities, wraps mentions and links in angle brackets, and likes curly quotes. */

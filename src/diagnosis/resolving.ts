@@ -98,14 +98,22 @@ function safetyOf(step: PlanStep): SafetyLabel {
   return parsed?.kind === 'dangerous' ? 'DANGEROUS' : 'REQUIRES_APPROVAL';
 }
 
+/**
+ * Answers are Slack mrkdwn: what the person typed and what the plan quotes from the cluster are shown as text,
+ * never read as mentions or links.
+ */
+function asText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 function render(plan: ApprovedPlan, step: PlanStep, safety: SafetyLabel): string {
   return [
-    `calmops does not run changes. From the approved plan "${plan.title ?? plan.id}"${plan.approvedBy ? ` (approved by ${plan.approvedBy})` : ''}, step ${step.id}${step.description ? `: ${step.description}` : ''}`,
+    `calmops does not run changes. From the approved plan "${asText(plan.title ?? plan.id)}"${plan.approvedBy ? ` (approved by ${asText(plan.approvedBy)})` : ''}, step ${asText(step.id)}${step.description ? `: ${asText(step.description)}` : ''}`,
     '```',
-    step.command,
+    asText(step.command),
     '```',
     `Rollback:${step.rollback ? '' : ' none recorded'}`,
-    ...(step.rollback ? ['```', step.rollback, '```'] : []),
+    ...(step.rollback ? ['```', asText(step.rollback), '```'] : []),
     `Safety: ${safety}`,
   ].join('\n');
 }
@@ -143,8 +151,8 @@ export function answerFromPlan(request: UserRequest, plan: ApprovedPlan | undefi
       matched: false,
       reason: isGeneric(request) ? 'several plan steps could be meant' : 'no plan step matches the request',
       message: [
-        `"${request.raw}" is not a step of the approved plan "${plan.title ?? plan.id}". The plan's changes are:`,
-        ...writes.map((s) => `• ${s.id}: \`${s.command}\``),
+        `"${asText(request.raw)}" is not a step of the approved plan "${asText(plan.title ?? plan.id)}". The plan's changes are:`,
+        ...writes.map((s) => `• ${asText(s.id)}: \`${asText(s.command)}\``),
       ].join('\n'),
       candidates,
     };
@@ -155,8 +163,8 @@ export function answerFromPlan(request: UserRequest, plan: ApprovedPlan | undefi
       matched: false,
       reason: 'several plan steps match equally',
       message: [
-        `"${request.raw}" matches more than one step of the plan; name the one you mean:`,
-        ...ties.map((s) => `• ${s.step.id}: \`${s.step.command}\``),
+        `"${asText(request.raw)}" matches more than one step of the plan; name the one you mean:`,
+        ...ties.map((s) => `• ${asText(s.step.id)}: \`${asText(s.step.command)}\``),
       ].join('\n'),
       candidates: ties.map((s) => s.step),
     };

@@ -38,6 +38,10 @@ export class TemplateSynthesizer implements PlanSynthesizer {
       namespace: input.namespace,
       'resource.name': input.rootCause.resource.name,
       'resource.kind': input.rootCause.resource.kind.toLowerCase(),
+      'resource.namespace': input.rootCause.resource.namespace ?? input.namespace,
+      // The root cause already names the entity to change (the Deployment behind a crashing pod).
+      'owner.name': input.rootCause.resource.name,
+      'owner.kind': input.rootCause.resource.kind.toLowerCase(),
     };
     const inspect: PlanStep = {
       id: 'inspect-current-state',

@@ -10,13 +10,15 @@ export interface StartSessionInput {
   requester: string;
   text: string;
   intent?: string;
-  namespace: string;
+  /** Absent when the request names none: the workflow's triage locates it in the cluster. */
+  namespace?: string;
   cluster: string;
   note?: string;
 }
 
 export type ThreadAction =
   | { type: 'hypothesis'; hypothesisId: string }
+  | { type: 'namespace'; namespace: string }
   | { type: 'resolved' }
   | { type: 'break-glass'; requestId: string };
 

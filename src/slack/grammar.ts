@@ -6,6 +6,7 @@ import {
   resolveEntry,
 } from '../triage/dictionary.js';
 import type { TriggerMode } from '../triage/envelope.js';
+import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/templates.js';
 import { describeImpostor, findImpostors } from './homoglyphs.js';
 
@@ -17,6 +18,9 @@ import { describeImpostor, findImpostors } from './homoglyphs.js';
  *
  * Pure: text in, a command or one specific problem out. Nothing here is ever executed; the checks exist so that a
  * person gets a precise answer (which character, which word, what to type instead) rather than a silent failure.
+ * A described problem is never refused for its words: when they name no single intent the request runs the
+ * namespace sweep (the cluster's evidence decides), and when they name no namespace the triage finds it in the
+ * cluster. Only input that cannot be read safely, or a namespace that cannot exist, is refused here.
  */
 
 export const GRAMMAR_LIMITS = {
@@ -38,8 +42,10 @@ export interface StartCommand {
   kind: 'start';
   /** The request as typed (Slack escaping undone), without the note. */
   text: string;
+  /** The intent the words name, or the namespace sweep when they name none clearly. */
   intent: string;
-  namespace: string;
+  /** Absent when the request names none: the triage locates it from the words and the cluster. */
+  namespace?: string;
   note?: string;
   confidence: number;
   why: string;
@@ -55,9 +61,7 @@ export const GRAMMAR_PROBLEM_CODES = [
   'homoglyph',
   'non-ascii-namespace',
   'invalid-namespace',
-  'missing-namespace',
   'unknown-intent',
-  'ambiguous-intent',
   'bad-session-id',
 ] as const;
 export type GrammarProblemCode = (typeof GRAMMAR_PROBLEM_CODES)[number];
@@ -240,42 +244,27 @@ export function parseTriageCommand(raw: string, registry: TemplateRegistry, opti
     throw error;
   }
 
-  const intent = named?.id ?? resolution.intent;
+  // Words that fit several areas, or none, still describe a problem: the sweep reads the whole namespace and the
+  // evidence decides; the dictionary's suggestions stay in the command and the text goes along as hints.
+  const swept = named === undefined && resolution.intent === undefined && registry.get(SWEEP_INTENT) !== undefined;
+  const intent = named?.id ?? resolution.intent ?? (swept ? SWEEP_INTENT : undefined);
   if (intent === undefined) {
-    if (resolution.ambiguous && resolution.suggestions.length > 0) {
-      const ns = resolution.namespace ?? '<namespace>';
-      const choices = resolution.suggestions.map((s) => `\`${invocation} ${s.intent} -n ${ns}\``).join(' or ');
-      return problem(
-        'ambiguous-intent',
-        `That could be more than one thing (${resolution.why}). Pick one: ${choices}.`,
-      );
-    }
-    const near =
-      resolution.suggestions.length > 0
-        ? ` Closest: ${resolution.suggestions.map((s) => `\`${s.intent}\``).join(', ')}.`
-        : '';
+    // Only a registry without the sweep template gets here.
     return problem(
       'unknown-intent',
-      `I could not tell what is wrong from "${truncate(text, 120)}".${near} Describe the symptom in a few words ` +
-        `(e.g. \`${invocation} ${EXAMPLE}\`) or name an intent; \`${invocation} intents\` lists them.`,
+      `I could not tell what is wrong from "${truncate(text, 120)}". Name an intent; \`${invocation} intents\` lists them.`,
     );
   }
 
   const namespace = resolution.namespace;
-  if (namespace === undefined) {
-    const ignored = /\(("[^"]+") ignored: ([^)]+)\)/.exec(resolution.why);
-    const because = ignored ? ` (${ignored[1]} was not taken: ${ignored[2]})` : '';
-    return problem(
-      'missing-namespace',
-      `Which namespace?${because} Add \`in <namespace>\` or \`-n <namespace>\`, e.g. \`${invocation} ${intent} -n payments\`.`,
-    );
-  }
-  const invalid = explainInvalidNamespace(namespace);
-  if (invalid !== undefined) {
-    return problem('invalid-namespace', `"${namespace}" is not a valid namespace: ${invalid}.`);
+  if (namespace !== undefined) {
+    const invalid = explainInvalidNamespace(namespace);
+    if (invalid !== undefined) {
+      return problem('invalid-namespace', `"${namespace}" is not a valid namespace: ${invalid}.`);
+    }
   }
 
-  const { request, note } = splitNote(text, namespace);
+  const { request, note } = namespace === undefined ? { request: text, note: undefined } : splitNote(text, namespace);
   if (note !== undefined && note.length > GRAMMAR_LIMITS.maxNoteLength) {
     return problem(
       'too-long',
@@ -288,11 +277,11 @@ export function parseTriageCommand(raw: string, registry: TemplateRegistry, opti
       kind: 'start',
       text: request,
       intent,
-      namespace,
+      ...(namespace === undefined ? {} : { namespace }),
       ...(note === undefined ? {} : { note }),
       confidence: named ? 1 : resolution.confidence,
       why: named ? `intent named directly ("${named.id}")` : resolution.why,
-      triggerMode: named ? 'replace' : resolution.triggerMode,
+      triggerMode: named ? 'replace' : swept ? 'observe' : resolution.triggerMode,
       suggestions: resolution.suggestions,
     },
   };

@@ -15,6 +15,9 @@ const ClusterName = z
   .string()
   .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a cluster name: lower-case letters, digits and "-"');
 const IntentList = z.union([z.literal('*'), z.array(z.string().regex(/^[a-z0-9-]+$/)).min(1)]);
+const NamespaceName = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a namespace name: lower-case letters, digits and "-"');
 
 const ChannelRulesSchema = z.strictObject({
   cluster: ClusterName.optional(),
@@ -22,6 +25,11 @@ const ChannelRulesSchema = z.strictObject({
   allowedIntents: IntentList.optional(),
   approverGroup: SlackUsergroupId.optional(),
   seniorGroup: SlackUsergroupId.optional(),
+  /**
+   * Namespaces a session's thread may read besides the session's own (cluster-scoped kinds are always readable).
+   * A listed channel's list replaces the defaults' list.
+   */
+  allowedNamespaces: z.array(NamespaceName).max(50).optional(),
 });
 
 export const PolicyFileSchema = z.strictObject({
@@ -39,6 +47,8 @@ export interface ChannelPolicy {
   allowedIntents: '*' | readonly string[];
   approverGroup: string;
   seniorGroup: string;
+  /** Namespaces readable from a session's thread besides the session's own. */
+  allowedNamespaces: readonly string[];
 }
 
 export class PolicyError extends Error {
@@ -63,6 +73,7 @@ export class Policy {
       allowedIntents: merged.allowedIntents ?? '*',
       approverGroup: merged.approverGroup,
       seniorGroup: merged.seniorGroup,
+      allowedNamespaces: merged.allowedNamespaces ?? [],
     };
   }
 
@@ -198,7 +209,8 @@ export type RefusalCode =
   | 'plan-author'
   | 'not-named-senior'
   | 'not-senior'
-  | 'requester-cannot-approve';
+  | 'requester-cannot-approve'
+  | 'outside-session-channel';
 
 const ALLOWED: PolicyDecision = { allowed: true };
 const refuse = (code: RefusalCode, reason: string): PolicyDecision => ({ allowed: false, code, reason });

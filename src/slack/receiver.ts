@@ -5,6 +5,7 @@ import { registerActions } from './handlers/actions.js';
 import { registerCommand } from './handlers/command.js';
 import { registerEvents } from './handlers/events.js';
 import { registerSubmissions } from './handlers/submissions.js';
+import { checkSlackBody } from './payload-shape.js';
 
 /** A Slack request as API Gateway (HTTP API), a Function URL or the local HTTP server hands it over. */
 export interface SlackHttpRequest {
@@ -96,18 +97,16 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-function parsesAsSlackBody(rawBody: string, type: string): boolean {
-  try {
-    if (type === 'application/x-www-form-urlencoded') {
-      const payload = new URLSearchParams(rawBody).get('payload');
-      if (payload !== null) JSON.parse(payload);
-      return true;
-    }
-    JSON.parse(rawBody);
-    return true;
-  } catch {
-    return false;
-  }
+const FORM = 'application/x-www-form-urlencoded';
+
+/**
+ * Slack's periodic check of a slash command's TLS endpoint: a form POST with `ssl_check=1` and no signature. Bolt's
+ * own Lambda receiver answers it before verifying; it carries nothing to act on, so answering it cannot do anything.
+ */
+function isSslCheck(rawBody: string, type: string): boolean {
+  if (type !== FORM && type !== '') return false;
+  const form = new URLSearchParams(rawBody);
+  return form.get('ssl_check') === '1' && !form.has('command') && !form.has('payload');
 }
 
 /**
@@ -157,6 +156,9 @@ export function createSlackHttpHandler(deps: SlackAppDeps): SlackHttpHandler {
     const body = request.body ?? '';
     // Bolt decodes base64 as ASCII, which corrupts any non-ASCII text (and with it the signature).
     const rawBody = request.isBase64Encoded === true ? Buffer.from(body, 'base64').toString('utf8') : body;
+    const type = mediaType(headers['content-type']);
+    // Before the signature, as Slack sends it unsigned; it is the only request answered without one.
+    if (isSslCheck(rawBody, type)) return respond(200);
     const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000);
     const verified = verifySlackSignature({
       signingSecret: deps.signingSecret,
@@ -169,8 +171,11 @@ export function createSlackHttpHandler(deps: SlackAppDeps): SlackHttpHandler {
       logger.warn('refused Slack request', { reason: verified.reason });
       return respond(401, verified.reason);
     }
-    const type = mediaType(headers['content-type']);
-    if (!parsesAsSlackBody(rawBody, type)) return respond(400, 'body is neither a Slack form nor JSON');
+    const shape = checkSlackBody(rawBody, type);
+    if (!shape.ok) {
+      logger.warn('refused a signed request that is not a Slack payload', { problem: shape.problem });
+      return respond(400, `Not a Slack request: ${shape.problem}.`);
+    }
 
     const event = {
       version: '2.0',
@@ -183,6 +188,12 @@ export function createSlackHttpHandler(deps: SlackAppDeps): SlackHttpHandler {
       isBase64Encoded: false,
     };
     const result = (await lambda(event, {})) as { statusCode: number; headers?: Record<string, string>; body?: string };
+    if (result.statusCode === 404) {
+      // Bolt answers 404 when no listener acknowledged: an event or interaction calmops does not handle. Slack shows
+      // a 404 to the person as an error and retries events, so it gets a plain acknowledgement instead.
+      logger.info('acknowledged a Slack request no handler takes');
+      return respond(200);
+    }
     return {
       statusCode: result.statusCode,
       headers: { 'content-type': 'text/plain; charset=utf-8', ...lowerCaseHeaders(result.headers ?? {}) },

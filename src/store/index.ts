@@ -3,6 +3,7 @@ import { BlackboardRepository } from './blackboard.js';
 import type { StoreContext } from './client.js';
 import { DedupeRepository } from './dedupe.js';
 import { type InboxOptions, InboxRepository } from './inbox.js';
+import { ModalRepository } from './modals.js';
 import { SessionRepository } from './sessions.js';
 import { ThreadRepository } from './threads.js';
 import { TimelineRepository } from './timeline.js';
@@ -27,6 +28,7 @@ export {
 export * from './errors.js';
 export * from './inbox.js';
 export * from './keys.js';
+export * from './modals.js';
 export * from './sessions.js';
 export * from './table.js';
 export * from './threads.js';
@@ -42,6 +44,7 @@ export interface Store {
   approvals: ApprovalRepository;
   threads: ThreadRepository;
   dedupe: DedupeRepository;
+  modals: ModalRepository;
   blackboard: BlackboardRepository;
 }
 
@@ -57,6 +60,7 @@ export function createStore(
     approvals: new ApprovalRepository(ctx, options.approvals),
     threads: new ThreadRepository(ctx),
     dedupe: new DedupeRepository(ctx),
+    modals: new ModalRepository(ctx),
     blackboard: new BlackboardRepository(ctx),
   };
 }

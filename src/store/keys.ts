@@ -57,6 +57,8 @@ export const keys = {
   memory: (memoryId: string): ItemKey => ({ PK: `MEMORY#${memoryId}`, SK: META }),
   memoryToken: (token: string, memoryId: string): ItemKey => ({ PK: `TOKEN#${token}`, SK: `MEMORY#${memoryId}` }),
   dedupe: (key: string): ItemKey => ({ PK: `DEDUPE#${key}`, SK: META }),
+  /** A modal calmops opened, by Slack's view id; submissions are checked against it. */
+  modal: (viewId: string): ItemKey => ({ PK: `MODAL#${viewId}`, SK: META }),
 } as const;
 
 export const SESSION_PK_PREFIX = 'SESSION#';

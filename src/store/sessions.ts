@@ -263,6 +263,40 @@ export class SessionRepository {
   }
 
   /**
+   * Sets the namespace of a session that has none yet (it started without one and the first triage located it, or a
+   * person picked it). One conditional write: the first namespace wins, and every later caller gets the session as
+   * it is, with `settled: false`, so two clicks or a click racing the triage cannot both move the session.
+   */
+  async settleNamespace(
+    id: string,
+    namespace: string,
+    now: Date = new Date(),
+  ): Promise<{ settled: boolean; session: SessionRecord }> {
+    const sessionId = parseInput(KeyPartSchema, id, 'session id');
+    const value = parseInput(z.string().min(1).max(253), namespace, 'namespace');
+    const key = keys.session(sessionId);
+    const writeId = ulid();
+    const result = await conditional('UpdateItem', key, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          UpdateExpression: 'SET #ns = :ns, #v = #v + :one, updatedAt = :at, writeId = :w',
+          ConditionExpression: 'attribute_exists(PK) AND #ns = :none',
+          ExpressionAttributeNames: { '#ns': 'namespace', '#v': 'version' },
+          ExpressionAttributeValues: { ':ns': value, ':none': '', ':one': 1, ':at': toIso(now), ':w': writeId },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (result.ok) return { settled: true, session: parseRecord(SessionRecordSchema, result.value.Attributes ?? {}) };
+    const stored = await getItem(this.ctx, key);
+    if (stored === undefined) throw new SessionNotFoundError(sessionId);
+    // A retried request whose first attempt landed finds its own writeId.
+    return { settled: stored['writeId'] === writeId, session: parseRecord(SessionRecordSchema, stored) };
+  }
+
+  /**
    * Read-modify-write with retries: `change` receives the current session and returns the patch to apply.
    * On a concurrent update the session is re-read and `change` runs again on the fresh copy.
    */

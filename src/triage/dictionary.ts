@@ -441,7 +441,7 @@ function andList(items: readonly string[]): string {
 }
 
 /** Slack wraps mentions, channels and links in angle brackets; a leading slash command is not part of the request. */
-function stripChatMarkup(text: string): string {
+export function stripChatMarkup(text: string): string {
   return text
     .replace(/<[@#!][^>|]*\|([^>]*)>/g, ' $1 ')
     .replace(/<[@#!][^>]*>/g, ' ')

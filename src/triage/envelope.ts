@@ -42,7 +42,10 @@ export const RankedCauseSchema = z.object({
   code: z.string(),
   summary: z.string(),
   confidence: z.number().min(0).max(1),
+  /** The entity to change. */
   resource: ResourceRefSchema,
+  /** From the entity to change to where the symptom shows (owner → pod, policy → service → pod). */
+  chain: z.array(ResourceRefSchema).optional(),
 });
 export type RankedCause = z.infer<typeof RankedCauseSchema>;
 

@@ -17,3 +17,21 @@ export class UnknownIntentError extends Error {
 export class InvalidTriageRequestError extends Error {
   override readonly name = 'InvalidTriageRequestError';
 }
+
+export interface NamespaceCandidate {
+  namespace: string;
+  /** What in the cluster matched the request's words there. */
+  why: string;
+}
+
+/** The request names no namespace and its words match things in several: a person picks one. */
+export class AmbiguousNamespaceError extends Error {
+  override readonly name = 'AmbiguousNamespaceError';
+  constructor(
+    message: string,
+    readonly candidates: readonly NamespaceCandidate[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -32,6 +32,45 @@ export const FindingSchema = z.object({
   related: z.array(ResourceRefSchema).default([]),
   /** Short remediation hint keys the templates' next-action catalogue understands. */
   remediation: z.array(z.string()).default([]),
+  /**
+   * The entity a person must change to end this fault (the Deployment behind a crashing pod, the NetworkPolicy
+   * behind a refused connection), when it is not `resource` itself.
+   */
+  owner: ResourceRefSchema.optional(),
+  /** Set when the fault is history: its pod is gone, or its condition has cleared since. Never a root cause. */
+  stale: z.string().optional(),
 });
 export type Finding = z.infer<typeof FindingSchema>;
 export type FindingInput = z.input<typeof FindingSchema>;
+
+/** One order of severities for everything that sorts or compares findings. */
+export const SEVERITY_ORDER: Readonly<Record<Severity, number>> = {
+  info: 0,
+  low: 1,
+  medium: 2,
+  high: 3,
+  critical: 4,
+};
+
+export function refKey(ref: ResourceRef): string {
+  return `${ref.kind}|${ref.namespace ?? ''}|${ref.name}`;
+}
+
+export function findingKey(f: Pick<Finding, 'code' | 'resource'>): string {
+  return `${f.code}|${refKey(f.resource)}`;
+}
+
+/** Total order on findings: worst first, then most certain, then by code and resource so output never wobbles. */
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] ||
+    b.confidence - a.confidence ||
+    cmp(a.code, b.code) ||
+    cmp(refKey(a.resource), refKey(b.resource)) ||
+    cmp(a.message, b.message)
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -24,8 +24,16 @@ export interface NextActionInput {
 const PLACEHOLDER = /\{\{\s*([A-Za-z.]+)\s*\}\}/g;
 const ACTIONABLE: ReadonlySet<Finding['severity']> = new Set(['medium', 'high', 'critical']);
 
-/** Fill `{{namespace}}` and `{{resource.name|kind|namespace}}`; undefined when a placeholder has no value. */
-export function renderAction(text: string, namespace: string, resource: ResourceRef | undefined): string | undefined {
+/**
+ * Fill `{{namespace}}`, `{{resource.name|kind|namespace}}` and `{{owner.name|kind}}` (the entity to change, the
+ * resource itself when it has no owner); undefined when a placeholder has no value.
+ */
+export function renderAction(
+  text: string,
+  namespace: string,
+  resource: ResourceRef | undefined,
+  owner: ResourceRef | undefined = resource,
+): string | undefined {
   let missing = false;
   const out = text.replace(PLACEHOLDER, (_m, key: string) => {
     const value =
@@ -37,7 +45,11 @@ export function renderAction(text: string, namespace: string, resource: Resource
             ? resource?.kind
             : key === 'resource.namespace'
               ? (resource?.namespace ?? namespace)
-              : undefined;
+              : key === 'owner.name'
+                ? owner?.name
+                : key === 'owner.kind'
+                  ? owner?.kind.toLowerCase()
+                  : undefined;
     if (value === undefined) missing = true;
     return value ?? '';
   });
@@ -65,10 +77,12 @@ export function buildNextActions(input: NextActionInput): SafetyClassifiedAction
     if (actions.length >= limit) return;
     if (tpl.type === 'mutating' && (!input.allowMutating || !finding || !ACTIONABLE.has(finding.severity))) return;
     const resource = finding?.resource;
-    const command = renderAction(tpl.command, input.namespace, resource);
-    const description = renderAction(tpl.description, input.namespace, resource);
+    const owner = finding?.owner ?? resource;
+    const command = renderAction(tpl.command, input.namespace, resource, owner);
+    const description = renderAction(tpl.description, input.namespace, resource, owner);
     if (command === undefined || description === undefined || commands.has(command)) return;
-    const rationale = tpl.rationale === undefined ? undefined : renderAction(tpl.rationale, input.namespace, resource);
+    const rationale =
+      tpl.rationale === undefined ? undefined : renderAction(tpl.rationale, input.namespace, resource, owner);
     commands.add(command);
     actions.push({ command, type: tpl.type, safety: tpl.safety, description, rationale: rationale || fallback });
   };

@@ -1,7 +1,6 @@
 import type { KubeObject } from '../cluster/types.js';
 import type { RankedCause } from './envelope.js';
-import type { Finding, ResourceRef } from './findings.js';
-import { SEVERITY_ORDER } from './rubrics.js';
+import { compareFindings, type Finding, findingKey, type ResourceRef, refKey, SEVERITY_ORDER } from './findings.js';
 
 /**
  * Findings become a ranked root cause by severity × confidence × recency. Recency matters because snapshots and
@@ -36,14 +35,6 @@ export function recencyFactor(newest: Date | undefined, now: Date): number {
   return 0.25;
 }
 
-export function refKey(ref: ResourceRef): string {
-  return `${ref.kind}|${ref.namespace ?? ''}|${ref.name}`;
-}
-
-export function findingKey(f: Finding): string {
-  return `${f.code}|${refKey(f.resource)}`;
-}
-
 /** Newest timestamp an Event carries, whichever of the several event time fields the producer filled. */
 export function eventTime(e: KubeObject): Date | undefined {
   const o = e as KubeObject & {
@@ -76,17 +67,26 @@ function newestEventFor(ref: ResourceRef, events: readonly KubeObject[]): Date |
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-export function rankRootCauses(
-  findings: readonly Finding[],
-  opts: { now: Date; events: readonly KubeObject[]; limit?: number },
-): RankedCauseWithFinding[] {
+export interface RankOptions {
+  now: Date;
+  events: readonly KubeObject[];
+  limit?: number;
+  /** Words of the request break ties between faults of similar weight: a factor per finding, 1 when silent. */
+  preference?: (finding: Finding) => number;
+}
+
+export function rankRootCauses(findings: readonly Finding[], opts: RankOptions): RankedCauseWithFinding[] {
   const referenced = new Set(findings.flatMap((f) => f.related.map(refKey)));
   const scored = findings
-    .filter((f) => f.severity !== 'info')
+    .filter((f) => f.severity !== 'info' && f.stale === undefined)
     .map((finding) => {
       const recency = recencyFactor(newestEventFor(finding.resource, opts.events), opts.now);
-      const upstream = referenced.has(refKey(finding.resource)) ? UPSTREAM_BOOST : 1;
-      const score = SEVERITY_WEIGHT[finding.severity] * finding.confidence * recency * upstream;
+      const upstream =
+        referenced.has(refKey(finding.resource)) || (finding.owner && referenced.has(refKey(finding.owner)))
+          ? UPSTREAM_BOOST
+          : 1;
+      const preference = opts.preference?.(finding) ?? 1;
+      const score = SEVERITY_WEIGHT[finding.severity] * finding.confidence * recency * upstream * preference;
       return { finding, score, confidence: round2(finding.confidence * recency) };
     })
     .sort((a, b) => b.score - a.score || compareFindings(a.finding, b.finding));
@@ -95,25 +95,18 @@ export function rankRootCauses(
     code: s.finding.code,
     summary: s.finding.message,
     confidence: s.confidence,
-    resource: s.finding.resource,
+    // The root cause names what a person must change; the chain leads from it to where the symptom shows.
+    resource: s.finding.owner ?? s.finding.resource,
+    chain: chainOf(s.finding),
     score: round2(s.score),
     finding: s.finding,
   }));
 }
 
-/** Total order on findings: worst first, then most certain, then by code and resource so output never wobbles. */
-export function compareFindings(a: Finding, b: Finding): number {
-  return (
-    SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] ||
-    b.confidence - a.confidence ||
-    cmp(a.code, b.code) ||
-    cmp(refKey(a.resource), refKey(b.resource)) ||
-    cmp(a.message, b.message)
-  );
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+function chainOf(f: Finding): ResourceRef[] {
+  const chain = f.owner ? [f.owner, f.resource] : [f.resource];
+  for (const r of f.related) if (!chain.some((c) => refKey(c) === refKey(r))) chain.push(r);
+  return chain.slice(0, 6);
 }
 
 /** Merge findings that name the same code on the same resource (two analyzers, or two reads of one object). */
@@ -129,6 +122,7 @@ export function dedupeFindings(findings: readonly Finding[]): Finding[] {
     const worse = SEVERITY_ORDER[f.severity] > SEVERITY_ORDER[seen.severity];
     byKey.set(key, {
       ...seen,
+      ...(seen.owner || f.owner ? { owner: seen.owner ?? f.owner } : {}),
       severity: worse ? f.severity : seen.severity,
       message: worse ? f.message : seen.message,
       confidence: Math.max(seen.confidence, f.confidence),

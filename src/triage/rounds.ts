@@ -149,7 +149,7 @@ function nothingToFollow(spec: ReadSpec): NothingToFollowOutcome {
 
 async function performRead(read: ConcreteRead, ctx: RoundContext): Promise<ReadOutcome> {
   const { spec } = read;
-  const namespace = spec.scope === 'cluster' ? undefined : (read.namespace ?? ctx.namespace);
+  const namespace = spec.scope === 'cluster' ? undefined : (spec.namespace ?? read.namespace ?? ctx.namespace);
   ctx.onRequest?.();
   if (spec.kind === 'logs') {
     const pod = read.name as string;

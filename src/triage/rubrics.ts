@@ -1,5 +1,5 @@
 import type { SafetyClassifiedAction, TriageEnvelope } from './envelope.js';
-import type { Finding, Severity } from './findings.js';
+import { type Finding, SEVERITY_ORDER } from './findings.js';
 import type { RankedCauseWithFinding } from './root-cause.js';
 
 /**
@@ -10,14 +10,6 @@ import type { RankedCauseWithFinding } from './root-cause.js';
  */
 
 export type Rubrics = TriageEnvelope['rubrics'];
-
-export const SEVERITY_ORDER: Readonly<Record<Severity, number>> = {
-  info: 0,
-  low: 1,
-  medium: 2,
-  high: 3,
-  critical: 4,
-};
 
 /** A root cause at or above this confidence, with complete evidence, earns High. */
 const HIGH_CONFIDENCE = 0.75;

@@ -29,6 +29,11 @@ export const ReadSpecSchema = z
     id: z.string().regex(/^[a-z0-9-]+$/),
     kind: z.union([z.enum(READABLE_KINDS), z.literal('logs')]),
     scope: z.enum(['namespace', 'cluster']).default('namespace'),
+    /** A fixed namespace outside the triaged one (node Leases live in `kube-node-lease`). */
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+      .optional(),
     /** Get one object by name instead of listing. */
     name: z.string().optional(),
     labelSelector: z.string().optional(),

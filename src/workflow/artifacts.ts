@@ -74,6 +74,16 @@ export const WorkflowRecordSchema = z.object({
   approvedPlanId: z.string().optional(),
   /** The break-glass override in force (or last in force), as the gate judges it. */
   override: OverrideSchema.nullable().default(null),
+  /** The namespaces offered when the triage could not tell where to look, and the message that offers them. */
+  namespaceChoice: z
+    .object({
+      candidates: z.array(z.object({ namespace: z.string().max(253), why: z.string().max(300) })).max(5),
+      channelId: z.string().optional(),
+      messageTs: z.string().optional(),
+      askedAt: z.string(),
+    })
+    .nullable()
+    .default(null),
 });
 export type WorkflowRecord = z.infer<typeof WorkflowRecordSchema>;
 

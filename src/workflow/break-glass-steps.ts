@@ -150,11 +150,14 @@ export async function breakGlassDenied(deps: WorkflowDeps, p: z.infer<typeof Den
   await postToSession(
     deps,
     session,
-    breakGlassOutcomeView(
-      p.sessionId,
-      'denied',
-      `${p.decision.userId ? `<@${p.decision.userId}>` : 'The approver'} denied the override. The workflow stays as it is.`,
-    ),
+    p.decision.userId
+      ? breakGlassOutcomeView(
+          p.sessionId,
+          'denied',
+          'denied the override. The workflow stays as it is.',
+          p.decision.userId,
+        )
+      : breakGlassOutcomeView(p.sessionId, 'denied', 'The approver denied the override. The workflow stays as it is.'),
   );
   return {};
 }

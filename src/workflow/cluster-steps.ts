@@ -5,7 +5,9 @@ import { type ClusterEntry, resolveKubeconfig } from '../config.js';
 import { ANALYZERS } from '../triage/analyzers/index.js';
 import { runTriage, type TriageLogger } from '../triage/engine.js';
 import type { TriageEnvelope } from '../triage/envelope.js';
+import { AmbiguousNamespaceError, InvalidNamespaceError } from '../triage/errors.js';
 import { DomainSchema, type Finding } from '../triage/findings.js';
+import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/templates.js';
 import { ReadSpecSchema } from './artifacts.js';
 import { type ReadResult, runRead } from './reads.js';
@@ -62,6 +64,8 @@ const Where = {
 export const TriagePayloadSchema = z.object({
   step: z.literal('triage'),
   ...Where,
+  /** Empty while the session has none: the triage locates it from the words and the cluster. */
+  namespace: z.string().max(253),
   intent: z.string().min(1).max(64),
   text: z.string().max(2000).optional(),
 });
@@ -102,6 +106,15 @@ export interface CompactFinding {
   template: string;
 }
 
+/** A triage that could not tell where to look: what the thread shows so that a person can say. */
+export interface UnlocatedResult {
+  unlocated: {
+    reason: 'ambiguous' | 'not-found';
+    message: string;
+    candidates: { namespace: string; why: string }[];
+  };
+}
+
 export interface SpecialistResult {
   domain: string;
   templates: string[];
@@ -111,21 +124,48 @@ export interface SpecialistResult {
 
 const SEVERITY = { info: 0, low: 1, medium: 2, high: 3, critical: 4 } as const;
 
+/** Not knowing where to look is a question for the thread, not a failed step. */
+function unlocated(error: AmbiguousNamespaceError | InvalidNamespaceError): UnlocatedResult {
+  const candidates =
+    error instanceof AmbiguousNamespaceError
+      ? error.candidates.slice(0, 5).map((c) => ({ namespace: c.namespace, why: c.why.slice(0, 300) }))
+      : [];
+  return {
+    unlocated: {
+      reason: candidates.length > 0 ? 'ambiguous' : 'not-found',
+      message: error.message.slice(0, 1000),
+      candidates,
+    },
+  };
+}
+
 export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload): Promise<unknown> {
   switch (payload.step) {
     case 'triage': {
       const reader = await readerFor(deps, payload.cluster);
-      const envelope: TriageEnvelope = await runTriage(
-        {
-          intent: payload.intent,
-          namespace: payload.namespace,
-          cluster: payload.cluster,
-          ...(payload.text ? { text: payload.text } : {}),
-          timeoutMs: 20_000,
-        },
-        { reader, templates: deps.templates, analyzers: ANALYZERS, logger: deps.logger },
-      );
-      return { envelope };
+      const text = payload.text?.trim() ?? '';
+      // The sweep stands for "the words name no single intent": routing by the words themselves keeps their
+      // suggestions as tie-breakers and explains the choice, which an intent given by id would not.
+      const byWords = payload.intent === SWEEP_INTENT && text !== '';
+      const locating = payload.namespace === '';
+      try {
+        const envelope: TriageEnvelope = await runTriage(
+          {
+            ...(byWords ? {} : { intent: payload.intent }),
+            ...(locating ? {} : { namespace: payload.namespace }),
+            cluster: payload.cluster,
+            ...(text ? { text } : {}),
+            timeoutMs: 20_000,
+          },
+          { reader, templates: deps.templates, analyzers: ANALYZERS, logger: deps.logger },
+        );
+        return { envelope };
+      } catch (error) {
+        if (locating && (error instanceof AmbiguousNamespaceError || error instanceof InvalidNamespaceError)) {
+          return unlocated(error);
+        }
+        throw error;
+      }
     }
     case 'specialist': {
       const reader = await readerFor(deps, payload.cluster);

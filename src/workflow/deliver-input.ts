@@ -7,6 +7,7 @@ export const InputActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hypothesis'), hypothesisId: z.string().min(1).max(64) }),
   z.object({ type: z.literal('resolved') }),
   z.object({ type: z.literal('break-glass'), requestId: z.string().min(1).max(64) }),
+  z.object({ type: z.literal('namespace'), namespace: z.string().min(1).max(253) }),
 ]);
 export type InputAction = z.infer<typeof InputActionSchema>;
 

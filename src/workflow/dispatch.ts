@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import * as bg from './break-glass-steps.js';
 import type { WorkflowDeps } from './deps.js';
+import { AskNamespacePayload, askNamespace } from './locate-steps.js';
 import { AwaitPayloadSchema, runAwait } from './notifier.js';
 import * as review from './review-steps.js';
 import { RecordReadPayload, RecordTestPayload, RoutePayload, recordRead, recordTest, route } from './route.js';
@@ -36,6 +37,7 @@ const entry = <S extends z.ZodType>(
 export const WORKFLOW_STEPS: Readonly<Record<string, Entry>> = {
   resume: entry(steps.ResumePayload, steps.resume),
   evaluate: entry(steps.EvaluatePayload, steps.evaluate),
+  'ask-namespace': entry(AskNamespacePayload, askNamespace),
   'memory-search': entry(steps.MemorySearchPayload, steps.memorySearch),
   'handoff-denied': entry(steps.HandoffDeniedPayload, steps.handoffDenied),
   blackboard: entry(steps.BlackboardPayload, steps.blackboard),

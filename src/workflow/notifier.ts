@@ -3,7 +3,7 @@ import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
 import { breakGlassApprovalView } from '../slack/views/break-glass.js';
 import { handoffProposalView } from '../slack/views/handoff.js';
-import type { ThreadMessage } from '../slack/views/limits.js';
+import { escapeText, type ThreadMessage } from '../slack/views/limits.js';
 import { planReviewView, postmortemReviewView } from '../slack/views/plan.js';
 import { ApprovalAlreadyExistsError } from '../store/errors.js';
 import { DomainSchema } from '../triage/findings.js';
@@ -267,10 +267,12 @@ export async function runAwait(deps: WorkflowDeps, payload: AwaitPayload): Promi
 }
 
 function planReviewFallback(sessionId: string, approvalId: string, message: string): ThreadMessage {
+  // The synthesizer's message can quote the plan it rejected, and the plan quotes the cluster.
+  const said = escapeText(message);
   return {
-    text: message,
+    text: said,
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: `:memo: ${message}`.slice(0, 3000) } },
+      { type: 'section', text: { type: 'mrkdwn', text: `:memo: ${said}`.slice(0, 3000) } },
       {
         type: 'actions',
         block_id: `plan-review:${approvalId}`,

@@ -7,8 +7,8 @@ import {
 } from '../cluster/types.js';
 import { canonicalKind, isClusterScoped, kindLabel } from '../diagnosis/kinds.js';
 import type { UserRequest } from '../diagnosis/request.js';
+import { redactText } from '../redact/index.js';
 import type { RankedCause } from '../triage/envelope.js';
-import { scrubText } from '../triage/scrub.js';
 import type { Hypothesis, ReadSpec } from './artifacts.js';
 
 /**
@@ -127,7 +127,7 @@ export function hypothesesFromCauses(causes: readonly RankedCause[], namespace: 
 }
 
 function clip(line: string): string {
-  const clean = scrubText(line.replace(/\s+/g, ' ').trim());
+  const clean = redactText(line.replace(/\s+/g, ' ').trim());
   return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE - 1)}…` : clean;
 }
 
@@ -192,7 +192,10 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
         },
         signal,
       );
-      const lines = text.split('\n').filter((l) => l.trim() !== '');
+      // Redacted as a whole before it is split: a private key or a YAML block spans lines.
+      const lines = redactText(text)
+        .split('\n')
+        .filter((l) => l.trim() !== '');
       if (lines.length === 0) return { ...base, outcome: 'empty', summary: 'no log lines', lines: [] };
       return {
         ...base,

@@ -29,6 +29,8 @@ import { type Hypothesis, ReadSpecSchema, type WorkflowRecord } from './artifact
 import { postToSession, SessionIdSchema } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
+import { routeNamespace } from './locate-steps.js';
+import { checkReadScope, readScopeFor, scopeRefusalText } from './read-scope.js';
 import { readSpecFromRequest } from './reads.js';
 import { MAX_HANDOFFS } from './session-steps.js';
 import { addEvidence, forceState } from './state.js';
@@ -47,6 +49,7 @@ const ActionSchema = z
     z.object({ type: z.literal('hypothesis'), hypothesisId: z.string() }),
     z.object({ type: z.literal('resolved') }),
     z.object({ type: z.literal('break-glass'), requestId: z.string() }),
+    z.object({ type: z.literal('namespace'), namespace: z.string().min(1).max(253) }),
   ])
   .optional();
 
@@ -63,7 +66,8 @@ export type RouteResult =
   | { action: 'review'; reviewSeq: number }
   | { action: 'break-glass'; breakGlass: { requestId: string } }
   | { action: 'resolved' }
-  | { action: 'close' };
+  | { action: 'close' }
+  | { action: 'locate'; namespace: string };
 
 const CLOSE = /^\s*(close|close (this )?session|cancel (this )?session|end (this )?session)\s*[.!]?\s*$/i;
 
@@ -148,6 +152,15 @@ export async function route(deps: WorkflowDeps, p: z.infer<typeof RoutePayload>)
   }
   if (CLOSE.test(message.text) && !action.data) {
     return { action: 'close' };
+  }
+  const pick = action.success && action.data?.type === 'namespace' ? action.data.namespace : undefined;
+  if (pick !== undefined || session.namespace === '') {
+    return routeNamespace(deps, {
+      session,
+      message,
+      workflow,
+      answer: pick === undefined ? { from: 'message' } : { from: 'button', namespace: pick },
+    });
   }
 
   let request: UserRequest;
@@ -259,6 +272,18 @@ export async function route(deps: WorkflowDeps, p: z.infer<typeof RoutePayload>)
           'I can read pods, events, logs, PVCs, PVs, StorageClasses, nodes, deployments, services, endpoints, ingresses, routes and configmaps. Name one, e.g. `kubectl get pods` or `kubectl logs <pod>`.',
         );
         return { action: 'none', reason: 'nothing to read' };
+      }
+      const scope = checkReadScope(spec, readScopeFor(session, deps.policy), {
+        allNamespaces: request.allNamespaces,
+      });
+      if (!scope.allowed) {
+        await recordEvent(deps, session.id, 'read.refused', {
+          actor: message.userId,
+          summary: `${spec.title.slice(0, 200)}: ${scope.code}`,
+          data: { code: scope.code, kind: spec.kind, verb: spec.verb, namespace: spec.namespace ?? null },
+        });
+        await reply(scopeRefusalText(spec.title, scope), warning);
+        return { action: 'none', reason: 'read outside the session scope' };
       }
       if (warning)
         await postToSession(

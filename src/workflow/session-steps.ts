@@ -94,6 +94,35 @@ function proposeHandoff(envelope: TriageEnvelope, proposed: readonly string[], h
   return undefined;
 }
 
+/**
+ * The envelope settles what the session is about: where it was located (a session started without a namespace keeps
+ * the one the triage found) and the intent the evidence points to (a sweep takes its top cause's intent), so later
+ * steps (validation, plans, specialists) work on what was found rather than on the first words.
+ */
+async function adoptRouting(deps: WorkflowDeps, sessionId: string, envelope: TriageEnvelope) {
+  let session = await deps.store.sessions.getRequired(sessionId);
+  if (session.namespace === '') {
+    const settled = await deps.store.sessions.settleNamespace(sessionId, envelope.routing.namespace, deps.now());
+    session = settled.session;
+    if (settled.settled) {
+      await recordEvent(deps, sessionId, 'namespace.located', {
+        summary: envelope.routing.why.slice(0, 2000),
+        data: { namespace: envelope.routing.namespace },
+      });
+    }
+  }
+  const intent = envelope.routing.intent;
+  if (session.intent !== intent && deps.templates.get(intent) !== undefined) {
+    const from = session.intent;
+    session = await deps.store.sessions.mutate(sessionId, () => ({ intent }), { now: deps.now });
+    await recordEvent(deps, sessionId, 'intent.adopted', {
+      summary: `${from} → ${intent}: the evidence points there`,
+      data: { from, intent },
+    });
+  }
+  return session;
+}
+
 export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePayload>) {
   const envelope = TriageEnvelopeSchema.parse(p.envelope);
   const at = deps.now().toISOString();
@@ -128,7 +157,7 @@ export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePay
       deps.now(),
     );
   }
-  const session0 = await deps.store.sessions.getRequired(p.sessionId);
+  const session0 = await adoptRouting(deps, p.sessionId, envelope);
   const hypotheses = hypothesesFromCauses(envelope.rootCause, session0.namespace);
   let handoff: { domain: string; reason: string } | undefined;
   const progress = await addEvidence(deps, p.sessionId, evidenceFromEnvelope(envelope, at), (w) => {

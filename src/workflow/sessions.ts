@@ -2,6 +2,7 @@ import { DescribeExecutionCommand, ExecutionAlreadyExists, StartExecutionCommand
 import { z } from 'zod';
 import { StaleVersionError } from '../store/errors.js';
 import { resolveEntry } from '../triage/dictionary.js';
+import { SWEEP_INTENT } from '../triage/routing.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
 
@@ -24,7 +25,8 @@ export const StartSessionInputSchema = z.object({
   requester: z.string().min(1).max(64),
   text: z.string().max(2000),
   intent: z.string().min(1).max(64).optional(),
-  namespace: z.string().min(1).max(253),
+  /** Absent when the request names none: the first triage locates it, and the session keeps what it found. */
+  namespace: z.string().min(1).max(253).optional(),
   cluster: z.string().min(1).max(128),
   note: z.string().max(500).optional(),
 });
@@ -56,7 +58,11 @@ export async function startSession(
   input: StartSessionInput,
 ): Promise<{ sessionId: string; executionArn: string }> {
   const parsed = StartSessionInputSchema.parse(input);
-  const intent = parsed.intent ?? resolveEntry(parsed.text, deps.templates).intent;
+  // Words that name no single intent run the sweep, where the cluster's evidence decides.
+  const intent =
+    parsed.intent ??
+    resolveEntry(parsed.text, deps.templates).intent ??
+    (deps.templates.get(SWEEP_INTENT) ? SWEEP_INTENT : undefined);
   if (!intent || !deps.templates.get(intent)) {
     throw new UnknownIntentForSessionError(
       `No triage intent matches "${parsed.text}"${intent ? ` (intent ${intent} is unknown)` : ''}`,
@@ -66,7 +72,8 @@ export async function startSession(
   const session = await deps.store.sessions.create(
     {
       intent,
-      namespace: parsed.namespace,
+      // An empty namespace means "not located yet": the session item keeps one shape either way.
+      namespace: parsed.namespace ?? '',
       cluster: parsed.cluster,
       channelId: parsed.channelId,
       threadTs: parsed.threadTs,
@@ -77,10 +84,10 @@ export async function startSession(
   await deps.store.threads.bind(parsed.channelId, parsed.threadTs, session.id, now);
   await recordEvent(deps, session.id, 'intent_captured', {
     actor: parsed.requester,
-    summary: `${intent} in ${parsed.namespace} on ${parsed.cluster}`,
+    summary: `${intent} in ${parsed.namespace ?? '(namespace to be located)'} on ${parsed.cluster}`,
     data: {
       intent,
-      namespace: parsed.namespace,
+      namespace: parsed.namespace ?? null,
       cluster: parsed.cluster,
       text: parsed.text.slice(0, 500),
       ...(parsed.note ? { note: parsed.note } : {}),

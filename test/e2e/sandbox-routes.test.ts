@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { verifySlackRequest } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { createBotClient } from '../../local/sandbox/bot-client.js';
 import { createSandbox, type Sandbox, type SandboxState } from '../../local/sandbox/server.js';
 import { buildWorkspace, sandboxChannels } from '../../local/sandbox/workspace.js';
 import { type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js';
+import { startLocalStepFunctions } from '../../local/stepfunctions/index.js';
 
 /**
  * The sandbox's server routes against the real Web API stand-in and a scripted app behind `/slack/events`: every
@@ -375,5 +377,183 @@ describe('sandbox routes', () => {
     expect((await fetch(`${http.origin}/slack/events`)).status).toBe(405);
     const unsigned = await fetch(`${http.origin}/slack/events`, { method: 'POST', body: 'x=1' });
     expect(unsigned.status).toBe(500);
+  });
+});
+
+/**
+ * A plain HTTP request with exactly the headers given (fetch would set Host and Origin itself), as a browser sends it
+ * from another page or after a DNS rebinding.
+ */
+function rawRequest(
+  url: string,
+  input: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: input.method ?? 'GET', headers: input.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(input.body);
+  });
+}
+
+describe('sandbox attacks from other pages', () => {
+  const compose = JSON.stringify({
+    user: 'UREQUESTER',
+    channel: 'CINCIDENTS',
+    text: '/triage pods stuck pending in payments',
+  });
+  const port = () => new URL(http.origin).port;
+  const messagesNow = () => standIn.messages().length;
+
+  it('refuses a cross-origin text/plain POST to compose, and starts nothing', async () => {
+    const before = messagesNow();
+    const foreign = await rawRequest(`${http.origin}/sandbox/api/compose`, {
+      method: 'POST',
+      headers: { host: `127.0.0.1:${port()}`, origin: 'https://evil.example', 'content-type': 'text/plain' },
+      body: compose,
+    });
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body).error).toMatch(/only from this server's own pages/);
+    // Without an Origin (a privacy setting or an old browser), a text/plain body is still not accepted.
+    const noOrigin = await rawRequest(`${http.origin}/sandbox/api/compose`, {
+      method: 'POST',
+      headers: { host: `127.0.0.1:${port()}`, 'content-type': 'text/plain;charset=UTF-8' },
+      body: compose,
+    });
+    expect(noOrigin.status).toBe(415);
+    for (const origin of [
+      'https://evil.example',
+      'null',
+      `http://localhost.evil.example:${port()}`,
+      `https://127.0.0.1:${port()}`,
+    ]) {
+      const json = await rawRequest(`${http.origin}/sandbox/api/compose`, {
+        method: 'POST',
+        headers: { host: `127.0.0.1:${port()}`, origin, 'content-type': 'application/json' },
+        body: compose,
+      });
+      expect([origin, json.status]).toEqual([origin, 403]);
+    }
+    for (const path of [
+      '/sandbox/api/action',
+      '/sandbox/api/view/submit',
+      '/sandbox/api/view/close',
+      '/sandbox/api/home',
+    ]) {
+      const refused = await rawRequest(`${http.origin}${path}`, {
+        method: 'POST',
+        headers: { host: `127.0.0.1:${port()}`, origin: 'https://evil.example', 'content-type': 'text/plain' },
+        body: JSON.stringify({ user: 'UREQUESTER' }),
+      });
+      expect([path, refused.status]).toEqual([path, 403]);
+    }
+    expect(received).toEqual([]);
+    expect(messagesNow()).toBe(before);
+  });
+
+  it('accepts the page’s own POST (same Origin, JSON)', async () => {
+    const own = await rawRequest(`${http.origin}/sandbox/api/compose`, {
+      method: 'POST',
+      headers: { host: `127.0.0.1:${port()}`, origin: http.origin, 'content-type': 'application/json' },
+      body: compose,
+    });
+    expect(own.status).toBe(200);
+    expect(received).toHaveLength(1);
+  });
+
+  it('refuses every sandbox route, and the readouts, under a foreign Host (DNS rebinding)', async () => {
+    const before = messagesNow();
+    const rebound = { host: `evil.example:${port()}` };
+    const paths: [string, string][] = [
+      ['GET', '/sandbox/'],
+      ['GET', '/sandbox/api/state'],
+      ['GET', '/sandbox/api/workspace'],
+      ['POST', '/sandbox/api/compose'],
+      ['GET', '/_sandbox/demo'],
+      ['POST', '/_sandbox/demo/payments/fix'],
+      ['GET', '/_slack/messages'],
+      ['GET', '/_slack/calls'],
+    ];
+    for (const [method, path] of paths) {
+      const answer = await rawRequest(`${http.origin}${path}`, {
+        method,
+        // Same-origin from the rebound page's point of view: its Origin matches its Host.
+        headers: { ...rebound, origin: `http://evil.example:${port()}`, 'content-type': 'application/json' },
+        ...(method === 'POST' ? { body: compose } : {}),
+      });
+      expect([method, path, answer.status]).toEqual([method, path, 403]);
+      expect(answer.body).not.toContain('UREQUESTER');
+    }
+    for (const host of [`127.0.0.1:${Number(port()) + 1}`, '127.0.0.1', `localhost.evil.example:${port()}`]) {
+      const answer = await rawRequest(`${http.origin}/sandbox/api/state`, { headers: { host } });
+      expect([host, answer.status]).toEqual([host, 403]);
+    }
+    expect(received).toEqual([]);
+    expect(messagesNow()).toBe(before);
+    for (const host of [`127.0.0.1:${port()}`, `localhost:${port()}`, `LOCALHOST:${port()}`]) {
+      const answer = await rawRequest(`${http.origin}/sandbox/api/workspace`, { headers: { host } });
+      expect([host, answer.status]).toEqual([host, 200]);
+    }
+  });
+
+  it('leaves /slack/events to its signature check: Slack (or a tunnel) may use any Host', async () => {
+    const answer = await rawRequest(`${http.origin}/slack/events`, {
+      method: 'POST',
+      headers: { host: 'calmops.tunnel.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'x=1',
+    });
+    // The scripted app behind it throws on the missing signature (the real one answers 401).
+    expect(answer.status).toBe(500);
+  });
+
+  it('applies the Host and Origin checks to the Slack stand-in and the Step Functions endpoint too', async () => {
+    const standInPort = new URL(standIn.origin).port;
+    const before = messagesNow();
+    const post = await rawRequest(`${standIn.origin}/api/chat.postMessage`, {
+      method: 'POST',
+      headers: {
+        host: `evil.example:${standInPort}`,
+        authorization: 'Bearer xoxb-x',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ channel: 'CINCIDENTS', text: 'from a rebound page' }),
+    });
+    expect(post.status).toBe(403);
+    const crossSite = await rawRequest(`${standIn.origin}/_reset`, {
+      method: 'POST',
+      headers: { host: `127.0.0.1:${standInPort}`, origin: 'https://evil.example' },
+    });
+    expect(crossSite.status).toBe(403);
+    const read = await rawRequest(`${standIn.origin}/_messages`, { headers: { host: `evil.example:${standInPort}` } });
+    expect(read.status).toBe(403);
+    expect(messagesNow()).toBe(before);
+    expect((await fetch(`${standIn.origin}/_messages`)).status).toBe(200);
+
+    const sfn = await startLocalStepFunctions();
+    try {
+      const sfnPort = new URL(sfn.endpoint).port;
+      const target = {
+        'x-amz-target': 'AWSStepFunctions.ListStateMachines',
+        'content-type': 'application/x-amz-json-1.0',
+      };
+      const rebound = await rawRequest(sfn.endpoint, {
+        method: 'POST',
+        headers: { ...target, host: `evil.example:${sfnPort}` },
+        body: '{}',
+      });
+      expect(rebound.status).toBe(403);
+      expect(JSON.parse(rebound.body).__type).toBe('AccessDeniedException');
+      const own = await rawRequest(sfn.endpoint, {
+        method: 'POST',
+        headers: { ...target, host: `127.0.0.1:${sfnPort}` },
+        body: '{}',
+      });
+      expect(own.status).toBe(200);
+    } finally {
+      await sfn.close();
+    }
   });
 });

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_IDS, viewProblems } from '../../local/slack/index.js';
 import { EXPIRED_TEXT } from '../../src/slack/handlers/actions.js';
+import { ungranted } from '../unit/cdk-table-calls.js';
 import {
   blockActionBody,
+  openBreakGlassModal,
   openSession,
   type SlackHarness,
   send,
@@ -196,19 +198,22 @@ describe('buttons and modals through the real handler', () => {
   });
 
   describe('break-glass modal', () => {
-    const submit = (
+    /** Submits the form as the person it was opened for; opens it first (as Slack would have) unless given a view. */
+    const submit = async (
       user: string,
       sessionId: string,
       values: { senior?: string; justification?: string; state?: string; minutes?: string },
       view: { viewId?: string; hash?: string } = {},
-    ) =>
-      send(
+    ) => {
+      const opened = view.viewId === undefined ? await openBreakGlassModal(h, sessionId, user) : undefined;
+      return send(
         h.handle,
         viewSubmissionBody({
           ...view,
+          ...(opened === undefined ? {} : { viewId: opened.viewId }),
           callbackId: 'breakglass_request',
           user,
-          privateMetadata: JSON.stringify({ s: sessionId, c: DEMO_IDS.incidents }),
+          privateMetadata: opened?.privateMetadata ?? JSON.stringify({ s: sessionId, c: DEMO_IDS.incidents }),
           values: {
             justification: {
               value: {
@@ -222,6 +227,7 @@ describe('buttons and modals through the real handler', () => {
           },
         }),
       );
+    };
 
     it('returns errors in the ack when the requester names themselves as approver', async () => {
       const { session } = await openSession(h);
@@ -238,7 +244,7 @@ describe('buttons and modals through the real handler', () => {
     it('files a corrected resubmission of the same view, and only once on a double click', async () => {
       const { session } = await openSession(h);
       // Slack keeps the view id and hash when the user fixes a field after a validation error.
-      const view = { viewId: `VFIX${session.id}`, hash: '1700000000.fixed' };
+      const view = { viewId: (await openBreakGlassModal(h, session.id, requester)).viewId, hash: '1700000000.fixed' };
       const refused = JSON.parse((await submit(requester, session.id, { senior: requester }, view)).body) as {
         response_action: string;
       };
@@ -288,6 +294,7 @@ describe('buttons and modals through the real handler', () => {
     const response = await send(
       h.handle,
       viewSubmissionBody({
+        viewId: (open?.response['view'] as { id: string } | undefined)?.id ?? '',
         callbackId: 'plan_request_changes',
         user: senior,
         privateMetadata: view.private_metadata,
@@ -327,5 +334,12 @@ describe('buttons and modals through the real handler', () => {
       [senior, { type: 'resolved' }],
     ]);
     expect(ephemeralTexts()[0]).toMatch(/Only <@USENIOR> \(who started this session\)/);
+  });
+
+  // Runs last: everything above went through the handler, whose DynamoDB requests were recorded.
+  it('sent only the table requests the Slack function’s role allows (cdk/table-access.ts)', () => {
+    const actions = new Set(h.tableCalls.map((c) => c.action));
+    expect(actions).toContain('dynamodb:DeleteItem');
+    expect(ungranted('slack', h.tableCalls)).toEqual([]);
   });
 });

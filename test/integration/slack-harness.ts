@@ -18,6 +18,7 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { loadTemplates } from '../../src/triage/templates.js';
+import { recordTableCalls, type TableCall } from '../unit/cdk-table-calls.js';
 
 export const SECRET = 'test-signing-secret-8f1d2c';
 export const TOKEN = 'xoxb-test-token';
@@ -35,6 +36,8 @@ export interface SlackHarness {
   deps: SlackAppDeps;
   handle: SlackHttpHandler;
   workflow: RecordingWorkflow;
+  /** Every DynamoDB request the handler sent (not the test's own setup), as IAM actions. */
+  tableCalls: TableCall[];
   close(): Promise<void>;
 }
 
@@ -46,7 +49,11 @@ export async function startSlackHarness(overrides: Partial<SlackAppDeps> = {}): 
   const options = localClientOptions(dynamo.endpoint);
   const tableName = `calmops-slack-${process.pid}-${++tableCounter}`;
   await ensureTable(createDynamoClient(options), tableName);
+  // Tests set up and inspect through `store`; the handler gets its own client, so its calls alone are recorded.
   const store = createStore({ client: createDocumentClient(options), tableName });
+  const handlerDynamo = createDynamoClient(options);
+  const tableCalls = recordTableCalls(handlerDynamo);
+  const handlerStore = createStore({ client: createDocumentClient(handlerDynamo), tableName });
   const client = createSlackClient({ token: TOKEN, slackApiUrl: slack.url, timeoutMs: 2500, retries: 0 });
   const policy = parsePolicy({
     defaults: { cluster: 'demo', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors },
@@ -57,7 +64,7 @@ export async function startSlackHarness(overrides: Partial<SlackAppDeps> = {}): 
     signingSecret: SECRET,
     botToken: TOKEN,
     client,
-    store,
+    store: handlerStore,
     policy,
     membership: new GroupMembership(client, 60),
     registry: loadTemplates(),
@@ -68,7 +75,7 @@ export async function startSlackHarness(overrides: Partial<SlackAppDeps> = {}): 
         workflow.started.push(input);
         const session = await store.sessions.create({
           intent: input.intent ?? 'unknown',
-          namespace: input.namespace,
+          namespace: input.namespace ?? '',
           cluster: input.cluster,
           channelId: input.channelId,
           threadTs: input.threadTs,
@@ -97,6 +104,7 @@ export async function startSlackHarness(overrides: Partial<SlackAppDeps> = {}): 
     deps,
     handle,
     workflow,
+    tableCalls,
     async close() {
       await slack.close();
       await dynamo.close();
@@ -265,4 +273,22 @@ export async function openSession(
   });
   await harness.store.threads.bind(DEMO_IDS.incidents, threadTs, session.id);
   return { session, threadTs };
+}
+
+/** Opens the break-glass modal the way a person does (`/triage breakglass <id>` in the session's channel). */
+export async function openBreakGlassModal(
+  harness: SlackHarness,
+  sessionId: string,
+  user: string = DEMO_IDS.requester,
+  channel: string = DEMO_IDS.incidents,
+): Promise<{ viewId: string; privateMetadata: string }> {
+  const response = await send(harness.handle, slashBody(`breakglass ${sessionId}`, { user, channel }));
+  if (response.statusCode !== 200 || response.body !== '') {
+    throw new Error(`the break-glass modal did not open: ${response.statusCode} ${response.body}`);
+  }
+  const view = harness.slack.callsFor('views.open').at(-1)?.response['view'] as
+    | { id: string; private_metadata: string }
+    | undefined;
+  if (view === undefined) throw new Error('views.open was not called');
+  return { viewId: view.id, privateMetadata: view.private_metadata };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEVERITY_RANK } from '../../src/triage/analyzers/index.js';
+import { SEVERITY_ORDER as SEVERITY_RANK } from '../../src/triage/findings.js';
 import { analyze, fixtureFiles, loadFixture } from './analyzers-support.js';
 
 /** Which analyzer must name the root cause, and on which resource, for every broken fixture. */

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scrubDeep, scrubText } from '../../src/triage/scrub.js';
+import { fill, leakedPart, REDACTION_FIXTURES, SecretFactory } from './redaction-support.js';
 
 describe('scrubText', () => {
   const cases: [string, string, string][] = [
@@ -31,21 +34,34 @@ describe('scrubText', () => {
     expect(scrubText(once)).toBe(once);
   });
 
-  it('removes private key blocks', () => {
-    expect(scrubText('-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----')).not.toContain('MIIEow');
+  it('removes a private key from `kubectl logs --previous` output whole, body lines included', () => {
+    const template = readFileSync(join(REDACTION_FIXTURES, 'previous-logs.txt'), 'utf8');
+    const { text, secrets } = fill(template, new SecretFactory(7));
+    const out = scrubText(text);
+    for (const secret of secrets) expect(leakedPart(out, secret), secret).toBeUndefined();
+    // The evidence around the key survives: what the container did, and why it exited.
+    expect(out).toContain('ERROR tls: private key does not match certificate');
+    expect(out).toContain('orders exiting with code 1');
+    expect(out).toMatch(/loading key from TLS_KEY\n\[REDACTED\]\n2024-05-01T10:41:58\.120Z/);
   });
 });
 
 describe('scrubDeep', () => {
   it('scrubs strings at any depth and blanks credential-named fields', () => {
     const out = scrubDeep({
-      env: [{ name: 'MODE', value: 'prod' }],
+      env: [
+        { name: 'MODE', value: 'prod' },
+        { name: 'DB_PASSWORD', value: 'hunter2' },
+      ],
       apiToken: 'abc',
       password: 'p',
       nested: { msg: 'Bearer abcdefghijk', n: 3, ok: true, none: null },
     });
     expect(out).toEqual({
-      env: [{ name: 'MODE', value: 'prod' }],
+      env: [
+        { name: 'MODE', value: 'prod' },
+        { name: 'DB_PASSWORD', value: '[REDACTED]' },
+      ],
       apiToken: '[REDACTED]',
       password: '[REDACTED]',
       nested: { msg: 'Bearer [REDACTED]', n: 3, ok: true, none: null },

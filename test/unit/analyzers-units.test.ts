@@ -8,13 +8,12 @@ import {
   contextFromObjects,
   getAnalyzer,
   runAnalyzers,
-  SEVERITY_RANK,
   UnknownAnalyzerError,
 } from '../../src/triage/analyzers/index.js';
 import { decisiveLogLine } from '../../src/triage/analyzers/pods.js';
 import { parseQuantity } from '../../src/triage/analyzers/quantity.js';
 import { parseSchedulingMessage } from '../../src/triage/analyzers/scheduling.js';
-import { FindingSchema } from '../../src/triage/findings.js';
+import { FindingSchema, SEVERITY_ORDER as SEVERITY_RANK } from '../../src/triage/findings.js';
 import { analyze, loadFixture } from './analyzers-support.js';
 
 const NAMES = [
@@ -31,6 +30,8 @@ const NAMES = [
   'route',
   'service-endpoints',
   'dns',
+  'workload-rollout',
+  'dependencies',
 ];
 
 describe('analyzer registry', () => {

@@ -65,7 +65,11 @@ describe('deriving rules from templates', () => {
     const logs = uses.find((u) => u.resource === 'pods/log')!;
     const expected = templates.filter((t) => t.rounds.some((r) => r.reads.some((read) => read.kind === 'logs')));
     expect(logs.templates).toEqual(expected.map((t) => t.id).sort());
-    expect(uses.find((u) => u.resource === 'deployments')).toMatchObject({ templates: [], snapshot: true });
+    expect(uses.find((u) => u.resource === 'deployments')).toMatchObject({
+      templates: ['namespace-sweep', 'workload-rollout'],
+      snapshot: true,
+    });
+    expect(uses.find((u) => u.resource === 'endpointslices')).toMatchObject({ templates: [], snapshot: true });
   });
 
   it('a template reading a kind changes the derived rules, so the committed file would drift', () => {
@@ -87,8 +91,12 @@ describe('deriving rules from templates', () => {
       '',
       '',
       'apps',
+      'autoscaling',
+      'batch',
+      'coordination.k8s.io',
       'discovery.k8s.io',
       'networking.k8s.io',
+      'policy',
       'route.openshift.io',
       'storage.k8s.io',
     ]);

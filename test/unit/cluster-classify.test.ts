@@ -99,6 +99,7 @@ describe('classify', () => {
     for (const leaked of ['sha256~abc', 'dXNlcjpwYXNz', 's3cr3t-value', 'hunter2', 'pa55', jwt]) {
       expect(out, leaked).not.toContain(leaked);
     }
-    expect(out).toContain('https://[redacted]@api.example:6443/api');
+    // The account stays readable (it says which identity failed); its password does not.
+    expect(out).toContain('https://admin:[REDACTED]@api.example:6443/api');
   });
 });

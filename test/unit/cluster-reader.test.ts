@@ -23,7 +23,7 @@ afterEach(async () => {
 async function serve(handler: FakeHandler, options: Parameters<typeof kubeconfigFor>[1] = {}, pageSize = 3) {
   api = await startFakeApi(handler);
   const reader = createClusterReader({
-    kubeconfig: { yaml: kubeconfigFor(api.url, options) },
+    kubeconfig: { yaml: kubeconfigFor(api.url, options), allowExec: options.exec !== undefined },
     pageSize,
     requestTimeoutMs: 2_000,
   });
@@ -108,7 +108,7 @@ describe('cluster reader: lists', () => {
   });
 
   it('passes label and field selectors through to the server', async () => {
-    const { api, reader } = await serve(pagedPods(['a']));
+    const { api, reader } = await serve((_req, res) => sendJson(res, 200, { kind: 'EventList', items: [] }));
     await reader.list({
       kind: 'events',
       namespace: 'shop',
@@ -137,7 +137,7 @@ describe('cluster reader: lists', () => {
     ]);
   });
 
-  it('drops list items of another kind, so a misbehaving server cannot hand over a Secret', async () => {
+  it('refuses a list holding an item of another kind, so a misbehaving server cannot hand over a Secret', async () => {
     const { reader } = await serve((_req, res) =>
       sendJson(res, 200, {
         items: [
@@ -146,8 +146,10 @@ describe('cluster reader: lists', () => {
         ],
       }),
     );
-    const pods = await reader.list({ kind: 'pods', namespace: 'shop' });
-    expect(pods.map((p) => [p.kind, p.metadata.name])).toEqual([['Pod', 'ok']]);
+    const error = await failureOf(reader.list({ kind: 'pods', namespace: 'shop' }));
+    expect(error.reason).toBe('invalid');
+    expect(error.message).toContain('item 1 has kind Secret instead of Pod');
+    expect(error.message).not.toContain('aHVudGVyMg');
   });
 
   it('reports a response that is not a list as invalid', async () => {

@@ -112,6 +112,24 @@ const ROWS: Row[] = [
   { text: 'coredns is down', intent: 'dns-failure', namespace: undefined },
   { text: 'dsn lookups failing in shop', intent: 'dns-failure', namespace: 'shop' },
   { text: 'name resolution broken in api', intent: 'dns-failure', namespace: 'api' },
+  // namespace-sweep: a check-up asked for by name
+  { text: 'health check in shop', intent: 'namespace-sweep', namespace: 'shop' },
+  { text: 'sweep -n payments', intent: 'namespace-sweep', namespace: 'payments' },
+  { text: 'run a namespace sweep in orders', intent: 'namespace-sweep', namespace: 'orders' },
+  { text: 'general health check -n billing', intent: 'namespace-sweep', namespace: 'billing' },
+  { text: 'healthcheck --namespace=ledger', intent: 'namespace-sweep', namespace: 'ledger' },
+  // workload-rollout
+  { text: 'exceeded quota, pods are not created in team-a', intent: 'workload-rollout', namespace: 'team-a' },
+  { text: 'the rollout is stuck, progress deadline exceeded -n api', intent: 'workload-rollout', namespace: 'api' },
+  { text: 'hpa is at max replicas in checkout', intent: 'workload-rollout', namespace: 'checkout' },
+  { text: 'FailedCreate on the replicaset in shop', intent: 'workload-rollout', namespace: 'shop' },
+  { text: 'the nightly cronjob failed in reporting', intent: 'workload-rollout', namespace: 'reporting' },
+  // service-connectivity
+  { text: 'orders gets connection refused from payments in shop', intent: 'service-connectivity', namespace: 'shop' },
+  { text: 'a network policy blocks the database in data', intent: 'service-connectivity', namespace: 'data' },
+  { text: 'checkout cannot reach cart -n shop', intent: 'service-connectivity', namespace: 'shop' },
+  { text: 'upstream connect error between services in mesh', intent: 'service-connectivity', namespace: 'mesh' },
+  { text: 'ECONNREFUSED from the api to redis in cache', intent: 'service-connectivity', namespace: 'cache' },
   // unknown or ambiguous: no guess, nearest intents offered
   {
     text: 'pending',

@@ -251,8 +251,8 @@ describe('runTriage', () => {
     );
     expect(envelope.findings).toHaveLength(2);
     expect(logger.warnings).toEqual([
-      'Analyzer broken failed: bug',
       'Analyzer "absent" named by template crash-demo is not registered; skipped',
+      'Analyzer broken failed: bug',
     ]);
   });
 });
@@ -282,7 +282,7 @@ describe('routing', () => {
     expect(envelope.routing.why).toBe('matched "crash" (crash-demo synonyms); namespace "shop" given explicitly');
   });
 
-  it('lists the known intents when nothing in the text is near one', async () => {
+  it('says so when no intent matches and no sweep template is loaded', async () => {
     const resolve = () => ({
       confidence: 0,
       why: 'no triage vocabulary recognized',
@@ -295,7 +295,7 @@ describe('routing', () => {
       deps(undefined, { resolveEntry: resolve }),
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnknownIntentError);
-    expect((error as Error).message).toMatch(/nothing in it is close to a known intent \(known: crash-demo\)/);
+    expect((error as Error).message).toMatch(/no single intent matches "fix the printer in shop" and no sweep template/);
   });
 
   it('refuses unknown intents with suggestions', async () => {

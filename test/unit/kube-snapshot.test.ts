@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest';
 import {
   loadSnapshotFiles,
   parseSnapshot,
+  parseSnapshotText,
   SnapshotFileError,
   SnapshotFormatError,
+  secretsSkippedNotice,
   siblingLogsPath,
   snapshotNow,
 } from '../../src/cluster/snapshot.js';
@@ -47,16 +49,25 @@ describe('snapshot files', () => {
     await writeFile(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: b\n');
     expect(await loadSnapshotFiles(file)).toEqual({
       objects: [expect.objectContaining({ kind: 'ConfigMap' })],
+      secretsSkipped: 0,
       logs: {},
     });
   });
 
-  it('refuses Secrets, also inside lists', () => {
-    const secretList =
-      'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n';
-    expect(() => parseSnapshot(secretList, 'x.yaml')).toThrow(
-      new SnapshotFormatError('x.yaml: document 1, item 1 is a Secret; snapshots never hold Secrets'),
-    );
+  it('drops Secrets in any spelling, also inside lists, and keeps nothing of their data', () => {
+    const dump = [
+      'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n  data:\n    password: aHVudGVyMg==\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    namespace: n\n',
+      'apiVersion: v1\nkind: secret\nmetadata:\n  name: lower\nstringData:\n  token: hunter2\n',
+      'apiVersion: v1\nkind: SECRET\nmetadata:\n  name: upper\n',
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: n\n',
+    ].join('---\n');
+    const parsed = parseSnapshotText(dump, 'x.yaml');
+    expect(parsed.secretsSkipped).toBe(3);
+    expect(parsed.objects.map((o) => o.kind)).toEqual(['ConfigMap', 'Pod']);
+    expect(JSON.stringify(parsed)).not.toMatch(/hunter2|aHVudGVyMg|lower|upper/);
+    expect(secretsSkippedNotice(parsed.secretsSkipped)).toBe('3 Secrets skipped, never read');
+    expect(secretsSkippedNotice(1)).toBe('1 Secret skipped, never read');
+    expect(secretsSkippedNotice(0)).toBeUndefined();
   });
 
   it('points at the broken document', () => {

@@ -9,8 +9,8 @@ import { createClusterReader } from '../../src/cluster/reader.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
 import { silentLogger } from '../../src/triage/engine.js';
+import { SEVERITY_ORDER } from '../../src/triage/findings.js';
 import { triage } from '../../src/triage/index.js';
-import { SEVERITY_ORDER } from '../../src/triage/rubrics.js';
 
 /**
  * The demo's fixes stand in for a person running the approved plan: after each one, the triage a "resolved" runs

@@ -51,9 +51,22 @@ describe('channel policy file', () => {
       allowedIntents: ['pvc-binding', 'crashloop-analysis'],
       approverGroup: 'SAPPROVERS',
       seniorGroup: 'SSENIORS',
+      allowedNamespaces: [],
     });
     expect(policy.forChannel('COTHER')).toMatchObject({ cluster: 'shared', allowedIntents: '*' });
     expect(policy.listedChannels()).toEqual(['CPAYMENTS']);
+  });
+
+  it('reads extra namespaces per channel, a listed channel replacing the defaults', () => {
+    const policy = parsePolicy({
+      defaults: { cluster: 'a', approverGroup: 'S01', seniorGroup: 'S02', allowedNamespaces: ['shared-db'] },
+      channels: { CPLATFORM: { allowedNamespaces: ['kube-system', 'openshift-dns'] } },
+    });
+    expect(policy.forChannel('CPLATFORM')?.allowedNamespaces).toEqual(['kube-system', 'openshift-dns']);
+    expect(policy.forChannel('COTHER')?.allowedNamespaces).toEqual(['shared-db']);
+    expect(() =>
+      parsePolicy({ defaults: { cluster: 'a', approverGroup: 'S01', seniorGroup: 'S02', allowedNamespaces: ['*'] } }),
+    ).toThrowError(/defaults\.allowedNamespaces\.0: a namespace name/);
   });
 
   it('reads JSON too', () => {

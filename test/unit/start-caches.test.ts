@@ -100,7 +100,7 @@ describe('parsed snapshots', () => {
 
     // An entry is found by the text it came from: a crafted one is what the next load returns.
     const crafted = [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'from-cache', namespace: 'shop' } }];
-    await writeFile(join(cacheDir, entries[0] as string), JSON.stringify(crafted));
+    await writeFile(join(cacheDir, entries[0] as string), JSON.stringify({ objects: crafted, secretsSkipped: 0 }));
     const cached = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
     expect(cached.objects[0]?.metadata.name).toBe('from-cache');
 
@@ -122,9 +122,17 @@ describe('parsed snapshots', () => {
     expect(again.objects[0]?.metadata.name).toBe('web-1');
 
     const secret = join(dir, 'secret.yaml');
-    await writeFile(secret, 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n  namespace: shop\n');
-    await expect(loadSnapshotFiles(secret, undefined, snapshotCacheIn(cacheDir))).rejects.toThrow(SnapshotFormatError);
-    expect(await readdir(cacheDir)).toHaveLength(1);
+    await writeFile(
+      secret,
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n  namespace: shop\ndata:\n  password: aHVudGVyMg==\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\n',
+    );
+    const first = await loadSnapshotFiles(secret, undefined, snapshotCacheIn(cacheDir));
+    const cached = await loadSnapshotFiles(secret, undefined, snapshotCacheIn(cacheDir));
+    expect(cached).toEqual(first);
+    expect(cached.secretsSkipped).toBe(1);
+    const entries = await readdir(cacheDir);
+    expect(entries).toHaveLength(2);
+    for (const e of entries) expect(await readFile(join(cacheDir, e), 'utf8')).not.toMatch(/creds|aHVudGVyMg/);
   });
 
   it('keeps the eight most recent snapshots', async () => {

@@ -28,7 +28,7 @@ describe('calmops intents', () => {
     const c = capture();
     expect(await run(['--json'], c.io)).toBe(0);
     const list = JSON.parse(c.out()) as { id: string; domain: string; title: string; examples: string[] }[];
-    expect(list).toHaveLength(10);
+    expect(list).toHaveLength(13);
     expect(list.find((i) => i.id === 'route-5xx')).toMatchObject({
       domain: 'networking',
       examples: expect.arrayContaining(['checkout returns 503 through the route in shop']),

@@ -2,12 +2,16 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeKubeconfig } from '../../../local/kube/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
-import { loadSnapshotFiles, SnapshotFileError, SnapshotFormatError } from '../../cluster/snapshot.js';
+import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice, snapshotNow } from '../../cluster/snapshot.js';
 import type { KubeObject } from '../../cluster/types.js';
+import { DEFAULT_MAX_INPUT_BYTES, InputFileError, loadSnapshotInput, parseByteSize } from '../input-files.js';
 import { type CliCommand, type CliIo, UsageError } from '../io.js';
+import { checkNowWindow, NOW_WINDOW_DAYS, parseNowOption } from '../now-option.js';
+import { shown } from '../text.js';
 
 const USAGE = `Usage: calmops serve-snapshot FILE [--logs FILE] [--port P] [--host H] [--kubeconfig OUT]
                               [--namespace NS] [--now ISO] [--latency MS] [--fault-rate R] [--seed N]
+                              [--max-bytes N]
 
 Serves a cluster snapshot through the Kubernetes API (read-only) and writes a kubeconfig for it.
 
@@ -18,10 +22,12 @@ Serves a cluster snapshot through the Kubernetes API (read-only) and writes a ku
   --host H          address to listen on (default: 127.0.0.1; the server has no authentication)
   --kubeconfig OUT  where to write the kubeconfig (default: .calmops/snapshot.kubeconfig)
   --namespace NS    default namespace of the kubeconfig context (default: the snapshot's busiest namespace)
-  --now ISO         the time ages are computed from (default: the newest timestamp in the snapshot)
+  --now ISO         the time ages are computed from (default: the newest timestamp in the snapshot);
+                    within ${NOW_WINDOW_DAYS} days of that timestamp
   --latency MS      delay every request by MS milliseconds
   --fault-rate R    answer this fraction (0-1) of resource requests with 500 InternalError
   --seed N          seed for the fault draws (default: 1)
+  --max-bytes N     largest input file read (snapshot, logs), e.g. 512M (default 256M)
 `;
 
 interface ServeOptions {
@@ -31,10 +37,11 @@ interface ServeOptions {
   host: string;
   kubeconfig: string;
   namespace?: string;
-  now?: string;
+  now?: Date;
   latencyMs: number;
   faultRate: number;
   seed: number;
+  maxBytes: number;
 }
 
 function parseOptions(args: string[]): ServeOptions {
@@ -50,8 +57,7 @@ function parseOptions(args: string[]): ServeOptions {
       positionals.length === 0 ? 'missing snapshot FILE' : `expected one snapshot FILE, got ${positionals.length}`,
     );
   }
-  const now = values.now;
-  if (now !== undefined && Number.isNaN(Date.parse(now))) throw new UsageError(`--now: not an ISO time: ${now}`);
+  const now = values.now === undefined ? undefined : parseNowOption('--now', values.now);
   return {
     file: positionals[0] as string,
     ...(values.logs !== undefined ? { logs: values.logs } : {}),
@@ -63,6 +69,8 @@ function parseOptions(args: string[]): ServeOptions {
     latencyMs: integer('--latency', values.latency ?? '0', 0, 600_000),
     faultRate: fraction('--fault-rate', values['fault-rate'] ?? '0'),
     seed: integer('--seed', values.seed ?? '1', 0, 2 ** 31 - 1),
+    maxBytes:
+      values['max-bytes'] === undefined ? DEFAULT_MAX_INPUT_BYTES : parseByteSize('--max-bytes', values['max-bytes']),
   };
 }
 
@@ -81,13 +89,14 @@ function parse(args: string[]) {
       latency: { type: 'string' },
       'fault-rate': { type: 'string' },
       seed: { type: 'string' },
+      'max-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {
-  if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);
+  if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: expected a whole number, got "${shown(text, 40)}"`);
   const value = Number(text);
   if (value < min || value > max) throw new UsageError(`${flag}: must be between ${min} and ${max}, got ${value}`);
   return value;
@@ -96,7 +105,7 @@ function integer(flag: string, text: string, min: number, max: number): number {
 function fraction(flag: string, text: string): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) {
-    throw new UsageError(`${flag}: expected a number between 0 and 1, got "${text}"`);
+    throw new UsageError(`${flag}: expected a number between 0 and 1, got "${shown(text, 40)}"`);
   }
   return value;
 }
@@ -130,10 +139,20 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
   }
   let options: ServeOptions;
   let server: SnapshotServer;
-  let summary: { objects: number; logs: number; logsPath?: string; namespace?: string; skipped: string[] };
+  let summary: {
+    objects: number;
+    logs: number;
+    logsPath?: string;
+    namespace?: string;
+    skipped: string[];
+    secrets?: string;
+  };
   try {
     options = parseOptions(args);
-    const snapshot = await loadSnapshotFiles(options.file, options.logs);
+    const snapshot = await loadSnapshotInput(options.file, options.logs, options.maxBytes);
+    if (options.now !== undefined) {
+      checkNowWindow('--now', options.now, { snapshotNewest: snapshotNow(snapshot.objects) }, new Date());
+    }
     server = await startSnapshotServer({
       objects: snapshot.objects,
       logs: snapshot.logs,
@@ -142,7 +161,7 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
       latencyMs: options.latencyMs,
       faultRate: options.faultRate,
       seed: options.seed,
-      ...(options.now !== undefined ? { now: options.now } : {}),
+      ...(options.now !== undefined ? { now: options.now.toISOString() } : {}),
     });
     const namespace = options.namespace ?? busiestNamespace(snapshot.objects);
     summary = {
@@ -152,6 +171,8 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
       ...(namespace ? { namespace } : {}),
       skipped: [...server.catalog.skippedKinds].map(([kind, count]) => `${kind} (${count})`),
     };
+    const secrets = secretsSkippedNotice(snapshot.secretsSkipped);
+    if (secrets) summary.secrets = secrets;
   } catch (error) {
     return reportStartFailure(error, io);
   }
@@ -170,6 +191,7 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
   const lines = [
     `Serving ${summary.objects} objects from ${options.file} at ${server.url} (read-only)`,
     summary.logsPath ? `Logs: ${summary.logs} container logs from ${summary.logsPath}` : 'Logs: none',
+    ...(summary.secrets ? [`Secrets: ${summary.secrets}`] : []),
     ...(summary.skipped.length > 0 ? [`Not served (kinds calmops does not read): ${summary.skipped.join(', ')}`] : []),
     ...(options.latencyMs > 0 || options.faultRate > 0
       ? [`Injected: ${options.latencyMs} ms latency, ${options.faultRate * 100}% of requests fail with 500`]
@@ -199,7 +221,8 @@ function reportStartFailure(error: unknown, io: CliIo): number {
     error instanceof UsageError ||
     error instanceof SnapshotFileError ||
     error instanceof SnapshotFormatError ||
-    error instanceof SnapshotServerError
+    error instanceof SnapshotServerError ||
+    error instanceof InputFileError
   ) {
     io.stderr(`calmops serve-snapshot: ${error.message}\n`);
     if (error instanceof UsageError) io.stderr(`\n${USAGE}`);

@@ -2,13 +2,23 @@ import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CaptureError, type CaptureResult, captureNamespace } from '../../cluster/capture.js';
+import {
+  CaptureError,
+  type CaptureResult,
+  captureNamespace,
+  DEFAULT_CAPTURE_DEADLINE_MS,
+  DEFAULT_CAPTURE_MAX_ITEMS,
+} from '../../cluster/capture.js';
 import { KubeconfigError, resolveKubeconfigSource } from '../../cluster/kubeconfig.js';
 import { createClusterReader, type KubeClusterReader } from '../../cluster/reader.js';
 import { formatSnapshot, siblingLogsPath } from '../../cluster/snapshot.js';
+import { checkInputFile, DEFAULT_MAX_INPUT_BYTES, InputFileError } from '../input-files.js';
 import { type CliCommand, type CliIo, UsageError } from '../io.js';
+import { shown } from '../text.js';
 
 const USAGE = `Usage: calmops snapshot -n NS [-o FILE] [--logs-out FILE] [--kubeconfig FILE] [--context C] [--tail N]
+                        [--request-timeout S] [--deadline S] [--max-items N]
+                        [--allow-exec] [--insecure-skip-tls-verify]
 
 Captures a namespace from a cluster, read-only, as a snapshot that calmops triage and serve-snapshot replay offline.
 Secrets are never read.
@@ -21,6 +31,11 @@ Secrets are never read.
   --context C          kubeconfig context (default: the current context)
   --tail N             lines of each log to keep (default: 200)
   --request-timeout S  seconds to wait for each API request (default: 10)
+  --deadline S         seconds the whole capture may take (default: ${DEFAULT_CAPTURE_DEADLINE_MS / 1000})
+  --max-items N        objects kept per kind; a kind with more is cut, with a warning (default: ${DEFAULT_CAPTURE_MAX_ITEMS})
+  --allow-exec         let the kubeconfig run its exec plugin or auth-provider command (refused otherwise)
+  --insecure-skip-tls-verify
+                       accept a kubeconfig that turns off certificate checks for an https server
 `;
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -33,6 +48,10 @@ interface SnapshotOptions {
   context?: string;
   tail: number;
   requestTimeoutMs: number;
+  deadlineMs: number;
+  maxItems: number;
+  allowExec: boolean;
+  allowInsecureTls: boolean;
 }
 
 function parseOptions(args: string[]): SnapshotOptions | 'help' {
@@ -48,7 +67,9 @@ function parseOptions(args: string[]): SnapshotOptions | 'help' {
   const namespace = values.namespace;
   if (namespace === undefined) throw new UsageError('missing -n NAMESPACE');
   if (namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
-    throw new UsageError(`namespace '${namespace}' is not a valid name (lowercase letters, digits and '-', ≤ 63)`);
+    throw new UsageError(
+      `namespace '${shown(namespace, 80)}' is not a valid name (lowercase letters, digits and '-', ≤ 63)`,
+    );
   }
   for (const [flag, path] of [
     ['--output', values.output],
@@ -68,6 +89,10 @@ function parseOptions(args: string[]): SnapshotOptions | 'help' {
     ...(values.context !== undefined ? { context: values.context } : {}),
     tail: integer('--tail', values.tail ?? '200', 1, 100_000),
     requestTimeoutMs: integer('--request-timeout', values['request-timeout'] ?? '10', 1, 600) * 1000,
+    deadlineMs: integer('--deadline', values.deadline ?? String(DEFAULT_CAPTURE_DEADLINE_MS / 1000), 1, 86_400) * 1000,
+    maxItems: integer('--max-items', values['max-items'] ?? String(DEFAULT_CAPTURE_MAX_ITEMS), 1, 1_000_000),
+    allowExec: values['allow-exec'] === true,
+    allowInsecureTls: values['insecure-skip-tls-verify'] === true,
   };
 }
 
@@ -84,13 +109,17 @@ function parse(args: string[]) {
       context: { type: 'string' },
       tail: { type: 'string' },
       'request-timeout': { type: 'string' },
+      deadline: { type: 'string' },
+      'max-items': { type: 'string' },
+      'allow-exec': { type: 'boolean' },
+      'insecure-skip-tls-verify': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {
-  if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: not a whole number: ${text}`);
+  if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: not a whole number: ${shown(text, 40)}`);
   const value = Number(text);
   if (value < min || value > max) throw new UsageError(`${flag}: must be between ${min} and ${max}, got ${value}`);
   return value;
@@ -98,8 +127,9 @@ function integer(flag: string, text: string, min: number, max: number): number {
 
 function openReader(options: SnapshotOptions, io: CliIo): KubeClusterReader {
   const source = resolveKubeconfigSource(options.kubeconfig, io.env);
+  for (const file of [source.file ?? []].flat()) checkInputFile(file, 'kubeconfig', DEFAULT_MAX_INPUT_BYTES);
   return createClusterReader({
-    kubeconfig: source,
+    kubeconfig: { ...source, allowExec: options.allowExec, allowInsecureTls: options.allowInsecureTls },
     ...(options.context !== undefined ? { context: options.context } : {}),
     requestTimeoutMs: options.requestTimeoutMs,
     userAgent: 'calmops-snapshot',
@@ -124,7 +154,7 @@ export const run: CliCommand = async (args, io) => {
     options = parsed;
     reader = openReader(options, io);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof KubeconfigError) {
+    if (error instanceof UsageError || error instanceof KubeconfigError || error instanceof InputFileError) {
       io.stderr(`calmops snapshot: ${error.message}\n\n${USAGE}`);
       return 2;
     }
@@ -146,6 +176,8 @@ export const run: CliCommand = async (args, io) => {
       namespace: options.namespace,
       logs: logsOut !== undefined,
       tailLines: options.tail,
+      deadlineMs: options.deadlineMs,
+      maxItems: options.maxItems,
       signal: controller.signal,
     });
   } catch (error) {

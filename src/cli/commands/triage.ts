@@ -5,17 +5,27 @@ import { parseArgs } from 'node:util';
 import { kubeconfigYaml } from '../../../local/kube/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
 import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig.js';
-import { loadSnapshotFiles, SnapshotFileError, SnapshotFormatError, snapshotNow } from '../../cluster/snapshot.js';
+import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice, snapshotNow } from '../../cluster/snapshot.js';
 import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
 import { MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
 import { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from '../../triage/errors.js';
 import { formatReport, triage } from '../../triage/index.js';
 import { TemplateValidationError } from '../../triage/templates.js';
+import {
+  checkInputFile,
+  DEFAULT_MAX_INPUT_BYTES,
+  InputFileError,
+  loadSnapshotInput,
+  parseByteSize,
+} from '../input-files.js';
 import { type CliCommand, type CliIo, UsageError } from '../io.js';
+import { checkNowWindow, NOW_WINDOW_DAYS, parseNowOption } from '../now-option.js';
+import { printable, shown } from '../text.js';
 
 const USAGE = `Usage: calmops triage "<text>" [-n NS] [--intent ID]
                       [--snapshot FILE [--logs FILE] | --kubeconfig FILE [--context C]]
                       [--now ISO] [--step-budget N] [--timeout S] [--json] [--verbose]
+                      [--allow-exec] [--insecure-skip-tls-verify] [--max-bytes N]
 
 Reads a namespace with read-only requests and reports what is wrong, how sure calmops is, what evidence is
 missing and what to do next.
@@ -27,11 +37,16 @@ missing and what to do next.
   --logs FILE        pod logs for the snapshot (default: FILE's sibling *.logs.json when present)
   --kubeconfig FILE  kubeconfig of the cluster to read (default: $KUBECONFIG, then ~/.kube/config)
   --context C        kubeconfig context (default: the current context)
-  --now ISO          the time to treat as "now" (default: the newest timestamp read)
+  --now ISO          the time to treat as "now" (default: the newest timestamp read); within
+                     ${NOW_WINDOW_DAYS} days of the snapshot's newest timestamp (live: of the clock)
   --step-budget N    rounds of reads, 1-${MAX_STEP_BUDGET} (default 3)
   --timeout S        overall deadline in seconds (default 20)
   --json             print the triage envelope as JSON instead of the report
   --verbose          log progress to stderr
+  --allow-exec       let the kubeconfig run its exec plugin or auth-provider command (refused otherwise)
+  --insecure-skip-tls-verify
+                     accept a kubeconfig that turns off certificate checks for an https server
+  --max-bytes N      largest input file read (snapshot, logs, kubeconfig), e.g. 512M (default 256M)
 `;
 
 interface Parsed {
@@ -42,6 +57,9 @@ interface Parsed {
   context?: string;
   json: boolean;
   verbose: boolean;
+  allowExec: boolean;
+  allowInsecureTls: boolean;
+  maxBytes: number;
 }
 
 function parse(args: string[]): Parsed {
@@ -65,13 +83,7 @@ function parse(args: string[]): Parsed {
   if (text) request.text = text;
   if (values.intent !== undefined) request.intent = values.intent;
   if (values.namespace !== undefined) request.namespace = values.namespace;
-  if (values.now !== undefined) {
-    const now = new Date(values.now);
-    if (!/^\d{4}-\d{2}-\d{2}/.test(values.now) || Number.isNaN(now.getTime())) {
-      throw new UsageError(`--now: not an ISO time: "${values.now}" (for example 2025-01-31T09:30:00Z)`);
-    }
-    request.now = now;
-  }
+  if (values.now !== undefined) request.now = parseNowOption('--now', values.now);
   if (values['step-budget'] !== undefined) {
     const n = values['step-budget'];
     if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > MAX_STEP_BUDGET) {
@@ -94,6 +106,10 @@ function parse(args: string[]): Parsed {
     ...(values.context !== undefined ? { context: values.context } : {}),
     json: values.json === true,
     verbose: values.verbose === true,
+    allowExec: values['allow-exec'] === true,
+    allowInsecureTls: values['insecure-skip-tls-verify'] === true,
+    maxBytes:
+      values['max-bytes'] === undefined ? DEFAULT_MAX_INPUT_BYTES : parseByteSize('--max-bytes', values['max-bytes']),
   };
 }
 
@@ -128,6 +144,9 @@ function parseRaw(args: string[]) {
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       verbose: { type: 'boolean', short: 'v' },
+      'allow-exec': { type: 'boolean' },
+      'insecure-skip-tls-verify': { type: 'boolean' },
+      'max-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -164,26 +183,37 @@ export const run: CliCommand = async (args, io) => {
     let kubeconfig: KubeconfigSource;
     let cluster: string | undefined;
     if (options.snapshot !== undefined) {
-      const snapshot = await loadSnapshotFiles(options.snapshot, options.logs);
+      const snapshot = await loadSnapshotInput(options.snapshot, options.logs, options.maxBytes);
+      const secrets = secretsSkippedNotice(snapshot.secretsSkipped);
+      if (secrets) io.stderr(`calmops triage: ${options.snapshot}: ${secrets}\n`);
       // The snapshot is served through the real API on loopback, so a replay takes the same path as a cluster.
       server = await startSnapshotServer({ objects: snapshot.objects, logs: snapshot.logs, port: 0 });
       kubeconfig = { yaml: kubeconfigYaml({ server: server.url }) };
       cluster = `snapshot:${basename(options.snapshot)}`;
       // A replay reads as it did during the incident: "now" is the moment the snapshot was taken.
       const taken = snapshotNow(snapshot.objects);
-      if (options.request.now === undefined && taken) options.request.now = taken;
+      if (options.request.now !== undefined) {
+        checkNowWindow('--now', options.request.now, { snapshotNewest: taken }, new Date());
+      } else if (taken) options.request.now = taken;
       if (options.verbose) io.stderr(`Serving ${options.snapshot} at ${server.url}\n`);
-    } else if (options.kubeconfig !== undefined) {
-      if (!existsSync(options.kubeconfig)) throw new UsageError(`kubeconfig file not found: ${options.kubeconfig}`);
-      kubeconfig = { file: options.kubeconfig };
     } else {
-      kubeconfig = defaultKubeconfig(io);
+      if (options.kubeconfig !== undefined && !existsSync(options.kubeconfig)) {
+        throw new UsageError(`kubeconfig file not found: ${shown(options.kubeconfig)}`);
+      }
+      const files = options.kubeconfig !== undefined ? [options.kubeconfig] : [defaultKubeconfig(io).file ?? []].flat();
+      for (const file of files) checkInputFile(file, 'kubeconfig', options.maxBytes);
+      kubeconfig = {
+        file: files.length === 1 ? (files[0] as string) : files,
+        allowExec: options.allowExec,
+        allowInsecureTls: options.allowInsecureTls,
+      };
+      if (options.request.now !== undefined) checkNowWindow('--now', options.request.now, { live: true }, new Date());
     }
     const envelope = await triage(
       { ...options.request, ...(cluster ? { cluster } : {}) },
       { kubeconfig, ...(options.context ? { context: options.context } : {}), logger },
     );
-    io.stdout(options.json ? `${JSON.stringify(envelope, null, 2)}\n` : formatReport(envelope));
+    io.stdout(options.json ? `${JSON.stringify(envelope, null, 2)}\n` : printable(formatReport(envelope)));
     return 0;
   } catch (error) {
     return reportFailure(error, io);
@@ -205,7 +235,8 @@ function reportFailure(error: unknown, io: CliIo): number {
     error instanceof SnapshotFileError ||
     error instanceof SnapshotFormatError ||
     error instanceof SnapshotServerError ||
-    error instanceof KubeconfigError
+    error instanceof KubeconfigError ||
+    error instanceof InputFileError
   ) {
     io.stderr(`calmops triage: ${error.message}\n`);
     if (error instanceof UsageError) io.stderr(`\n${USAGE}`);

@@ -8,11 +8,14 @@ import {
   ApprovalNotFoundError,
 } from '../../store/errors.js';
 import type { ApprovalOutcome, SlackAppDeps } from '../deps.js';
-import { checkApproval, checkHandoff, noChannelPolicy, type PolicyDecision } from '../policy.js';
+import { checkApproval, checkHandoff, checkIntent, noChannelPolicy, type PolicyDecision } from '../policy.js';
 import type { KnownBlock } from '../views/blocks.js';
 import { decidedView } from '../views/decided.js';
+import { code, escapeText } from '../views/limits.js';
 import { breakGlassModal, requestChangesModal } from '../views/modals.js';
+import { NAMESPACE_ACTION_PREFIX } from '../views/namespace-choice.js';
 import { approvalFacts, auditRefusal, ephemeral, nowOf } from './common.js';
+import { inSessionChannel, OUTSIDE_CHANNEL_TEXT, openRecordedModal, outsideChannelRefusal } from './session-scope.js';
 
 export const ACTIONS = {
   approve: 'approval_approve',
@@ -22,6 +25,8 @@ export const ACTIONS = {
   hypothesis: /^hypothesis_choose(:\d+)?$/,
   resolved: 'session_resolved',
   breakGlassOpen: 'breakglass_open',
+  /** Matched by prefix, like the hypotheses: one button per namespace a request's words matched. */
+  namespace: new RegExp(`^${NAMESPACE_ACTION_PREFIX}(:\\d+)?$`),
 } as const;
 
 const OUTCOME_WORDS = {
@@ -32,7 +37,22 @@ const OUTCOME_WORDS = {
 
 export const EXPIRED_TEXT = 'This approval has expired; nothing was changed. The thread shows what happens next.';
 
+/** The answer to a button calmops does not know: one from an older version's message, or another app's. */
+export const UNKNOWN_ACTION_TEXT =
+  'This button belongs to a message calmops no longer tracks; nothing was changed. The session thread has the current buttons.';
+
+/** Every action id calmops puts on a button; anything else is answered with UNKNOWN_ACTION_TEXT. */
+export function isKnownAction(actionId: string): boolean {
+  return Object.values(ACTIONS).some((known) =>
+    typeof known === 'string' ? known === actionId : known.test(actionId),
+  );
+}
+
 const HypothesisValueSchema = z.object({ s: z.string().min(1).max(64), h: z.string().min(1).max(64) });
+const NamespaceValueSchema = z.object({
+  s: z.string().min(1).max(64),
+  n: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/),
+});
 
 interface ClickContext {
   userId: string;
@@ -93,25 +113,31 @@ async function loadDecidable(deps: SlackAppDeps, approvalId: string, now: Date):
   return { ok: true, approval, facts: approvalFacts(approval) };
 }
 
+/**
+ * Whether `userId`, acting from `fromChannel`, may decide the approval: only from the session's own channel, then as
+ * the channel policy says. Refusals are audited on the session's timeline.
+ */
 async function authorize(
   deps: SlackAppDeps,
   approval: ApprovalRecord,
   facts: ReturnType<typeof approvalFacts>,
-  userId: string,
-  action: string,
-): Promise<PolicyDecision> {
+  input: { userId: string; action: string; fromChannel: string | undefined },
+): Promise<{ decision: PolicyDecision; channelId: string | undefined }> {
+  const { userId, action } = input;
   const session = await deps.store.sessions.get(approval.sessionId);
-  const channelId = facts.channelId ?? session?.channelId;
+  const channelId = session?.channelId ?? facts.channelId;
   const channel = channelId === undefined ? undefined : deps.policy.forChannel(channelId);
   const decision =
-    channel === undefined
-      ? noChannelPolicy(channelId ?? 'unknown')
-      : await checkApproval(
-          channel,
-          deps.membership,
-          { ...facts, requester: facts.requester ?? session?.requester },
-          userId,
-        );
+    channelId === undefined || !inSessionChannel({ channelId }, input.fromChannel)
+      ? outsideChannelRefusal()
+      : channel === undefined
+        ? noChannelPolicy(channelId)
+        : await checkApproval(
+            channel,
+            deps.membership,
+            { ...facts, requester: facts.requester ?? session?.requester },
+            userId,
+          );
   if (!decision.allowed) {
     await auditRefusal(deps, approval.sessionId, {
       actor: userId,
@@ -120,7 +146,7 @@ async function authorize(
       detail: { approvalId: approval.id, kind: approval.kind },
     });
   }
-  return decision;
+  return { decision, channelId };
 }
 
 /**
@@ -135,7 +161,8 @@ export async function decideApproval(
     userId: string;
     decision: ApprovalOutcome['decision'];
     note?: string;
-    channelId?: string;
+    /** Where the decision comes from: the clicked message's channel, or the channel a modal was opened in. */
+    channelId: string | undefined;
     messageTs?: string;
     blocks?: KnownBlock[];
   },
@@ -144,7 +171,11 @@ export async function decideApproval(
   const loaded = await loadDecidable(deps, input.approvalId, now);
   if (!loaded.ok) return loaded;
   const { approval, facts } = loaded;
-  const policy = await authorize(deps, approval, facts, input.userId, `approval.${input.decision}`);
+  const { decision: policy } = await authorize(deps, approval, facts, {
+    userId: input.userId,
+    action: `approval.${input.decision}`,
+    fromChannel: input.channelId,
+  });
   if (!policy.allowed) return { ok: false, message: policy.reason };
   if (approval.token === undefined) {
     return { ok: false, message: 'This request is still being set up; try again in a few seconds.' };
@@ -246,12 +277,32 @@ export function registerActions(app: App, deps: SlackAppDeps): void {
     });
   };
 
+  /** The session a button acts on, when it exists and the click came from its channel; otherwise says why not. */
+  const inChannelSession = async (click: ClickContext, sessionId: string, action: string) => {
+    const session = /^[A-Za-z0-9._:-]{1,64}$/.test(sessionId) ? await deps.store.sessions.get(sessionId) : undefined;
+    if (session === undefined) {
+      await tell(deps, click, 'This session no longer exists.');
+      return undefined;
+    }
+    if (!inSessionChannel(session, click.channelId)) {
+      await auditRefusal(deps, session.id, {
+        actor: click.userId,
+        action,
+        decision: outsideChannelRefusal(),
+        detail: { channelId: click.channelId ?? null },
+      });
+      await tell(deps, click, OUTSIDE_CHANNEL_TEXT);
+      return undefined;
+    }
+    return session;
+  };
+
   const decideFromClick = (decision: 'approve' | 'deny') => async (click: ClickContext) => {
     const result = await decideApproval(deps, {
       approvalId: click.value,
       userId: click.userId,
       decision,
-      ...(click.channelId === undefined ? {} : { channelId: click.channelId }),
+      channelId: click.channelId,
       ...(click.messageTs === undefined ? {} : { messageTs: click.messageTs }),
       ...(click.blocks === undefined ? {} : { blocks: click.blocks }),
     });
@@ -271,18 +322,30 @@ export function registerActions(app: App, deps: SlackAppDeps): void {
         await tell(deps, click, loaded.message);
         return;
       }
-      const policy = await authorize(deps, loaded.approval, loaded.facts, click.userId, 'approval.request-changes');
-      if (!policy.allowed) {
-        await tell(deps, click, policy.reason);
+      const { decision: policy, channelId } = await authorize(deps, loaded.approval, loaded.facts, {
+        userId: click.userId,
+        action: 'approval.request-changes',
+        fromChannel: click.channelId,
+      });
+      if (!policy.allowed || channelId === undefined) {
+        await tell(deps, click, policy.allowed ? OUTSIDE_CHANNEL_TEXT : policy.reason);
         return;
       }
-      await deps.client.views.open({
-        trigger_id: click.triggerId,
+      await openRecordedModal(deps, {
+        triggerId: click.triggerId,
         view: requestChangesModal({
           approvalId: loaded.approval.id,
-          ...(click.channelId === undefined ? {} : { channelId: click.channelId }),
+          channelId,
           ...(click.messageTs === undefined ? {} : { messageTs: click.messageTs }),
         }),
+        purpose: {
+          kind: 'request-changes',
+          userId: click.userId,
+          sessionId: loaded.approval.sessionId,
+          channelId,
+          approvalId: loaded.approval.id,
+          ...(click.messageTs === undefined ? {} : { messageTs: click.messageTs }),
+        },
       });
     },
     { dedupe: false },
@@ -296,8 +359,10 @@ export function registerActions(app: App, deps: SlackAppDeps): void {
       await tell(deps, click, 'That button is malformed; choose the hypothesis by replying in the thread instead.');
       return;
     }
+    const session = await inChannelSession(click, value.s, 'hypothesis.choose');
+    if (session === undefined) return;
     await deps.workflow.deliverInput({
-      sessionId: value.s,
+      sessionId: session.id,
       userId: click.userId,
       text: `test hypothesis ${value.h}`,
       source: 'button',
@@ -306,12 +371,58 @@ export function registerActions(app: App, deps: SlackAppDeps): void {
     });
   });
 
-  onClick(ACTIONS.resolved, async (click) => {
-    const session = await deps.store.sessions.get(click.value);
-    if (session === undefined) {
-      await tell(deps, click, 'This session no longer exists.');
+  // Anyone the channel lets start this triage may say where it runs; the workflow checks the pick against what it
+  // offered and takes only the first answer.
+  onClick(ACTIONS.namespace, async (click) => {
+    let value: z.infer<typeof NamespaceValueSchema>;
+    try {
+      value = NamespaceValueSchema.parse(JSON.parse(click.value));
+    } catch {
+      await tell(deps, click, 'That button is malformed; nothing was changed. Reply in the thread with `in <namespace>` instead.');
       return;
     }
+    const session = await inChannelSession(click, value.s, 'namespace.choose');
+    if (session === undefined) return;
+    if (session.status !== 'open') {
+      await tell(deps, click, 'This session is not open any more; nothing was changed.');
+      return;
+    }
+    if (session.namespace !== '') {
+      const here = code(escapeText(session.namespace));
+      await tell(
+        deps,
+        click,
+        session.namespace === value.n
+          ? `This session already continues in ${here}; nothing was changed.`
+          : `This session already continues in ${here}, so ${code(value.n)} was not taken. To look there too, start a triage for it: \`/triage <what is wrong> in ${value.n}\`.`,
+      );
+      return;
+    }
+    const channel = deps.policy.forChannel(session.channelId);
+    const decision = channel === undefined ? noChannelPolicy(session.channelId) : checkIntent(channel, session.intent);
+    if (!decision.allowed) {
+      await auditRefusal(deps, session.id, {
+        actor: click.userId,
+        action: 'namespace.choose',
+        decision,
+        detail: { namespace: value.n },
+      });
+      await tell(deps, click, decision.reason);
+      return;
+    }
+    await deps.workflow.deliverInput({
+      sessionId: session.id,
+      userId: click.userId,
+      text: `in ${value.n}`,
+      source: 'button',
+      action: { type: 'namespace', namespace: value.n },
+      messageKey: `action:${click.actionTs}:${click.userId}`,
+    });
+  });
+
+  onClick(ACTIONS.resolved, async (click) => {
+    const session = await inChannelSession(click, click.value, 'session.resolve');
+    if (session === undefined) return;
     const channel = deps.policy.forChannel(session.channelId);
     const decision =
       channel === undefined
@@ -335,21 +446,47 @@ export function registerActions(app: App, deps: SlackAppDeps): void {
   onClick(
     ACTIONS.breakGlassOpen,
     async (click) => {
-      const session = await deps.store.sessions.get(click.value);
-      if (session === undefined || session.status !== 'open') {
+      const session = await inChannelSession(click, click.value, 'break-glass.open');
+      if (session === undefined) return;
+      if (session.status !== 'open') {
         await tell(deps, click, 'This session is not open, so there is nothing to override.');
         return;
       }
-      await deps.client.views.open({
-        trigger_id: click.triggerId,
+      await openRecordedModal(deps, {
+        triggerId: click.triggerId,
         view: breakGlassModal({
           sessionId: session.id,
           channelId: session.channelId,
           ...(session.threadTs === undefined ? {} : { threadTs: session.threadTs }),
           currentState: session.state,
         }),
+        purpose: {
+          kind: 'break-glass',
+          userId: click.userId,
+          sessionId: session.id,
+          channelId: session.channelId,
+          ...(session.threadTs === undefined ? {} : { threadTs: session.threadTs }),
+        },
       });
     },
     { dedupe: false },
   );
+
+  // Registered last: Bolt runs every matching listener, and only this one answers ids none of the above knows.
+  app.action<BlockAction>({ type: 'block_actions' }, async ({ ack, body, action }) => {
+    const actionId = (action as { action_id?: string }).action_id ?? '';
+    if (isKnownAction(actionId)) return;
+    await ack();
+    logger.info('button with an unknown action id', { actionId: actionId.slice(0, 64) });
+    const message = body.message as { ts?: string; thread_ts?: string } | undefined;
+    const channelId = body.channel?.id ?? body.container?.channel_id;
+    if (channelId === undefined) return;
+    const threadTs = message?.thread_ts ?? message?.ts;
+    await ephemeral(deps, {
+      channel: channelId,
+      user: body.user.id,
+      text: UNKNOWN_ACTION_TEXT,
+      ...(threadTs === undefined ? {} : { threadTs }),
+    });
+  });
 }

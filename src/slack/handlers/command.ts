@@ -4,11 +4,13 @@ import { parseTriageCommand } from '../grammar.js';
 import { collectMetrics } from '../metrics.js';
 import type { KnownBlock } from '../views/blocks.js';
 import { helpView, intentsView } from '../views/help.js';
+import { code, escapeText } from '../views/limits.js';
 import { breakGlassModal } from '../views/modals.js';
 import { outsideChannelNotice, startedNotice } from '../views/notices.js';
 import { listView, statusView } from '../views/sessions.js';
 import { statsView } from '../views/stats.js';
 import { channelAccess, nowOf } from './common.js';
+import { openRecordedModal, sessionInChannel } from './session-scope.js';
 import { startTriage } from './start.js';
 
 export const SLASH_COMMAND = '/triage';
@@ -20,6 +22,11 @@ const reply = (text: string, blocks?: KnownBlock[]): Reply => ({
   text,
   ...(blocks === undefined ? {} : { blocks }),
 });
+
+/** The same answer for an unknown id and for a session of another channel, so neither can be told apart. */
+function noSessionHere(sessionId: string): string {
+  return `No session ${code(escapeText(sessionId.slice(0, 64)))} exists in this channel. \`${SLASH_COMMAND} list\` shows the open sessions here; session commands work only in the session's own channel.`;
+}
 
 /** Everything `/triage` can answer; the reply is the slash command's ack (ephemeral), or undefined for an empty ack. */
 export async function answerCommand(deps: SlackAppDeps, command: SlashCommand): Promise<Reply | undefined> {
@@ -53,38 +60,47 @@ export async function answerCommand(deps: SlackAppDeps, command: SlashCommand): 
       const session =
         cmd.sessionId === undefined
           ? (await deps.store.sessions.listOpenByChannel(channelId, { limit: 50 })).find((s) => s.requester === userId)
-          : await deps.store.sessions.get(cmd.sessionId);
+          : await sessionInChannel(deps, { sessionId: cmd.sessionId, channelId, userId, action: 'status' });
       if (session === undefined) {
         return reply(
           cmd.sessionId === undefined
             ? `You have no open session in this channel. \`${SLASH_COMMAND} list\` shows everyone's.`
-            : `No session \`${cmd.sessionId}\` exists. \`${SLASH_COMMAND} list\` shows the open sessions in this channel.`,
+            : noSessionHere(cmd.sessionId),
         );
       }
       const view = statusView(session, nowOf(deps));
       return reply(view.text, view.blocks);
     }
     case 'breakglass': {
-      const open = await deps.store.sessions.listOpenByChannel(channelId, { limit: 50 });
       const session =
         cmd.sessionId === undefined
-          ? open.find((s) => s.requester === userId)
-          : await deps.store.sessions.get(cmd.sessionId);
-      if (session === undefined || session.status !== 'open') {
+          ? (await deps.store.sessions.listOpenByChannel(channelId, { limit: 50 })).find((s) => s.requester === userId)
+          : await sessionInChannel(deps, { sessionId: cmd.sessionId, channelId, userId, action: 'break-glass.open' });
+      if (session === undefined) {
         return reply(
           cmd.sessionId === undefined
             ? `Break glass applies to a session. You have no open session here; name one: \`${SLASH_COMMAND} breakglass <session>\`.`
-            : `Session \`${cmd.sessionId}\` is not open, so there is nothing to override.`,
+            : noSessionHere(cmd.sessionId),
         );
       }
-      await deps.client.views.open({
-        trigger_id: command.trigger_id,
+      if (session.status !== 'open') {
+        return reply(`Session \`${session.id}\` is not open, so there is nothing to override.`);
+      }
+      await openRecordedModal(deps, {
+        triggerId: command.trigger_id,
         view: breakGlassModal({
           sessionId: session.id,
           channelId: session.channelId,
           ...(session.threadTs === undefined ? {} : { threadTs: session.threadTs }),
           currentState: session.state,
         }),
+        purpose: {
+          kind: 'break-glass',
+          userId,
+          sessionId: session.id,
+          channelId: session.channelId,
+          ...(session.threadTs === undefined ? {} : { threadTs: session.threadTs }),
+        },
       });
       return undefined;
     }

@@ -9,7 +9,8 @@ export type StartOutcome = { ok: true; sessionId: string; threadTs: string } | {
 /**
  * Opens a session: policy first (nothing is posted for a refused request), then the thread root (a slash command
  * has no message of its own; a mention is its own root), then the workflow. Only validation, one post, DynamoDB
- * writes and StartExecution happen here, so Slack gets its answer well within 3 s.
+ * writes and StartExecution happen here, so Slack gets its answer well within 3 s. A request that names no
+ * namespace starts without one: finding it means reading the cluster, which the workflow's triage does.
  */
 export async function startTriage(
   deps: SlackAppDeps,
@@ -57,7 +58,7 @@ export async function startTriage(
       requester: input.userId,
       text: input.command.text,
       intent: input.command.intent,
-      namespace: input.command.namespace,
+      ...(input.command.namespace === undefined ? {} : { namespace: input.command.namespace }),
       cluster: channel.cluster,
       ...(input.command.note === undefined ? {} : { note: input.command.note }),
     });

@@ -2,8 +2,15 @@ import { createHash } from 'node:crypto';
 import type { App, ViewOutput } from '@slack/bolt';
 import { z } from 'zod';
 import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
+import type { ModalRecord } from '../../store/modals.js';
 import type { SlackAppDeps } from '../deps.js';
-import { BREAK_GLASS_BLOCKS, BREAK_GLASS_CALLBACK, INPUT_ACTION, REQUEST_CHANGES_CALLBACK } from '../views/modals.js';
+import {
+  BREAK_GLASS_BLOCKS,
+  BREAK_GLASS_CALLBACK,
+  INPUT_ACTION,
+  REQUEST_CHANGES_CALLBACK,
+  untrackedModalView,
+} from '../views/modals.js';
 import { decideApproval } from './actions.js';
 import { auditRefusal, ephemeral, nowOf } from './common.js';
 
@@ -37,14 +44,15 @@ type Errors = Record<string, string>;
  */
 export async function submitBreakGlass(
   deps: SlackAppDeps,
-  input: { userId: string; metadata: string; values: Values },
+  input: { userId: string; metadata: string; values: Values; modal: ModalRecord },
 ): Promise<{ ok: true; requestId: string } | { ok: false; errors: Errors }> {
   const meta = BreakGlassMetadataSchema.safeParse(safeJson(input.metadata));
-  if (!meta.success)
+  // The record written when the modal was opened says which session it is for; the metadata must agree with it.
+  if (!meta.success || meta.data.s !== input.modal.sessionId || meta.data.c !== input.modal.channelId)
     return { ok: false, errors: { [BREAK_GLASS_BLOCKS.justification]: 'This form is out of date; open it again.' } };
-  const { s: sessionId, c: channelId, t: threadTs } = meta.data;
+  const { sessionId, channelId, threadTs } = input.modal;
   const session = await deps.store.sessions.get(sessionId);
-  const channel = deps.policy.forChannel(session?.channelId ?? channelId);
+  const channel = session?.channelId === channelId ? deps.policy.forChannel(channelId) : undefined;
   const seniors = channel === undefined ? [] : [...(await deps.membership.members(channel.seniorGroup))];
   const raw = {
     sessionId,
@@ -56,7 +64,7 @@ export async function submitBreakGlass(
   };
   let request: ReturnType<typeof validateBreakGlassRequest>;
   try {
-    if (session === undefined || session.status !== 'open') {
+    if (session === undefined || session.status !== 'open' || session.channelId !== channelId) {
       throw new BreakGlassValidationError({ sessionId: ['This session is no longer open.'] });
     }
     if (channel === undefined) {
@@ -102,7 +110,7 @@ export async function submitBreakGlass(
         targetState: request.skipToState,
         previousState: request.previousState,
         timeLimitMinutes: request.timeLimitMinutes,
-        channelId: session?.channelId ?? channelId,
+        channelId,
         ...(threadTs === undefined ? {} : { threadTs }),
       },
     },
@@ -140,6 +148,19 @@ function safeJson(text: string): unknown {
 export function registerSubmissions(app: App, deps: SlackAppDeps): void {
   const logger = deps.logger ?? console;
 
+  /** The record of this modal, opened for this person; undefined (and logged) for a modal calmops never opened. */
+  const openedModal = async (
+    view: ViewOutput,
+    userId: string,
+    kind: ModalRecord['kind'],
+  ): Promise<ModalRecord | undefined> => {
+    const modal = await deps.store.modals.submitted(view.id, { kind, userId }, nowOf(deps));
+    if (modal === undefined) {
+      logger.warn('refused a submission of a modal that was not opened here', { kind, viewId: view.id.slice(0, 64) });
+    }
+    return modal;
+  };
+
   app.view(BREAK_GLASS_CALLBACK, async ({ ack, body, view }) => {
     try {
       // A double click on Submit must not file two requests, but a corrected resubmission after a validation error
@@ -149,25 +170,29 @@ export function registerSubmissions(app: App, deps: SlackAppDeps): void {
         await ack();
         return;
       }
+      const modal = await openedModal(view, body.user.id, 'break-glass');
+      if (modal === undefined) {
+        await ack({ response_action: 'update', view: untrackedModalView() });
+        return;
+      }
       const result = await submitBreakGlass(deps, {
         userId: body.user.id,
         metadata: view.private_metadata,
         values: view.state.values,
+        modal,
       });
       if (!result.ok) {
         await ack({ response_action: 'errors', errors: result.errors });
         return;
       }
       await ack();
-      const meta = BreakGlassMetadataSchema.safeParse(safeJson(view.private_metadata));
-      if (meta.success) {
-        await ephemeral(deps, {
-          channel: meta.data.c,
-          user: body.user.id,
-          text: 'Break-glass request filed. The senior you named gets the approval in the thread; nothing is overridden until they approve.',
-          ...(meta.data.t === undefined ? {} : { threadTs: meta.data.t }),
-        });
-      }
+      await deps.store.modals.completed(modal.viewId, nowOf(deps));
+      await ephemeral(deps, {
+        channel: modal.channelId,
+        user: body.user.id,
+        text: 'Break-glass request filed. The senior you named gets the approval in the thread; nothing is overridden until they approve.',
+        ...(modal.threadTs === undefined ? {} : { threadTs: modal.threadTs }),
+      });
     } catch (error) {
       logger.error('break-glass submission failed', { error: (error as Error).message });
       await ack({
@@ -181,7 +206,12 @@ export function registerSubmissions(app: App, deps: SlackAppDeps): void {
     try {
       const meta = RequestChangesMetadataSchema.safeParse(safeJson(view.private_metadata));
       const note = inputValue(view.state.values, 'note')?.trim() ?? '';
-      if (!meta.success) {
+      const modal = await openedModal(view, body.user.id, 'request-changes');
+      if (modal === undefined) {
+        await ack({ response_action: 'update', view: untrackedModalView() });
+        return;
+      }
+      if (!meta.success || meta.data.a !== modal.approvalId) {
         await ack({ response_action: 'errors', errors: { note: 'This form is out of date; click the button again.' } });
         return;
       }
@@ -194,14 +224,15 @@ export function registerSubmissions(app: App, deps: SlackAppDeps): void {
         userId: body.user.id,
         decision: 'request-changes',
         note,
-        ...(meta.data.c === undefined ? {} : { channelId: meta.data.c }),
-        ...(meta.data.m === undefined ? {} : { messageTs: meta.data.m }),
+        channelId: modal.channelId,
+        ...(modal.messageTs === undefined ? {} : { messageTs: modal.messageTs }),
       });
       if (!result.ok) {
         await ack({ response_action: 'errors', errors: { note: result.message } });
         return;
       }
       await ack();
+      await deps.store.modals.completed(modal.viewId, nowOf(deps));
     } catch (error) {
       logger.error('request-changes submission failed', { error: (error as Error).message });
       await ack({
@@ -210,4 +241,18 @@ export function registerSubmissions(app: App, deps: SlackAppDeps): void {
       });
     }
   });
+
+  // Registered last: Bolt runs every matching listener, and only these answer callback ids none of the above knows.
+  // A modal has no channel to post an ephemeral to, so the modal itself says it is no longer tracked.
+  app.view({ type: 'view_submission', callback_id: /[\s\S]*/ }, async ({ ack, view }) => {
+    if (KNOWN_CALLBACKS.has(view.callback_id)) return;
+    logger.info('modal with an unknown callback id', { callbackId: view.callback_id.slice(0, 64) });
+    await ack({ response_action: 'update', view: untrackedModalView() });
+  });
+  // calmops asks for no close notifications; any that arrive need only an acknowledgement.
+  app.view({ type: 'view_closed', callback_id: /[\s\S]*/ }, async ({ ack }) => {
+    await ack();
+  });
 }
+
+const KNOWN_CALLBACKS: ReadonlySet<string> = new Set([BREAK_GLASS_CALLBACK, REQUEST_CHANGES_CALLBACK]);

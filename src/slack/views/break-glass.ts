@@ -6,6 +6,7 @@ import {
   escapeText,
   fitMessage,
   header,
+  mention,
   reportPointer,
   section,
   type ThreadMessage,
@@ -93,20 +94,20 @@ export function breakGlassRevokedView(sessionId: string, requestId: string): Thr
   );
 }
 
+/** `by`, when given, is the Slack user the detail is about; the view mentions them ahead of it. */
 export function breakGlassOutcomeView(
   sessionId: string,
   outcome: 'refused' | 'denied' | 'expired',
   detail: string,
+  by?: string,
 ): ThreadMessage {
   const title = {
     refused: ':no_entry_sign: Break-glass request refused',
     denied: ':no_entry_sign: Break-glass denied',
     expired: ':hourglass: Break-glass request expired',
   }[outcome];
-  return fitMessage(
-    { text: `${title}: ${detail}`, blocks: [section(`*${title}*\n${escapeText(detail)}`)] },
-    reportPointer(sessionId),
-  );
+  const said = `${by ? `${mention(by)} ` : ''}${escapeText(detail)}`;
+  return fitMessage({ text: `${title}: ${said}`, blocks: [section(`*${title}*\n${said}`)] }, reportPointer(sessionId));
 }
 
 /** Offered when someone asks for break-glass in words: the form takes the justification and the approver. */

@@ -1,4 +1,4 @@
-import { type Block, context, fitMessage, section, type ThreadMessage } from './limits.js';
+import { type Block, context, escapeText, fitMessage, mention, section, type ThreadMessage } from './limits.js';
 
 export type DecisionOutcome = 'approved' | 'denied' | 'changes-requested' | 'expired' | 'cancelled' | 'completed';
 
@@ -27,8 +27,8 @@ export interface DecidedViewInput {
 /** An approval message after its decision: who and when, and no buttons left to click. */
 export function decidedView(input: DecidedViewInput): ThreadMessage {
   const kept = (input.blocks ?? (input.title ? [section(input.title)] : [])).filter((b) => b.type !== 'actions');
-  const who = input.by ? ` by <@${input.by}>` : '';
-  const line = `${WORDS[input.outcome]}${who} at ${input.at.slice(0, 16).replace('T', ' ')} UTC${input.note ? ` — “${input.note}”` : ''}`;
+  const who = input.by ? ` by ${mention(input.by)}` : '';
+  const line = `${WORDS[input.outcome]}${who} at ${input.at.slice(0, 16).replace('T', ' ')} UTC${input.note ? ` — “${escapeText(input.note)}”` : ''}`;
   return fitMessage(
     { text: `${WORDS[input.outcome]}${who}`, blocks: [...kept, context(line)] },
     `Full report: \`/triage status ${input.sessionId}\``,

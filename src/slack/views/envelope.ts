@@ -86,7 +86,7 @@ export function envelopeView(input: EnvelopeViewInput): ThreadMessage {
     );
   const nextActions = e.nextActions
     .slice(0, 6)
-    .map((a) => `${safetyBadge(a.safety)} ${code(a.command)}\n      ${escapeText(a.description)}`);
+    .map((a) => `${safetyBadge(a.safety)} ${code(escapeText(a.command))}\n      ${escapeText(a.description)}`);
   const blocks: Block[] = [
     header(`Triage: ${e.routing.intent} in ${e.routing.namespace}`),
     section(escapeText(e.summary)),
@@ -126,7 +126,10 @@ export function envelopeView(input: EnvelopeViewInput): ThreadMessage {
     ),
   ];
   return fitMessage(
-    { text: `Triage ${e.routing.intent} in ${e.routing.namespace}: ${e.summary}`, blocks },
+    {
+      text: `Triage ${escapeText(e.routing.intent)} in ${escapeText(e.routing.namespace)}: ${escapeText(e.summary)}`,
+      blocks,
+    },
     reportPointer(sessionId),
   );
 }

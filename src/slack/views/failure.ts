@@ -4,9 +4,9 @@ import { code, context, escapeText, fitMessage, reportPointer, section, type Thr
 export function failureView(input: { sessionId: string; step: string; error: string; detail?: string }): ThreadMessage {
   return fitMessage(
     {
-      text: `Something failed: ${input.step} (${input.error})`,
+      text: `Something failed: ${escapeText(input.step)} (${escapeText(input.error)})`,
       blocks: [
-        section(`:warning: *${escapeText(input.step)} failed* (${code(input.error)}).`),
+        section(`:warning: *${escapeText(input.step)} failed* (${code(escapeText(input.error))}).`),
         ...(input.detail ? [context(escapeText(input.detail))] : []),
         context('The session and its evidence are kept. Send a message in this thread to pick it up again.'),
       ],
@@ -18,7 +18,10 @@ export function failureView(input: { sessionId: string; step: string; error: str
 /** A wait ran out: an approval nobody decided, or an idle session. */
 export function timeoutNoticeView(sessionId: string, what: string, next: string): ThreadMessage {
   return fitMessage(
-    { text: `${what} timed out`, blocks: [section(`:hourglass: ${escapeText(what)}`), context(escapeText(next))] },
+    {
+      text: `${escapeText(what)} timed out`,
+      blocks: [section(`:hourglass: ${escapeText(what)}`), context(escapeText(next))],
+    },
     reportPointer(sessionId),
   );
 }

@@ -33,14 +33,17 @@ export function interventionView(input: InterventionViewInput): ThreadMessage {
 export function blockedView(sessionId: string, reason: string, guidance: string): ThreadMessage {
   return fitMessage(
     {
-      text: `Not yet: ${reason}`,
+      text: `Not yet: ${escapeText(reason)}`,
       blocks: [section(`:no_entry_sign: *Not yet:* ${escapeText(reason)}`), context(escapeText(guidance))],
     },
     reportPointer(sessionId),
   );
 }
 
-/** A plain answer in the thread (guidance, a plan step, an acknowledgement). */
+/**
+ * A plain answer in the thread (guidance, a plan step, an acknowledgement). `text` is mrkdwn the caller composed:
+ * anything in it that came from a person or the cluster must already be escaped.
+ */
 export function replyView(sessionId: string, text: string, note?: string): ThreadMessage {
   return fitMessage(
     { text, blocks: [section(text), ...(note ? [context(escapeText(note))] : [])] },

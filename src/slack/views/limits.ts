@@ -45,12 +45,30 @@ export function truncate(text: string, max: number, pointer?: string): string {
   return `${text.slice(0, max - tail.length).trimEnd()}${tail}`;
 }
 
-/** For text that came from people or clusters: Slack treats these three characters as markup. */
+/**
+ * For text that came from people or clusters: Slack treats these three characters as markup, so `<!channel>`,
+ * `<@U…>` and `<https://…|label>` in a pod log would ping, mention or disguise a link. Escape each piece of foreign
+ * text once, where the view puts it into a message; the markup the view composes itself (its own mentions, dates,
+ * links) stays as it is.
+ */
 export function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** A code span that cannot be broken by backticks in the content. */
+/** A mention the view composes itself: a Slack user id becomes `<@U…>`, anything else is shown as text. */
+export function mention(userId: string): string {
+  return /^[A-Za-z0-9]+$/.test(userId) ? `<@${userId}>` : escapeText(userId);
+}
+
+/**
+ * calmops never addresses a whole channel, so a broadcast in a thread message is foreign text that escaped
+ * escaping: it is made inert as a last resort.
+ */
+export function withoutBroadcasts(text: string): string {
+  return text.replace(/<(!(?:channel|here|everyone)(?:\|[^>]*)?)>/g, '&lt;$1&gt;');
+}
+
+/** A code span that cannot be broken by backticks in the content (escape foreign content first). */
 export function code(text: string): string {
   return `\`${text.replace(/`/g, "'")}\``;
 }
@@ -111,6 +129,9 @@ export function actions(blockId: string, elements: readonly Button[]): Block {
 type TextObject = { type: string; text: string };
 
 function clampText(object: TextObject | undefined, max: number, pointer: string): void {
+  if (object && typeof object.text === 'string' && object.type === 'mrkdwn') {
+    object.text = withoutBroadcasts(object.text);
+  }
   if (object && typeof object.text === 'string' && object.text.length > max) {
     object.text = truncate(object.text, max, object.type === 'mrkdwn' ? pointer : undefined);
   }
@@ -158,5 +179,5 @@ export function fitMessage(message: ThreadMessage, pointer: string): ThreadMessa
     const kept = blocks.slice(0, THREAD_LIMITS.blocks - 1);
     fitted = [...kept, context(`…${blocks.length - kept.length} more block(s) not shown. ${pointer}`)];
   }
-  return { text: truncate(message.text || ' ', THREAD_LIMITS.fallbackText), blocks: fitted };
+  return { text: truncate(withoutBroadcasts(message.text || ' '), THREAD_LIMITS.fallbackText), blocks: fitted };
 }

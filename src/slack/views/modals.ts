@@ -135,3 +135,20 @@ export function requestChangesModal(input: { approvalId: string; channelId?: str
     ],
   };
 }
+
+/**
+ * What a submitted modal turns into when calmops has no record of opening it (an old form, another app's, one opened
+ * for someone else): the same words an unknown button gets, inside the modal, since a modal has no channel.
+ */
+export function untrackedModalView(): ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'calmops' },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [
+      section(
+        'This form belongs to a message calmops no longer tracks; nothing was changed. Open it again from the session thread.',
+      ),
+    ],
+  };
+}

@@ -1,3 +1,4 @@
+import { SWEEP_INTENT } from '../../triage/routing.js';
 import type { StartCommand } from '../grammar.js';
 import { clip, context, escapeMrkdwn, type KnownBlock, section } from './blocks.js';
 
@@ -8,11 +9,17 @@ export function threadRootView(input: { requester: string; command: StartCommand
 } {
   const { command } = input;
   const note = command.note === undefined ? '' : `\n>${escapeMrkdwn(clip(command.note, 500))}`;
+  // A sweep is named for what it does; the envelope names the intent the evidence points to.
+  const what = command.intent === SWEEP_INTENT ? 'a check of the whole namespace' : `\`${command.intent}\``;
+  const where =
+    command.namespace === undefined
+      ? 'the namespace the request points to (found in the cluster)'
+      : `\`${command.namespace}\``;
   return {
-    text: `Triage for ${command.intent} in ${command.namespace}, requested by <@${input.requester}>`,
+    text: `Triage for ${command.intent} in ${command.namespace ?? 'a namespace still to be found'}, requested by <@${input.requester}>`,
     blocks: [
       section(
-        `:mag: *Triage* \`${command.intent}\` in \`${command.namespace}\` on \`${input.cluster}\`, requested by <@${input.requester}>\n` +
+        `:mag: *Triage* ${what} in ${where} on \`${input.cluster}\`, requested by <@${input.requester}>\n` +
           `_${escapeMrkdwn(clip(command.text, 500))}_${note}`,
       ),
       context(

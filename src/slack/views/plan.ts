@@ -20,8 +20,8 @@ function stepBlocks(plan: RemediationPlan): Block[] {
     section(
       [
         `*${i + 1}. ${escapeText(s.description)}* ${safetyBadge(s.safety)} _${s.mode}_`,
-        `\`\`\`${s.command.replace(/```/g, "'''")}\`\`\``,
-        ...(s.rollback ? [`Rollback: ${code(s.rollback)}`] : []),
+        `\`\`\`${escapeText(s.command).replace(/```/g, "'''")}\`\`\``,
+        ...(s.rollback ? [`Rollback: ${code(escapeText(s.rollback))}`] : []),
         ...(s.needs.length > 0 ? [`_after ${s.needs.join(', ')}_`] : []),
       ].join('\n'),
     ),
@@ -48,7 +48,7 @@ export function planReviewView(input: PlanReviewViewInput): ThreadMessage {
   const blocks: Block[] = [
     header(`Remediation plan for review${input.revision > 0 ? ` (revision ${input.revision})` : ''}`),
     section(
-      `*${escapeText(plan.summary)}*\nRoot cause: ${escapeText(plan.rootCause)}\nNamespace ${code(plan.namespace)} · author <@${plan.author}>`,
+      `*${escapeText(plan.summary)}*\nRoot cause: ${escapeText(plan.rootCause)}\nNamespace ${code(escapeText(plan.namespace))} · author <@${plan.author}>`,
     ),
     ...stepBlocks(plan),
     context(reviewLines(input.review)),
@@ -70,7 +70,10 @@ export function planReviewView(input: PlanReviewViewInput): ThreadMessage {
       button('Request changes', 'approval_request_changes', input.approvalId),
     ]),
   ];
-  return fitMessage({ text: `Remediation plan for review: ${plan.summary}`, blocks }, reportPointer(input.sessionId));
+  return fitMessage(
+    { text: `Remediation plan for review: ${escapeText(plan.summary)}`, blocks },
+    reportPointer(input.sessionId),
+  );
 }
 
 /** The approved plan, for humans to run; a "resolved" button closes the incident once it worked. */
@@ -90,7 +93,10 @@ export function approvedPlanView(input: {
     context('calmops does not run changes: run each step yourself, rollback at hand. Ask here for any step.'),
     actions(`resolved:${input.sessionId}`, [button('Mark resolved', 'session_resolved', input.sessionId, 'primary')]),
   ];
-  return fitMessage({ text: `Approved plan: ${input.plan.summary}`, blocks }, reportPointer(input.sessionId));
+  return fitMessage(
+    { text: `Approved plan: ${escapeText(input.plan.summary)}`, blocks },
+    reportPointer(input.sessionId),
+  );
 }
 
 /** Why there is no approved plan: rejected after 3 revisions, expired, or the synthesizer needs a human. */

@@ -17,13 +17,15 @@ export interface ReadResultInput {
 /** The result of a read calmops ran with its read-only identity. */
 export function readResultView(input: ReadResultInput): ThreadMessage {
   const icon = input.outcome === 'failed' ? ':x:' : input.outcome === 'empty' ? ':white_circle:' : ':mag:';
-  const body = input.lines.length > 0 ? `\n\`\`\`${input.lines.join('\n').replace(/```/g, "'''")}\`\`\`` : '';
+  // Log lines and object descriptions come from the cluster: inside a code block Slack still reads `<!channel>`.
+  const body =
+    input.lines.length > 0 ? `\n\`\`\`${escapeText(input.lines.join('\n')).replace(/```/g, "'''")}\`\`\`` : '';
   return fitMessage(
     {
-      text: `${input.title}: ${input.summary}`,
+      text: `${escapeText(input.title)}: ${escapeText(input.summary)}`,
       blocks: [
         ...(input.hypothesis ? [context(`Testing hypothesis: ${escapeText(input.hypothesis)}`)] : []),
-        section(`${icon} ${code(input.title)}: ${escapeText(input.summary)}${body}`),
+        section(`${icon} ${code(escapeText(input.title))}: ${escapeText(input.summary)}${body}`),
         ...(input.warning ? [context(`:warning: ${escapeText(input.warning)}`)] : []),
         ...(input.guidance ? [context(escapeText(input.guidance))] : []),
       ],

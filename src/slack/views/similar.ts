@@ -32,7 +32,7 @@ export function similarIncidentsView(sessionId: string, matches: readonly Simila
             `Root cause ${code(m.rootCause.code)}: ${escapeText(m.rootCause.summary)}`,
             ...m.resolutionSteps
               .slice(0, 4)
-              .map((s) => `• ${code(s.command)}${s.description ? ` ${escapeText(s.description)}` : ''}`),
+              .map((s) => `• ${code(escapeText(s.command))}${s.description ? ` ${escapeText(s.description)}` : ''}`),
             `_Resolved ${m.resolvedAt.slice(0, 10)}, memory ${code(m.id)}_`,
           ].join('\n'),
         ),

@@ -53,7 +53,7 @@ export function fixValidationView(input: FixValidationViewInput): ThreadMessage 
     const text = `:white_check_mark: Fix validated: ${escapeText(what)} no longer seen`;
     return fitMessage(
       {
-        text: `Fix validated: ${what} no longer seen`,
+        text: `Fix validated: ${escapeText(what)} no longer seen`,
         blocks: [section(text), context(triage, 'Storing the incident in operational memory and closing the session.')],
       },
       reportPointer(input.sessionId),
@@ -83,7 +83,7 @@ export function fixValidationView(input: FixValidationViewInput): ThreadMessage 
   const first = shown[0];
   const headline = first ? `${first.code} on ${first.where}` : what;
   const findingBlocks = shown.map((f) => {
-    const lines = f.evidence.slice(0, MAX_EVIDENCE_LINES).map((e) => `> ${code(e)}`);
+    const lines = f.evidence.slice(0, MAX_EVIDENCE_LINES).map((e) => `> ${code(escapeText(e))}`);
     return section(
       [
         `*${escapeText(f.code)}* (${escapeText(f.severity)}) on ${escapeText(f.where)}: ${escapeText(f.message)}`,
@@ -93,7 +93,7 @@ export function fixValidationView(input: FixValidationViewInput): ThreadMessage 
   });
   return fitMessage(
     {
-      text: `Fix not validated: ${headline} is still there`,
+      text: `Fix not validated: ${escapeText(headline)} is still there`,
       blocks: [
         section(`:warning: *Fix not validated:* ${escapeText(headline)} is still there.`),
         ...findingBlocks,

@@ -1,7 +1,7 @@
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
-import { canSee, describeEvent, findEvents } from './events.js';
-import { type ContainerView, containerGroups, ownerOf, podRef, ref } from './pods.js';
+import { canSee, describeEvent, type EventSummary, findEvents } from './events.js';
+import { type ContainerView, containerGroups, nameList, ownerOf, podRef, ref, rolloutLine, worstFirst } from './pods.js';
 
 const NAME = 'container-config';
 
@@ -53,6 +53,18 @@ function configMapLine(ctx: AnalyzerContext, missing: Missing, namespace: string
   return `ConfigMap ${missing.name} has keys: ${shown || 'none'}${missing.key && !keys.includes(missing.key) ? ` (no ${missing.key})` : ''}`;
 }
 
+/**
+ * The controller that writes a generated ConfigMap or Secret (an ExternalSecret, a SealedSecret, a Vault sync…):
+ * such controllers name their target after themselves and record events on their own object saying they wrote it.
+ * A key that vanished is then fixed in that object, since an edit to the target itself is overwritten.
+ */
+function generatorOf(ctx: AnalyzerContext, missing: Missing, namespace: string): EventSummary | undefined {
+  const word = missing.kind === 'Secret' ? /secret/i : /config ?map/i;
+  return findEvents(ctx, { name: missing.name, namespace }).find(
+    (e) => e.involvedKind !== missing.kind && e.involvedKind !== 'Pod' && word.test(e.message),
+  );
+}
+
 export const containerConfigAnalyzer: Analyzer = {
   name: NAME,
   domain: 'compute',
@@ -61,7 +73,8 @@ export const containerConfigAnalyzer: Analyzer = {
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
     const failing = (c: ContainerView) => c.waitingReason !== undefined && CONFIG_REASONS.has(c.waitingReason);
-    for (const group of containerGroups(ctx, failing)) {
+    for (const unordered of containerGroups(ctx, failing)) {
+      const group = worstFirst(unordered);
       const { pod, c } = group[0]!;
       const namespace = pod.metadata.namespace ?? ctx.namespace;
       const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace, reasons: ['Failed'] });
@@ -72,8 +85,10 @@ export const containerConfigAnalyzer: Analyzer = {
       if (events[0]) evidence.push(describeEvent(events[0], ctx.now));
       const related: ResourceRef[] = owner ? [owner] : [];
       let what = message;
+      let fix: ResourceRef | undefined;
       if (missing) {
-        related.push(ref(missing.kind, missing.name, namespace));
+        const holder = ref(missing.kind, missing.name, namespace);
+        related.push(holder);
         const refs = referencingEnv(c.spec, missing);
         if (refs.length > 0) evidence.push(`referenced by ${refs.join(', ')}`);
         const line = configMapLine(ctx, missing, namespace);
@@ -81,8 +96,24 @@ export const containerConfigAnalyzer: Analyzer = {
         what = missing.key
           ? `key ${missing.key} is missing from ${missing.kind} ${missing.name}`
           : `${missing.kind} ${missing.name} does not exist`;
+        if (missing.key) {
+          // The object exists and the workload asks for a key it lacks: the object is what changed.
+          fix = holder;
+          const generator = generatorOf(ctx, missing, namespace);
+          if (generator) {
+            related.push(ref(generator.involvedKind, generator.involvedName, namespace));
+            evidence.push(
+              `${missing.kind} ${missing.name} is written by ${generator.involvedKind} ${generator.involvedName}: ${describeEvent(generator, ctx.now)}`,
+            );
+            what += ` (written by ${generator.involvedKind} ${generator.involvedName})`;
+          }
+        }
       }
-      if (group.length > 1) evidence.push(`${group.length} pods affected`);
+      if (group.length > 1) {
+        evidence.push(`${group.length} pods affected: ${nameList(group.map((g) => g.pod.metadata.name))}`);
+      }
+      const rollout = rolloutLine(ctx, pod);
+      if (rollout) evidence.push(rollout);
       findings.push({
         code: 'CONTAINER_CONFIG_ERROR',
         analyzer: NAME,
@@ -96,6 +127,7 @@ export const containerConfigAnalyzer: Analyzer = {
         remediation: missing
           ? [missing.kind === 'Secret' ? 'create-secret-key' : 'create-configmap-key']
           : ['fix-pod-spec'],
+        ...(fix ? { owner: fix } : {}),
       });
     }
     return findings;

@@ -1,6 +1,7 @@
 import type { Analyzer } from '../analyzer.js';
 import { containerConfigAnalyzer } from './container-config.js';
 import { crashloopAnalyzer } from './crashloop.js';
+import { dependenciesAnalyzer } from './dependencies.js';
 import { dnsAnalyzer } from './dns.js';
 import { imagePullAnalyzer } from './image-pull.js';
 import { ingressAnalyzer } from './ingress.js';
@@ -12,10 +13,11 @@ import { routeAnalyzer } from './route.js';
 import { schedulingAnalyzer } from './scheduling.js';
 import { serviceEndpointsAnalyzer } from './service-endpoints.js';
 import { volumeMountAnalyzer } from './volume-mount.js';
+import { workloadRolloutAnalyzer } from './workload-rollout.js';
 
+export { runAnalyzers } from '../analysis.js';
 export type { ContextInput } from './context.js';
 export { contextFromObjects } from './context.js';
-export { compareFindings, MAX_EVIDENCE, normalizeFinding, rankFindings, runAnalyzers, SEVERITY_RANK } from './rank.js';
 
 const ALL: readonly Analyzer[] = [
   pvcBindingAnalyzer,
@@ -31,6 +33,8 @@ const ALL: readonly Analyzer[] = [
   routeAnalyzer,
   serviceEndpointsAnalyzer,
   dnsAnalyzer,
+  workloadRolloutAnalyzer,
+  dependenciesAnalyzer,
 ];
 
 /** Every analyzer by name; templates list these names. */

@@ -1,7 +1,18 @@
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput } from '../findings.js';
 import { describeEvent, type EventSummary, findEvents, isRecent } from './events.js';
-import { containers, groupBy, isoAge, namespacePods, ownerKey, ownerOf, podRef } from './pods.js';
+import {
+  containers,
+  groupBy,
+  isoAge,
+  nameList,
+  namespacePods,
+  ownerKey,
+  ownerOf,
+  podRef,
+  rolloutLine,
+  worstFirst,
+} from './pods.js';
 
 const NAME = 'liveness-probe';
 
@@ -62,29 +73,58 @@ export const livenessProbeAnalyzer: Analyzer = {
         })
         .filter(({ failures }) => failures.some((e) => isRecent(ctx.now, e.last)));
     });
-    for (const [, group] of groupBy(candidates, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
+    for (const [, unordered] of groupBy(candidates, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
+      const group = worstFirst(unordered);
       const { pod, c, failures, kills } = group[0]!;
       const failCount = group.reduce((n, g) => n + g.failures.reduce((m, e) => m + e.count, 0), 0);
       const killCount = group.reduce((n, g) => n + g.kills.reduce((m, e) => m + e.count, 0), 0);
-      const restarting = c.restartCount > 0 && isoAge(ctx.now, c.lastTerminated?.finishedAt) <= 60 * 60_000;
-      const evidence = [describeEvent(failures[0]!, ctx.now)];
-      if (kills[0]) evidence.push(describeEvent(kills[0], ctx.now));
+      const recentExit = (g: (typeof group)[number]) =>
+        g.c.restartCount > 0 && isoAge(ctx.now, g.c.lastTerminated?.finishedAt) <= 60 * 60_000;
+      const restarting = group.some(recentExit);
+      // Kill events are Normal events, missing from a read of warnings: a recent exit on SIGTERM or SIGKILL while
+      // the probe fails is the kubelet's restart all the same.
+      const inferredKills =
+        killCount === 0
+          ? group.filter((g) => recentExit(g) && [137, 143].includes(Number(g.c.lastTerminated?.exitCode))).length
+          : 0;
+      const killed = killCount > 0 || inferredKills > 0;
+      const evidence = [describeEvent(failures[0] ?? group.find((g) => g.failures[0])!.failures[0]!, ctx.now)];
+      const kill = kills[0] ?? group.find((g) => g.kills[0])?.kills[0];
+      if (kill) evidence.push(describeEvent(kill, ctx.now));
+      else if (inferredKills > 0) {
+        evidence.push(
+          `no kill event read, but ${inferredKills} pod(s) last exited with ${c.lastTerminated?.exitCode ?? 'SIGTERM/SIGKILL'} (stopped by the kubelet) while the probe failed`,
+        );
+      }
       evidence.push(describeProbe(c.spec.livenessProbe));
       const mismatch = portMismatch(c.spec);
       if (mismatch) evidence.push(mismatch);
       evidence.push(
-        `container ${c.name}: ${c.restartCount} restarts${c.lastTerminated ? `, last exit code ${c.lastTerminated.exitCode} (${c.lastTerminated.reason ?? 'n/a'})` : ''}${group.length > 1 ? `; ${group.length} pods affected` : ''}`,
+        `container ${c.name}: ${c.waitingReason ? `${c.waitingReason}, ` : ''}${c.restartCount} restarts${c.lastTerminated ? `, last exit code ${c.lastTerminated.exitCode} (${c.lastTerminated.reason ?? 'n/a'})` : ''}`,
       );
+      if (group.length > 1) {
+        evidence.push(
+          `${group.length} pods affected: ${nameList(group.map((g) => `${g.pod.metadata.name} (${g.c.restartCount} restarts${g.c.waitingReason ? `, ${g.c.waitingReason}` : ''})`))}`,
+        );
+      }
+      const rollout = rolloutLine(ctx, pod);
+      if (rollout) evidence.push(rollout);
       const owner = ownerOf(ctx, pod);
+      const restarts =
+        killCount > 0
+          ? `, ${killCount} restarts by the kubelet`
+          : inferredKills > 0
+            ? ', and the kubelet restarts the container'
+            : '';
       findings.push({
         code: 'CONTAINER_LIVENESS_FAILING',
         analyzer: NAME,
         domain: 'compute',
-        severity: killCount > 0 || restarting ? 'high' : 'medium',
+        severity: killed || restarting ? 'high' : 'medium',
         resource: podRef(pod),
-        message: `The liveness probe of container ${c.name} in pod ${pod.metadata.name} fails (${failCount} failures${killCount > 0 ? `, ${killCount} restarts by the kubelet` : ''})${mismatch ? `; ${mismatch}` : ''}.`,
+        message: `The liveness probe of container ${c.name} in pod ${pod.metadata.name} fails (${failCount} failures${restarts})${mismatch ? `; ${mismatch}` : ''}.`,
         evidence,
-        confidence: killCount > 0 ? (mismatch ? 0.92 : 0.85) : 0.65,
+        confidence: killCount > 0 ? (mismatch ? 0.92 : 0.85) : inferredKills > 0 ? (mismatch ? 0.9 : 0.8) : 0.65,
         related: owner ? [owner] : [],
         remediation: mismatch ? ['fix-probe-port'] : ['tune-liveness-probe', 'inspect-previous-logs'],
       });

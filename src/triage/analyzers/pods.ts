@@ -82,11 +82,19 @@ export function isTerminating(pod: KubeObject): boolean {
   return typeof pod.metadata.deletionTimestamp === 'string';
 }
 
-/** The workload that owns a pod: Deployment through its ReplicaSet when visible, else the direct owner. */
+/**
+ * The workload a person edits for a pod (or a ReplicaSet or Job): the Deployment through its ReplicaSet, the CronJob
+ * through its Job, else the direct controller.
+ */
 export function ownerOf(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | undefined {
   const owner = pod.metadata.ownerReferences?.find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
   if (owner === undefined) return undefined;
   const namespace = pod.metadata.namespace;
+  if (owner.kind === 'Job') {
+    const job = ctx.objects('jobs').find((j) => j.metadata.name === owner.name && j.metadata.namespace === namespace);
+    const cron = job?.metadata.ownerReferences?.find((o) => o.kind === 'CronJob');
+    if (cron !== undefined) return ref('CronJob', cron.name, namespace);
+  }
   if (owner.kind === 'ReplicaSet') {
     const rs = ctx
       .objects('replicasets')
@@ -142,6 +150,13 @@ export interface LogVerdict {
   score: number;
   /** What kind of failure the line reports. */
   kind: 'config' | 'dependency' | 'permission' | 'crash' | 'oom' | 'dns' | 'platform' | 'error';
+  /**
+   * The lines that continue the same record right after it (Flyway's "Detected failed migration to version 42"
+   * under "Validate failed"), when the program explained itself over several lines.
+   */
+  detail?: string;
+  /** A structured (JSON) record reduced to what a person reads: level, message, error and where it was raised. */
+  readable?: string;
 }
 
 interface LogPattern {
@@ -187,7 +202,7 @@ const LOG_PATTERNS: readonly LogPattern[] = [
   },
   {
     pattern:
-      /no such host|server misbehaving|temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|UnknownHostException|lookup \S+ on \S+:53/i,
+      /no such host|server misbehaving|temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|UnknownHostException|lookup \S+ on \S+:53|name or service not known|could not translate host name|could not resolve host|nodename nor servname|name does not resolve/i,
     score: 82,
     kind: 'dns',
   },
@@ -198,9 +213,15 @@ const LOG_PATTERNS: readonly LogPattern[] = [
     kind: 'dependency',
   },
   {
-    pattern:
-      /^\s*panic:|\bFATAL\b|\bfatal error\b|Traceback \(most recent call last\)|Unhandled(Promise)?Rejection|uncaught exception/i,
+    pattern: /^\s*panic:|\bFATAL\b|\bfatal error\b|Unhandled(Promise)?Rejection|uncaught exception/i,
     score: 70,
+    kind: 'crash',
+  },
+  {
+    // The exception a Python traceback or a Java stack trace ends (or starts) with: `psycopg2.OperationalError: …`,
+    // `java.lang.IllegalStateException: …`. The "Traceback (most recent call last):" header itself says nothing.
+    pattern: /^(?:Caused by: )?(?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:Error|Exception)(?::\s|$)/,
+    score: 68,
     kind: 'crash',
   },
   { pattern: /\bError:|\bERROR\b|\bexception\b|\[error\]|level=error|"level":"error"/i, score: 50, kind: 'error' },
@@ -209,18 +230,93 @@ const LOG_PATTERNS: readonly LogPattern[] = [
 /** The most decisive line of a log (later lines win ties: the last words before a crash matter most). */
 export function decisiveLogLine(text: string | undefined): LogVerdict | undefined {
   if (text === undefined) return undefined;
+  const lines = text.split(/\r?\n/);
   let best: LogVerdict | undefined;
-  for (const raw of text.split(/\r?\n/)) {
+  let bestAt = -1;
+  for (const [i, raw] of lines.entries()) {
     const line = raw.trim();
     if (line === '' || line.length > 2000) continue;
     for (const p of LOG_PATTERNS) {
       if (!p.pattern.test(line)) continue;
-      if (best === undefined || p.score >= best.score)
-        best = { line: clip(scrubText(line)), score: p.score, kind: p.kind };
+      if (best === undefined || p.score >= best.score) {
+        const readable = readableRecord(line);
+        best = {
+          line: clip(scrubText(line)),
+          score: p.score,
+          kind: p.kind,
+          ...(readable ? { readable: clip(scrubText(readable)) } : {}),
+        };
+        bestAt = i;
+      }
       break;
     }
   }
-  return best;
+  if (best === undefined) return undefined;
+  const detail = continuation(lines, bestAt);
+  return detail === undefined ? best : { ...best, detail: clip(scrubText(detail)) };
+}
+
+/** A line that opens a new log record (timestamp, level, JSON) or a stack trace, rather than continuing one. */
+const RECORD_START =
+  /^(?:\[?\d{4}-\d{2}-\d{2}|\[?\d{2}:\d{2}:\d{2}|[IWEF]\d{4} |\{|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATAL|CRITICAL|PANIC)\b|at |goroutine \d|Traceback |File "|Caused by:|\.\.\.)/i;
+const MAX_CONTINUATION = 2;
+
+/**
+ * The lines right below `at` that carry on its message: not indented (a stack frame), not a new record, no blank
+ * line in between. Programs such as Flyway or Spring Boot put the specific reason on the line after the headline.
+ */
+function continuation(lines: readonly string[], at: number): string | undefined {
+  const out: string[] = [];
+  for (let i = at + 1; i < lines.length && out.length < MAX_CONTINUATION; i++) {
+    const raw = lines[i] as string;
+    if (raw.trim() === '' || /^\s/.test(raw) || RECORD_START.test(raw) || raw.length > 2000) break;
+    out.push(raw.trim());
+  }
+  return out.length > 0 ? out.join(' ') : undefined;
+}
+
+/** The decisive line as an engineer would quote it: the headline and, when there is one, what follows it. */
+export function quoteVerdict(verdict: LogVerdict): string {
+  const head = verdict.readable ?? verdict.line;
+  return verdict.detail === undefined ? head : clip(`${head} — ${verdict.detail}`);
+}
+
+const MESSAGE_FIELDS = ['msg', 'message', 'MESSAGE', '@message'];
+const ERROR_FIELDS = ['error', 'err', 'exception', 'error.message', 'reason'];
+const LEVEL_FIELDS = ['level', 'severity', 'lvl', '@level'];
+const SOURCE_FIELDS = ['caller', 'logger', 'source'];
+
+/**
+ * `{"level":"fatal","msg":"invalid configuration","error":"required key X missing value","stacktrace":…}` as
+ * `fatal: invalid configuration: required key X missing value (cmd/main.go:47)`, the way zap, logrus, pino,
+ * bunyan and slog records are read; undefined for anything that is not a JSON object with a message.
+ */
+function readableRecord(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  let record: unknown;
+  try {
+    record = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return undefined;
+  const fields = record as Record<string, unknown>;
+  const pick = (names: readonly string[]) => {
+    for (const n of names) {
+      const v = fields[n];
+      if (typeof v === 'string' && v.trim() !== '') return v.trim();
+      if (v !== null && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string')
+        return (v as { message: string }).message;
+    }
+    return undefined;
+  };
+  const message = pick(MESSAGE_FIELDS);
+  const error = pick(ERROR_FIELDS);
+  if (message === undefined && error === undefined) return undefined;
+  const levelValue = LEVEL_FIELDS.map((n) => fields[n]).find((v) => typeof v === 'string');
+  const source = pick(SOURCE_FIELDS);
+  const text = [levelValue, message, error !== message ? error : undefined].filter(Boolean).join(': ');
+  return source ? `${text} (${source})` : text;
 }
 
 /** Logs of a container: previous instance first (the one that crashed), then the current one. */
@@ -237,4 +333,216 @@ export function isoAge(now: Date, iso: unknown): number {
   if (typeof iso !== 'string') return Number.POSITIVE_INFINITY;
   const t = Date.parse(iso);
   return Number.isNaN(t) ? Number.POSITIVE_INFINITY : Math.max(0, now.getTime() - t);
+}
+
+/**
+ * How bad a container looks right now, for choosing which replica a finding names: the one an engineer would open
+ * first (waiting in a back-off, then not ready, then the most recent crash), not the first in name order.
+ */
+export function currentBadness(pod: KubeObject, c: ContainerView): number {
+  let score = 0;
+  if (c.waitingReason !== undefined) score += c.waitingReason === 'ContainerCreating' ? 2 : 8;
+  if (!c.ready && !c.init) score += 4;
+  if (c.init && c.terminated === undefined) score += 2;
+  if (!isPodReady(pod)) score += 2;
+  if (isTerminating(pod)) score -= 10;
+  return score;
+}
+
+/** The group's replicas, worst first; ties keep name order so output never wobbles. */
+export function worstFirst<T extends PodContainer>(group: readonly T[]): T[] {
+  const finished = (g: T) => Date.parse(String((g.c.lastTerminated ?? g.c.terminated)?.finishedAt ?? '')) || 0;
+  return [...group].sort(
+    (a, b) =>
+      currentBadness(b.pod, b.c) - currentBadness(a.pod, a.c) ||
+      finished(b) - finished(a) ||
+      a.pod.metadata.name.localeCompare(b.pod.metadata.name),
+  );
+}
+
+/** `a, b, c and 2 more`: names in evidence stay readable however many replicas fail. */
+export function nameList(names: readonly string[], max = 5): string {
+  const unique = [...new Set(names)];
+  if (unique.length <= max) return unique.join(', ');
+  return `${unique.slice(0, max).join(', ')} and ${unique.length - max} more`;
+}
+
+export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
+
+export interface ReplicaSetRevision {
+  replicaSet: KubeObject;
+  revision: number | undefined;
+  deployment: string | undefined;
+}
+
+/** The ReplicaSet a pod belongs to and its Deployment revision, when both were read. */
+export function replicaSetOf(ctx: AnalyzerContext, pod: KubeObject): ReplicaSetRevision | undefined {
+  const owner = pod.metadata.ownerReferences?.find((o) => o.kind === 'ReplicaSet');
+  if (owner === undefined) return undefined;
+  const rs = ctx
+    .objects('replicasets')
+    .find((r) => r.metadata.name === owner.name && r.metadata.namespace === pod.metadata.namespace);
+  if (rs === undefined) return undefined;
+  return {
+    replicaSet: rs,
+    revision: revisionNumber(rs),
+    deployment: rs.metadata.ownerReferences?.find((o) => o.kind === 'Deployment')?.name,
+  };
+}
+
+function revisionNumber(rs: KubeObject): number | undefined {
+  const value = Number(rs.metadata.annotations?.[REVISION_ANNOTATION]);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
+ * Where the failing pods sit in their Deployment's history: "ReplicaSet web-7d9 (revision 8)", and the previous
+ * revision that still has ready pods, which is what a rollback would return to. Undefined for other owners.
+ */
+export function rolloutLine(ctx: AnalyzerContext, pod: KubeObject): string | undefined {
+  const mine = replicaSetOf(ctx, pod);
+  if (mine === undefined) return undefined;
+  const label = (rs: KubeObject) =>
+    `ReplicaSet ${rs.metadata.name}${revisionNumber(rs) !== undefined ? ` (revision ${revisionNumber(rs)})` : ''}`;
+  const parts = [`pods of ${label(mine.replicaSet)}`];
+  if (mine.deployment !== undefined) {
+    const siblings = ctx
+      .objects('replicasets')
+      .filter(
+        (r) =>
+          r.metadata.namespace === pod.metadata.namespace &&
+          r.metadata.name !== mine.replicaSet.metadata.name &&
+          r.metadata.ownerReferences?.some((o) => o.kind === 'Deployment' && o.name === mine.deployment),
+      );
+    const newest = Math.max(mine.revision ?? 0, ...siblings.map((r) => revisionNumber(r) ?? 0));
+    if (mine.revision !== undefined && mine.revision === newest && siblings.length > 0) {
+      parts.push(`the newest revision of Deployment ${mine.deployment}`);
+    }
+    const healthy = siblings
+      .filter((r) => Number(r.status?.readyReplicas ?? 0) > 0)
+      .sort((a, b) => (revisionNumber(b) ?? 0) - (revisionNumber(a) ?? 0))[0];
+    if (healthy !== undefined) {
+      parts.push(`previous ${label(healthy)} still has ${healthy.status.readyReplicas} ready pod(s)`);
+    }
+  }
+  return parts.join('; ');
+}
+
+/**
+ * Pods elsewhere (same owner, or anywhere that was read) running `image` and ready: proof the image and its
+ * configuration can work, and a pointer to what differs (the node, the namespace, the revision).
+ */
+export function healthySiblings(ctx: AnalyzerContext, image: string, exclude: ReadonlySet<string>): KubeObject[] {
+  if (image === '') return [];
+  return ctx
+    .objects('pods')
+    .filter((p) => !exclude.has(`${p.metadata.namespace}/${p.metadata.name}`))
+    .filter((p) => isPodReady(p) && !isTerminating(p))
+    .filter((p) => containers(p).some((c) => !c.init && String(c.spec?.image ?? '') === image));
+}
+
+/** `name (node n1)` or `ns/name (node n1)` for a pod outside the analysed namespace. */
+export function podWhere(ctx: AnalyzerContext, pod: KubeObject): string {
+  const name =
+    (pod.metadata.namespace ?? ctx.namespace) === ctx.namespace
+      ? pod.metadata.name
+      : `${pod.metadata.namespace}/${pod.metadata.name}`;
+  return pod.spec?.nodeName ? `${name} (node ${pod.spec.nodeName})` : name;
+}
+
+export interface UnresolvedHost {
+  host: string;
+  /**
+   * The resolver answered that the name does not exist (NXDOMAIN: "no such host", "Name or service not known",
+   * ENOTFOUND), as opposed to failing to get an answer (timeouts, SERVFAIL, EAI_AGAIN). A name that does not exist
+   * is a wrong name; an unanswered lookup is a DNS problem.
+   */
+  nameDoesNotExist: boolean;
+}
+
+const HOST = '([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)';
+/** Where Go, glibc/libpq, Node, Java, curl and musl put the host name in a failed lookup. */
+const UNRESOLVED_HOST: readonly RegExp[] = [
+  new RegExp(`lookup ${HOST}(?: on [^:\\s]+(?::\\d+)?)?: (no such host|server misbehaving|i/o timeout|.*)`, 'i'),
+  new RegExp(`could not translate host name "${HOST}" to address: (.*)`, 'i'),
+  new RegExp(`getaddrinfo (ENOTFOUND|EAI_AGAIN) ${HOST}`, 'i'),
+  new RegExp(`UnknownHostException: ${HOST}(?::? (.*))?`, 'i'),
+  new RegExp(`Could not resolve host: ${HOST}`, 'i'),
+  new RegExp(`(?:bad address|Name does not resolve)[: ']+${HOST}`, 'i'),
+];
+const NAME_MISSING = /no such host|name or service not known|ENOTFOUND|nodename nor servname|NXDOMAIN|does not resolve/i;
+
+/** The host a failed name lookup names, and whether the answer was "no such name"; undefined for other lines. */
+export function parseUnresolvedHost(line: string): UnresolvedHost | undefined {
+  for (const pattern of UNRESOLVED_HOST) {
+    const m = pattern.exec(line);
+    if (!m) continue;
+    const host = (/^(ENOTFOUND|EAI_AGAIN)$/i.test(m[1] ?? '') ? m[2] : m[1])?.replace(/\.$/, '');
+    if (!host || /^\d+\.\d+\.\d+\.\d+$/.test(host)) continue;
+    const temporary = /temporary failure|EAI_AGAIN|server misbehaving|i\/o timeout|timed out|SERVFAIL/i.test(line);
+    return { host, nameDoesNotExist: !temporary && NAME_MISSING.test(line) };
+  }
+  return undefined;
+}
+
+export interface ConfigSource {
+  /** ConfigMap holding the value; undefined when the value is written in the pod spec itself. */
+  configMap?: string;
+  key?: string;
+  /** How the container consumes it: `env DB_HOST`, `envFrom`, `volume config → /etc/app`, `args`. */
+  via: string;
+}
+
+/**
+ * Where in a container's configuration a value comes from: its env, env from ConfigMaps (by key or whole),
+ * ConfigMap volumes it mounts, or its command line. Secrets are never read, so values held there stay unknown.
+ */
+export function configSourcesOf(ctx: AnalyzerContext, pod: KubeObject, c: ContainerView, value: string): ConfigSource[] {
+  if (value === '') return [];
+  const namespace = pod.metadata.namespace ?? ctx.namespace;
+  const configMap = (name: string | undefined) =>
+    name === undefined
+      ? undefined
+      : ctx.objects('configmaps').find((m) => m.metadata.name === name && (m.metadata.namespace ?? namespace) === namespace);
+  const data = (cm: KubeObject | undefined): Record<string, string> =>
+    (cm?.['data'] as Record<string, string> | undefined) ?? {};
+  const holds = (text: unknown) => typeof text === 'string' && text.includes(value);
+  const out: ConfigSource[] = [];
+  const env: { name?: string; value?: string; valueFrom?: { configMapKeyRef?: { name?: string; key?: string } } }[] =
+    Array.isArray(c.spec?.env) ? c.spec.env : [];
+  for (const e of env) {
+    if (holds(e.value)) out.push({ via: `env ${e.name}` });
+    const r = e.valueFrom?.configMapKeyRef;
+    if (r?.key !== undefined && holds(data(configMap(r.name))[r.key])) {
+      out.push({ configMap: r.name, key: r.key, via: `env ${e.name}` });
+    }
+  }
+  const envFrom: { configMapRef?: { name?: string }; prefix?: string }[] = Array.isArray(c.spec?.envFrom)
+    ? c.spec.envFrom
+    : [];
+  for (const e of envFrom) {
+    const cm = configMap(e.configMapRef?.name);
+    for (const [key, v] of Object.entries(data(cm))) {
+      if (holds(v)) out.push({ configMap: cm?.metadata.name, key, via: `envFrom (env ${e.prefix ?? ''}${key})` });
+    }
+  }
+  const volumes: { name?: string; configMap?: { name?: string } }[] = Array.isArray(pod.spec?.volumes)
+    ? pod.spec.volumes
+    : [];
+  const mounts: { name?: string; mountPath?: string }[] = Array.isArray(c.spec?.volumeMounts) ? c.spec.volumeMounts : [];
+  for (const m of mounts) {
+    const cm = configMap(volumes.find((v) => v.name === m.name)?.configMap?.name);
+    for (const [key, v] of Object.entries(data(cm))) {
+      if (holds(v)) out.push({ configMap: cm?.metadata.name, key, via: `volume ${m.name} → ${m.mountPath}/${key}` });
+    }
+  }
+  const argv = [...(Array.isArray(c.spec?.command) ? c.spec.command : []), ...(Array.isArray(c.spec?.args) ? c.spec.args : [])];
+  if (argv.some(holds)) out.push({ via: 'command line' });
+  return out;
+}
+
+/** The node a pod runs on, when nodes were read. */
+export function nodeOfPod(ctx: AnalyzerContext, pod: KubeObject): KubeObject | undefined {
+  const name = pod.spec?.nodeName;
+  return typeof name === 'string' ? ctx.objects('nodes').find((n) => n.metadata.name === name) : undefined;
 }

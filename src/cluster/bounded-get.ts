@@ -1,0 +1,112 @@
+import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+/**
+ * One GET to the API server, on Node's own HTTP client so that nothing happens implicitly: a redirect is handed back
+ * as it is (never followed, so credentials never travel to a second URL), and the body is read as a stream that is
+ * cut off as soon as it passes a byte limit, so one answer cannot take the process's memory.
+ */
+
+export interface BoundedGetRequest {
+  url: URL;
+  headers: Readonly<Record<string, string>>;
+  /** The TLS/proxy agent the kubeconfig calls for (CA, client certificate, proxy). */
+  agent: Agent | undefined;
+  signal: AbortSignal;
+  maxBytes: number;
+}
+
+export interface BoundedGetResponse {
+  status: number;
+  /** The Location header of a redirect; the body of a redirect is not read. */
+  location?: string;
+  body: string;
+}
+
+/** The answer passed the byte limit; what arrived was dropped. */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  constructor(
+    readonly limit: number,
+    /** What the server declared in Content-Length, when it declared that much up front. */
+    readonly declared?: number,
+  ) {
+    const size = declared !== undefined ? ` (${formatBytes(declared)} declared)` : '';
+    super(`response over the ${formatBytes(limit)} limit for one answer from the API server${size}`);
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
+  return `${bytes} bytes`;
+}
+
+function closedEarly(): Error {
+  return Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' });
+}
+
+export function boundedGet(request: BoundedGetRequest): Promise<BoundedGetResponse> {
+  const { url, signal, maxBytes } = request;
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<BoundedGetResponse>((resolve, reject) => {
+    let settled = false;
+    let response: IncomingMessage | undefined;
+    const finish = (error: unknown, value?: BoundedGetResponse) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (error !== undefined) {
+        response?.destroy();
+        req.destroy();
+        reject(error);
+      } else resolve(value as BoundedGetResponse);
+    };
+    const onAbort = () => finish(signal.reason ?? new Error('aborted'));
+
+    const req = send(
+      url,
+      { method: 'GET', headers: { ...request.headers }, ...(request.agent ? { agent: request.agent } : {}) },
+      (res) => {
+        response = res;
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          const location = res.headers.location;
+          res.resume();
+          finish(undefined, { status, ...(location !== undefined ? { location } : {}), body: '' });
+          req.destroy();
+          return;
+        }
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          finish(new ResponseTooLargeError(maxBytes, declared));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > maxBytes) {
+            chunks.length = 0;
+            finish(new ResponseTooLargeError(maxBytes));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => finish(undefined, { status, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (error) => finish(error));
+        res.on('close', () => {
+          if (!res.complete) finish(closedEarly());
+        });
+      },
+    );
+    req.on('error', (error) => finish(error));
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.end();
+  });
+}

@@ -1,0 +1,182 @@
+import { isPlaceholder, REDACTED } from './marker.js';
+
+/**
+ * Credentials recognisable by their own shape, wherever they appear: vendor token formats, JWTs, AWS keys, auth
+ * headers, cookies and URLs with a password. Each pattern is anchored on a prefix or a separator that ordinary log
+ * text does not produce, so none of them needs the surrounding field name.
+ */
+
+interface Rule {
+  pattern: RegExp;
+  replace: string | ((match: string, ...groups: string[]) => string);
+}
+
+/** Token characters used by most vendor formats. */
+const T = '[A-Za-z0-9_-]';
+
+const VENDOR_TOKENS: readonly RegExp[] = [
+  // Slack bot, user, app-level and configuration tokens, and incoming webhooks.
+  /\bxox[abposre]-[A-Za-z0-9-]{10,}/g,
+  /\bxapp-\d-[A-Za-z0-9-]{10,}/g,
+  // GitHub classic and fine-grained tokens; GitLab personal, deploy and runner tokens.
+  /\bgh[pousr]_[A-Za-z0-9]{30,}/g,
+  /\bgithub_pat_[A-Za-z0-9_]{30,}/g,
+  new RegExp(`\\bgl(?:pat|dt|rt|ptt|ft|cbt|oas|imt)-${T}{20,}`, 'g'),
+  // Stripe secret, restricted and webhook keys.
+  /\b(?:[rs]k|pk)_(?:live|test)_[A-Za-z0-9]{16,}/g,
+  /\bwhsec_[A-Za-z0-9]{20,}/g,
+  // npm, SendGrid, Hugging Face, PyPI, DigitalOcean, Shopify, Databricks, Vault, Doppler, Linear, Age.
+  /\bnpm_[A-Za-z0-9]{36}\b/g,
+  new RegExp(`\\bSG\\.${T}{16,32}\\.${T}{16,64}`, 'g'),
+  /\bhf_[A-Za-z0-9]{30,}/g,
+  new RegExp(`\\bpypi-AgE${T}{40,}`, 'g'),
+  /\bdo[opr]_v1_[a-f0-9]{64}\b/g,
+  /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b/g,
+  /\bdapi[a-f0-9]{32}(?:-\d)?\b/g,
+  new RegExp(`\\bhv[sbr]\\.${T}{20,}`, 'g'),
+  /\bdp\.(?:st|sa|ct|scim|audit)\.[A-Za-z0-9_.-]{20,}/g,
+  /\blin_(?:api|oauth)_[A-Za-z0-9]{30,}/g,
+  /\bAGE-SECRET-KEY-1[A-Z0-9]{50,}/g,
+  // Groq, Notion, Grafana Cloud and service accounts, 1Password service accounts, Vercel, Docker Hub, Figma.
+  /\bgsk_[A-Za-z0-9]{40,}/g,
+  /\bntn_\d{11}[A-Za-z0-9]{30,}/g,
+  /\bglc_[A-Za-z0-9+/]{32,}={0,2}/g,
+  /\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b/g,
+  /\bops_ey[A-Za-z0-9+/=]{100,}/g,
+  /\bvc[pikra]_[A-Za-z0-9]{20,}/g,
+  new RegExp(`\\bdckr_pat_${T}{20,}`, 'g'),
+  new RegExp(`\\bfig[dor]_${T}{30,}`, 'g'),
+  // Google API keys, OAuth access tokens and client secrets.
+  new RegExp(`\\bAIza${T}{35}`, 'g'),
+  new RegExp(`\\bya29\\.${T}{20,}`, 'g'),
+  new RegExp(`\\bGOCSPX-${T}{20,}`, 'g'),
+  // Azure AD client secrets (the `Q~` marks the generation).
+  /\b[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}/g,
+  // OpenShift OAuth tokens.
+  new RegExp(`\\bsha256~${T}{20,}`, 'g'),
+  // Alibaba Cloud access key ids.
+  /\bLTAI[A-Za-z0-9]{12,20}\b/g,
+  // JSON Web Tokens (service account tokens, OIDC id tokens), signed or not.
+  new RegExp(`\\beyJ${T}{5,}\\.${T}{5,}\\.${T}*`, 'g'),
+];
+
+/** AWS access key ids; the 40-character secret that goes with one is on the same line in most dumps. */
+const AWS_KEY_ID = /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b/;
+const AWS_SECRET = /(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])/g;
+
+/** OpenAI-style keys (also Anthropic's and DeepSeek's): sk-, sk-proj-, sk-ant-api03-, … Host and pod names start
+ * with `sk-` too, so the random part must mix capitals and digits. */
+const SK_KEY = new RegExp(`\\bsk-${T}{20,}`, 'g');
+
+function redactSkKeys(text: string): string {
+  return text.replace(SK_KEY, (match) => (/[A-Z]/.test(match) && /\d/.test(match) ? REDACTED : match));
+}
+
+function redactAwsLines(text: string): string {
+  if (!AWS_KEY_ID.test(text)) return text;
+  return text.replace(/^.*$/gm, (line) =>
+    AWS_KEY_ID.test(line)
+      ? line.replace(new RegExp(AWS_KEY_ID.source, 'g'), REDACTED).replace(AWS_SECRET, REDACTED)
+      : line,
+  );
+}
+
+/** Words that follow "bearer" or "basic" in prose and error messages rather than in a header. */
+const AUTH_PROSE = new Set([
+  'auth',
+  'authentication',
+  'authorization',
+  'token',
+  'tokens',
+  'realm',
+  'scheme',
+  'header',
+  'headers',
+  'error',
+  'required',
+  'credentials',
+  'challenge',
+  'missing',
+  'invalid',
+  'expired',
+]);
+
+/** Looks like an encoded credential rather than a word: digits, symbols or inner capitals. */
+function tokenish(value: string): boolean {
+  return /\d|[+/=_.~-]/.test(value) || /[a-z][A-Z]|[A-Z][A-Z][a-z]/.test(value);
+}
+
+const HEADER_RULES: readonly Rule[] = [
+  // Authorization and Proxy-Authorization headers, as headers, JSON fields or key=value pairs.
+  {
+    pattern:
+      /\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)(?:(bearer|basic|token|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key|ssws|dpop)\b[ \t]*)?([^\r\n"'}]*)/gi,
+    replace: (match, prefix: string, scheme: string | undefined, value: string) => {
+      const spread = scheme !== undefined && /^(?:digest|aws4-hmac-sha256|negotiate|ntlm)$/i.test(scheme);
+      const taken = spread ? value.trimEnd() : (value.match(/^[^\s,;]*/)?.[0] ?? '');
+      if (isPlaceholder(taken)) return match;
+      return `${prefix}${scheme ? `${scheme} ` : ''}${REDACTED}${value.slice(taken.length)}`;
+    },
+  },
+  // A bearer or basic credential outside a header: `curl -H "…: Bearer x"`, `using bearer x`.
+  {
+    pattern: /\b(bearer|basic)([ \t]+)([A-Za-z0-9._~+/-]{8,}=*)/gi,
+    replace: (match, scheme: string, space: string, value: string) => {
+      if (AUTH_PROSE.has(value.toLowerCase()) || isPlaceholder(value)) return match;
+      if (scheme.toLowerCase() === 'basic' && !tokenish(value)) return match;
+      if (scheme === 'bearer' && !tokenish(value) && value.length < 20) return match;
+      return `${scheme}${space}${REDACTED}`;
+    },
+  },
+  // Cookie and Set-Cookie headers: every value is a session or a tracking id; the names stay for diagnosis.
+  {
+    pattern: /\b((?:set-)?cookie["']?[ \t]*[:=][ \t]*)(["']?)([^\r\n]*)/gi,
+    replace: (_match, prefix: string, quote: string, rest: string) => {
+      const close = quote === '' ? -1 : rest.indexOf(quote);
+      const value = close === -1 ? rest : rest.slice(0, close);
+      const after = close === -1 ? '' : rest.slice(close);
+      const redacted = value.includes('=')
+        ? value.replace(/([^\s=;,]+)=([^;,\s]*)/g, (pair, name: string, v: string) =>
+            COOKIE_ATTRIBUTES.has(name.toLowerCase()) || isPlaceholder(v) ? pair : `${name}=${REDACTED}`,
+          )
+        : value.replace(/^[^\s;,]+/, (v) => (isPlaceholder(v) ? v : REDACTED));
+      return `${prefix}${quote}${redacted}${after}`;
+    },
+  },
+];
+
+const COOKIE_ATTRIBUTES = new Set(['path', 'domain', 'expires', 'max-age', 'samesite', 'priority', 'partitioned']);
+
+const URL_RULES: readonly Rule[] = [
+  // scheme://user:password@host — the user stays, it tells which account failed.
+  {
+    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@'"<>]*):([^\s/?'"<>]+)@/gi,
+    replace: (match, scheme: string, user: string, password: string) =>
+      isPlaceholder(password) ? match : `${scheme}${user}:${REDACTED}@`,
+  },
+  // scheme://token@host, as git and some SDKs write it.
+  {
+    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([A-Za-z0-9._~+-]{20,})@/gi,
+    replace: (match, scheme: string, user: string) => (tokenish(user) ? `${scheme}${REDACTED}@` : match),
+  },
+  // Slack incoming webhooks carry their credential in the path.
+  {
+    pattern: /\b(https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]+/g,
+    replace: `$1${REDACTED}`,
+  },
+];
+
+function applyRules(text: string, rules: readonly Rule[]): string {
+  let out = text;
+  for (const rule of rules) {
+    out = out.replace(rule.pattern, rule.replace as (substring: string, ...args: string[]) => string);
+  }
+  return out;
+}
+
+export function redactTokens(text: string): string {
+  let out = redactSkKeys(redactAwsLines(text));
+  for (const pattern of VENDOR_TOKENS) out = out.replace(pattern, REDACTED);
+  out = applyRules(out, HEADER_RULES);
+  return applyRules(out, URL_RULES);
+}

@@ -1,0 +1,47 @@
+import type { Finding } from './findings.js';
+import type { TriageTemplate } from './template.js';
+
+/**
+ * Following a dependency into another namespace. When a client cannot reach a Service that lives elsewhere
+ * (`postgres.db.svc`), the fault a person must change is usually there: a NetworkPolicy, a crashing database, a claim
+ * that never bound. The engine then reads that namespace once, with the namespace-scoped reads of the sweep, and
+ * analyzes it together with the first.
+ */
+
+export const MAX_FOLLOWED_NAMESPACES = 2;
+
+/** The findings that name a link into a namespace that was not read, and those namespaces. */
+export function foreignNamespaces(
+  findings: readonly Finding[],
+  namespace: string,
+  read: ReadonlySet<string>,
+): string[] {
+  const out = new Set<string>();
+  for (const f of findings) {
+    if (f.code !== 'DEPENDENCY_UNREACHABLE') continue;
+    for (const r of f.related) {
+      if (r.kind === 'Service' && r.namespace && r.namespace !== namespace && !read.has(r.namespace))
+        out.add(r.namespace);
+    }
+  }
+  return [...out].sort().slice(0, MAX_FOLLOWED_NAMESPACES);
+}
+
+/** The sweep, cut down to what lives in one namespace: its namespaced lists, and the logs of its failing pods. */
+export function followTemplate(sweep: TriageTemplate): TriageTemplate {
+  const namespaced = new Set(
+    (sweep.rounds[0]?.reads ?? [])
+      .filter((r) => r.scope === 'namespace' && !r.namespace && r.kind !== 'logs')
+      .map((r) => r.id),
+  );
+  const rounds = sweep.rounds
+    .slice(0, 2)
+    .map((round, i) => ({
+      name: `${round.name} (followed namespace)`,
+      reads: round.reads.filter((r) =>
+        i === 0 ? namespaced.has(r.id) : r.kind === 'logs' && namespaced.has(r.forEach?.read ?? ''),
+      ),
+    }))
+    .filter((round) => round.reads.length > 0);
+  return { ...sweep, id: `${sweep.id}-follow`, rounds };
+}

@@ -1,0 +1,160 @@
+import { setMaxListeners } from 'node:events';
+import type { ClusterReader, KubeObject, ResourceKind } from '../cluster/types.js';
+import { stripChatMarkup } from './dictionary.js';
+import { AmbiguousNamespaceError, InvalidNamespaceError, type NamespaceCandidate } from './errors.js';
+
+/**
+ * People name what they see (a pod, a deployment, a service, the team's namespace) rather than `in <namespace>`.
+ * When the request names no namespace, its words are matched against what the cluster holds: namespace names, and
+ * the names of workloads, pods, services and routes in every namespace. The read is bounded and read-only.
+ */
+
+export const LOCATE_MAX_ITEMS = 2000;
+
+const KINDS: ReadonlyArray<{ kind: ResourceKind; label: string; weight: number }> = [
+  { kind: 'deployments', label: 'Deployment', weight: 6 },
+  { kind: 'statefulsets', label: 'StatefulSet', weight: 6 },
+  { kind: 'daemonsets', label: 'DaemonSet', weight: 5 },
+  { kind: 'cronjobs', label: 'CronJob', weight: 6 },
+  { kind: 'services', label: 'Service', weight: 5 },
+  { kind: 'routes', label: 'Route', weight: 5 },
+  { kind: 'ingresses', label: 'Ingress', weight: 4 },
+  { kind: 'pods', label: 'Pod', weight: 4 },
+];
+
+/** Platform namespaces match only when nothing of an application does: "coredns" is kube-system's, "api" rarely. */
+const PLATFORM = /^(kube-|openshift|default$)/;
+
+export interface LocatedNamespace {
+  namespace: string;
+  why: string;
+  /** Requests sent to the cluster while locating. */
+  requests: number;
+}
+
+export async function locateNamespace(
+  text: string,
+  reader: ClusterReader,
+  signal: AbortSignal,
+): Promise<LocatedNamespace> {
+  const words = candidateWords(text);
+  // Every list of the search shares the one deadline signal.
+  setMaxListeners(KINDS.length * 4, signal);
+  let requests = 0;
+  const list = async (kind: ResourceKind): Promise<KubeObject[]> => {
+    requests++;
+    try {
+      return await reader.list({ kind, maxItems: LOCATE_MAX_ITEMS }, signal);
+    } catch {
+      // A kind the cluster does not serve (routes off OpenShift) or may not be read narrows the search; no more.
+      return [];
+    }
+  };
+  const [namespaces, nodes, ...byKind] = await Promise.all([
+    list('namespaces'),
+    list('nodes'),
+    ...KINDS.map((k) => list(k.kind)),
+  ]);
+  const names = (namespaces ?? []).map((n) => n.metadata.name);
+  const scores = new Map<string, { score: number; reasons: string[] }>();
+  const add = (namespace: string | undefined, score: number, reason: string) => {
+    if (!namespace) return;
+    const entry = scores.get(namespace) ?? { score: 0, reasons: [] };
+    entry.score += PLATFORM.test(namespace) ? score / 4 : score;
+    if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
+    scores.set(namespace, entry);
+  };
+  for (const name of names) {
+    if (words.has(name)) add(name, 10, `"${name}" is a namespace`);
+    else
+      for (const part of name.split('-'))
+        if (part.length >= 3 && words.has(part)) add(name, 3, `"${part}" is part of the namespace's name`);
+  }
+  KINDS.forEach((k, i) => {
+    for (const o of byKind[i] ?? []) {
+      const name = o.metadata.name;
+      const base = k.kind === 'pods' ? workloadOfPod(o) : name;
+      if (words.has(name)) add(o.metadata.namespace, k.weight + 2, `"${name}" is a ${k.label} there`);
+      else if (base !== name && words.has(base)) add(o.metadata.namespace, k.weight, `"${base}" runs pods there`);
+      else if (k.kind !== 'pods') {
+        // "the exports" for CronJob nightly-export: a word that is one part of a longer name, weakly.
+        const part = base.split('-').find((p) => p.length >= 4 && (words.has(p) || words.has(`${p}s`)));
+        if (part) add(o.metadata.namespace, k.weight / 3, `"${part}" is part of ${k.label} ${name}`);
+      }
+    }
+  });
+  // A node named in the request points at the applications whose pods run there, the unhealthy ones most.
+  const pods = byKind[KINDS.findIndex((k) => k.kind === 'pods')] ?? [];
+  for (const node of nodes ?? []) {
+    const full = node.metadata.name;
+    const short = full.split('.')[0] as string;
+    if (!words.has(full) && !words.has(short)) continue;
+    for (const pod of pods) {
+      if (pod.spec?.nodeName !== full) continue;
+      const ready = (pod.status?.conditions ?? []).some(
+        (c: { type?: string; status?: string }) => c.type === 'Ready' && c.status === 'True',
+      );
+      add(pod.metadata.namespace, ready ? 1 : 3, `its pods run on node ${short}`);
+    }
+  }
+  const ranked = [...scores.entries()]
+    .map(([namespace, s]) => ({ namespace, ...s }))
+    .sort((a, b) => b.score - a.score || a.namespace.localeCompare(b.namespace));
+  const [best, second] = ranked;
+  if (!best) {
+    const shown = names.filter((n) => !PLATFORM.test(n)).slice(0, 12);
+    throw new InvalidNamespaceError(
+      '',
+      `no namespace given, and nothing in the request matches a namespace, workload, pod, service or route in the cluster${shown.length > 0 ? ` (namespaces: ${shown.join(', ')}${names.length > shown.length ? ', …' : ''})` : ''}; name it ("in payments") or pass it explicitly`,
+    );
+  }
+  if (second && second.score * 1.5 > best.score) {
+    const close = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+    const candidates: NamespaceCandidate[] = close.map((c) => ({ namespace: c.namespace, why: c.reasons.join('; ') }));
+    throw new AmbiguousNamespaceError(
+      `no namespace given, and the request matches several: ${candidates.map((c) => `${c.namespace} (${c.why})`).join(', ')}; name one ("in ${candidates[0]?.namespace}")`,
+      candidates,
+    );
+  }
+  return {
+    namespace: best.namespace,
+    why: `namespace "${best.namespace}" from the cluster: ${best.reasons.join('; ')}`,
+    requests,
+  };
+}
+
+/**
+ * The request's words as they could be spelled in a name: lower case, Slack markup and punctuation stripped, and
+ * neighbouring words also joined with a dash ("order worker" → "order-worker").
+ */
+export function candidateWords(text: string): Set<string> {
+  const tokens = stripChatMarkup(text)
+    .toLowerCase()
+    .replace(/[`*_~"'()[\]{},;:!?]/g, ' ')
+    .split(/\s+/)
+    .map((w) => w.replace(/^[./-]+|[./-]+$/g, ''))
+    .filter((w) => w.length >= 2);
+  const words = new Set<string>();
+  tokens.forEach((w, i) => {
+    // "orders.shop.svc" names a service and its namespace.
+    for (const part of w.split('.')) if (part.length >= 3) words.add(part);
+    words.add(w);
+    const next = tokens[i + 1];
+    if (next) words.add(`${w}-${next}`);
+  });
+  return words;
+}
+
+/** A pod's workload name: `payments-7c9f8b6d5-x2x7k` → `payments`, `db-0` → `db`. */
+export function workloadOfPod(pod: KubeObject): string {
+  const name = pod.metadata.name;
+  const hash = pod.metadata.labels?.['pod-template-hash'];
+  if (hash) {
+    const at = name.lastIndexOf(`-${hash}-`);
+    if (at > 0) return name.slice(0, at);
+  }
+  const owner = pod.metadata.ownerReferences?.[0];
+  if (owner?.kind === 'StatefulSet' || owner?.kind === 'DaemonSet') return owner.name;
+  if (owner?.kind === 'Job') return owner.name.replace(/-\d{8,}$/, '');
+  return name.replace(/-[a-z0-9]{5}$/, '').replace(/-[a-f0-9]{8,10}$/, '');
+}

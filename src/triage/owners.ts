@@ -1,0 +1,203 @@
+import type { KubeObject } from '../cluster/types.js';
+import type { AnalyzerContext } from './analyzer.js';
+import { ownerOf } from './analyzers/pods.js';
+import type { Finding, ResourceRef } from './findings.js';
+import { compareFindings, refKey } from './findings.js';
+import { eventTime } from './root-cause.js';
+
+/**
+ * Findings are made on the objects that show a symptom (a pod), but people change the object that owns it (the
+ * Deployment, the StatefulSet, the CronJob). This pass names that owner, folds the replicas of one workload that
+ * show the same fault into one finding ("3 of 6 pods of Deployment payments: …"), and marks as stale what the
+ * cluster has since left behind: a pod that no longer exists, or one that has been ready since its last warning.
+ */
+
+const MAX_NAMED_PODS = 4;
+
+export interface OwnerPassOptions {
+  /** The analysed namespace's pods were listed in full: a pod missing from the list no longer exists. */
+  podsComplete: boolean;
+}
+
+export function attributeOwners(findings: readonly Finding[], ctx: AnalyzerContext, opts: OwnerPassOptions): Finding[] {
+  const index = new ObjectIndex(ctx);
+  const attributed = findings.map((f) => withOwnerAndAge(f, index, ctx, opts));
+  return groupReplicas(attributed, index);
+}
+
+class ObjectIndex {
+  private readonly byKey = new Map<string, KubeObject>();
+  private readonly podsByOwner = new Map<string, KubeObject[]>();
+  readonly newestEvent = new Map<string, Date>();
+
+  constructor(private readonly ctx: AnalyzerContext) {
+    const kinds = ['pods', 'replicasets', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'] as const;
+    for (const kind of kinds) {
+      for (const o of ctx.objects(kind))
+        this.byKey.set(objectKey(o.kind ?? '', o.metadata.namespace, o.metadata.name), o);
+    }
+    for (const pod of ctx.objects('pods')) {
+      const top = this.topOwner(pod);
+      if (!top) continue;
+      const key = refKey(top);
+      const list = this.podsByOwner.get(key) ?? [];
+      list.push(pod);
+      this.podsByOwner.set(key, list);
+    }
+    for (const e of ctx.objects('events')) {
+      const io = (e as { involvedObject?: { kind?: string; name?: string; namespace?: string } }).involvedObject;
+      const t = eventTime(e);
+      if (!io?.kind || !io.name || !t) continue;
+      const key = objectKey(io.kind, io.namespace ?? e.metadata.namespace, io.name);
+      const seen = this.newestEvent.get(key);
+      if (!seen || t > seen) this.newestEvent.set(key, t);
+    }
+  }
+
+  get(ref: ResourceRef, fallbackNamespace: string): KubeObject | undefined {
+    return this.byKey.get(objectKey(ref.kind, ref.namespace ?? fallbackNamespace, ref.name));
+  }
+
+  has(kind: string, namespace: string | undefined, name: string): boolean {
+    return this.byKey.has(objectKey(kind, namespace, name));
+  }
+
+  /** The workload a person edits for this object; undefined when it has no owner. */
+  topOwner(object: KubeObject): ResourceRef | undefined {
+    return ownerOf(this.ctx, object);
+  }
+
+  podsOf(owner: ResourceRef): readonly KubeObject[] {
+    return this.podsByOwner.get(refKey(owner)) ?? [];
+  }
+}
+
+function objectKey(kind: string, namespace: string | undefined, name: string): string {
+  return `${kind}|${namespace ?? ''}|${name}`;
+}
+
+function withOwnerAndAge(f: Finding, index: ObjectIndex, ctx: AnalyzerContext, opts: OwnerPassOptions): Finding {
+  const { kind, name } = f.resource;
+  const namespace = f.resource.namespace ?? ctx.namespace;
+  if (kind !== 'Pod' && kind !== 'ReplicaSet' && kind !== 'Job') return f;
+  const object = index.get(f.resource, ctx.namespace);
+  if (!object) {
+    if (kind === 'Pod' && opts.podsComplete && namespace === ctx.namespace && f.stale === undefined) {
+      return { ...f, stale: `pod ${name} no longer exists` };
+    }
+    return f;
+  }
+  let result = f;
+  const owner = f.owner ?? index.topOwner(object);
+  if (owner && refKey(owner) !== refKey(f.resource)) result = { ...result, owner };
+  if (kind === 'Pod' && result.stale === undefined && isFinished(object) && owner) {
+    const workload = index.get(owner, ctx.namespace);
+    const replaced = workload ? fullyAvailable(workload) : undefined;
+    if (replaced) return { ...result, stale: `pod ${name} has finished and ${owner.kind} ${owner.name} ${replaced}` };
+  }
+  if (kind === 'Pod' && result.stale === undefined) {
+    const since = settledSince(object, index.newestEvent.get(objectKey('Pod', namespace, name)), ctx.now);
+    if (since) result = { ...result, stale: `pod ${name} has been running and ready since ${since.toISOString()}` };
+  }
+  return result;
+}
+
+function isFinished(pod: KubeObject): boolean {
+  return pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded';
+}
+
+/** "has 3/3 replicas available" when the workload has replaced what it lost; undefined while it is short. */
+function fullyAvailable(workload: KubeObject): string | undefined {
+  const spec = workload.spec ?? {};
+  const status = workload.status ?? {};
+  if (workload.kind === 'DaemonSet') {
+    const want = status.desiredNumberScheduled;
+    return typeof want === 'number' && want > 0 && status.numberAvailable === want
+      ? `has all ${want} pods available`
+      : undefined;
+  }
+  const want = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  const have = workload.kind === 'StatefulSet' ? status.readyReplicas : status.availableReplicas;
+  return want > 0 && typeof have === 'number' && have >= want ? `has ${have}/${want} replicas available` : undefined;
+}
+
+/** A pod that has been ready for a while, with no warning and no restart since, shows history, not a fault. */
+const SETTLED_MS = 30 * 60_000;
+
+function settledSince(pod: KubeObject, lastEvent: Date | undefined, now: Date): Date | undefined {
+  if (pod.status?.phase !== 'Running' || currentlyFailing(pod)) return undefined;
+  const ready = (pod.status?.conditions ?? []).find((c: { type?: string }) => c.type === 'Ready');
+  if (ready?.status !== 'True' || typeof ready.lastTransitionTime !== 'string') return undefined;
+  // Settled since the latest of: becoming ready, the last restart, the current container's start.
+  let since = Date.parse(ready.lastTransitionTime);
+  const statuses = [...(pod.status?.containerStatuses ?? [])] as Array<{
+    ready?: boolean;
+    state?: { running?: { startedAt?: string } };
+    lastState?: { terminated?: { finishedAt?: string } };
+  }>;
+  if (Number.isNaN(since) || statuses.some((s) => s.ready === false)) return undefined;
+  for (const s of statuses) {
+    for (const t of [s.lastState?.terminated?.finishedAt, s.state?.running?.startedAt]) {
+      const at = Date.parse(t ?? '');
+      if (!Number.isNaN(at) && at > since) since = at;
+    }
+  }
+  if (now.getTime() - since < SETTLED_MS) return undefined;
+  if (lastEvent && lastEvent.getTime() >= since) return undefined;
+  return new Date(since);
+}
+
+function currentlyFailing(pod: KubeObject): boolean {
+  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+  return statuses.some((s: { state?: { waiting?: unknown } }) => s.state?.waiting !== undefined);
+}
+
+/** One finding per fault and workload: the replicas that show it are named in its message and evidence. */
+function groupReplicas(findings: readonly Finding[], index: ObjectIndex): Finding[] {
+  const groups = new Map<string, Finding[]>();
+  const out: Finding[] = [];
+  for (const f of findings) {
+    if (f.resource.kind !== 'Pod' || !f.owner || f.stale !== undefined) {
+      out.push(f);
+      continue;
+    }
+    const key = `${f.code}|${refKey(f.owner)}`;
+    const group = groups.get(key);
+    if (group) group.push(f);
+    else {
+      groups.set(key, [f]);
+      out.push(f);
+    }
+  }
+  return out
+    .map((f) => {
+      if (!f.owner || f.resource.kind !== 'Pod' || f.stale !== undefined) return f;
+      const group = (groups.get(`${f.code}|${refKey(f.owner)}`) ?? [f]).slice().sort(compareFindings);
+      const lead = group[0] as Finding;
+      const total = index.podsOf(f.owner).filter((p) => p.status?.phase !== 'Succeeded').length;
+      const names = group.map((g) => g.resource.name);
+      const shown = names.slice(0, MAX_NAMED_PODS).join(', ') + (names.length > MAX_NAMED_PODS ? ', …' : '');
+      const of =
+        total >= names.length
+          ? `${names.length} of ${total} pods`
+          : `${names.length} pod${names.length > 1 ? 's' : ''}`;
+      return {
+        ...lead,
+        message: `${lead.message} (${of} of ${f.owner.kind} ${f.owner.name}: ${shown})`,
+        evidence: [...new Set(group.flatMap((g) => g.evidence))],
+        related: dedupeRefs([...group.flatMap((g) => g.related), ...group.slice(1).map((g) => g.resource)]),
+        confidence: Math.max(...group.map((g) => g.confidence)),
+      };
+    })
+    .sort(compareFindings);
+}
+
+function dedupeRefs(refs: readonly ResourceRef[]): ResourceRef[] {
+  const seen = new Set<string>();
+  return refs.filter((r) => {
+    const k = refKey(r);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

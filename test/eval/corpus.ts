@@ -1,0 +1,171 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { kubeconfigYaml } from '../../local/kube/kubeconfig.js';
+import { startSnapshotServer } from '../../local/kube/server.js';
+import { createClusterReader } from '../../src/cluster/reader.js';
+import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
+import type { TriageEnvelope } from '../../src/triage/envelope.js';
+import { AmbiguousNamespaceError } from '../../src/triage/errors.js';
+import { silentLogger, triage } from '../../src/triage/index.js';
+
+/**
+ * The incident corpus (test/fixtures/incidents/) and how calmops is scored on it: each incident is served by the
+ * snapshot API server and triaged through the real reader, once with the namespace given (`-n`) and once from the
+ * request's words alone, as a person typed them.
+ */
+
+export const CORPUS_DIR = fileURLToPath(new URL('../fixtures/incidents/', import.meta.url));
+
+const RefSchema = z.object({ kind: z.string(), name: z.string(), namespace: z.string().optional() }).strict();
+
+export const CaseSchema = z
+  .object({
+    title: z.string(),
+    now: z.union([z.string(), z.date()]).transform((v) => new Date(v)),
+    request: z.string().min(1),
+    namespace: z.string(),
+    intent: z.string(),
+    rootCause: z.array(RefSchema).default([]),
+    keyEvidence: z.array(z.string()).default([]),
+    tags: z.array(z.string()).default([]),
+  })
+  .strict();
+export type IncidentCase = z.infer<typeof CaseSchema> & { slug: string };
+
+export function loadCorpus(dir = CORPUS_DIR): IncidentCase[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()
+    .map((slug) => {
+      const raw: unknown = parseYaml(readFileSync(join(dir, slug, 'case.yaml'), 'utf8'));
+      const parsed = CaseSchema.safeParse(raw);
+      if (!parsed.success)
+        throw new Error(
+          `${slug}/case.yaml: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+        );
+      return { ...parsed.data, slug };
+    });
+}
+
+export type Mode = 'namespace' | 'free-text';
+
+export interface CaseResult {
+  slug: string;
+  mode: Mode;
+  healthy: boolean;
+  /** The envelope, or why there is none. */
+  envelope?: TriageEnvelope;
+  refused?: string;
+  /** The request named no namespace and several matched: calmops asked which (not a refusal, not an answer). */
+  asked?: string[];
+  intentOk: boolean;
+  namespaceOk: boolean;
+  evidenceFound: string[];
+  evidenceMissed: string[];
+  rootCauseOk: boolean;
+  falseAlarm: boolean;
+}
+
+export async function runCase(c: IncidentCase, mode: Mode): Promise<CaseResult> {
+  const folder = join(CORPUS_DIR, c.slug);
+  const logs = join(folder, 'logs.json');
+  const snapshot = await loadSnapshotFiles(join(folder, 'snapshot.yaml'), existsSync(logs) ? logs : undefined);
+  const server = await startSnapshotServer({ objects: snapshot.objects, logs: snapshot.logs, port: 0 });
+  const healthy = c.intent === 'healthy';
+  const base: CaseResult = {
+    slug: c.slug,
+    mode,
+    healthy,
+    intentOk: false,
+    namespaceOk: false,
+    evidenceFound: [],
+    evidenceMissed: [...c.keyEvidence],
+    rootCauseOk: false,
+    falseAlarm: false,
+  };
+  try {
+    const reader = createClusterReader({
+      kubeconfig: { yaml: kubeconfigYaml({ server: server.url }) },
+      requestTimeoutMs: 10_000,
+    });
+    let envelope: TriageEnvelope;
+    try {
+      envelope = await triage(
+        { text: c.request, now: c.now, ...(mode === 'namespace' ? { namespace: c.namespace } : {}) },
+        { reader, logger: silentLogger },
+      );
+    } catch (error) {
+      if (error instanceof AmbiguousNamespaceError) return { ...base, asked: error.candidates.map((x) => x.namespace) };
+      return { ...base, refused: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    }
+    return { ...base, envelope, ...score(c, envelope) };
+  } finally {
+    await server.close();
+  }
+}
+
+function score(c: IncidentCase, e: TriageEnvelope) {
+  const healthy = c.intent === 'healthy';
+  const text = JSON.stringify({
+    summary: e.summary,
+    findings: e.findings.map((f) => ({ m: f.message, e: f.evidence, r: f.resource, rel: f.related, o: f.owner })),
+    rootCause: e.rootCause,
+    nextActions: e.nextActions.map((a) => a.command),
+  }).toLowerCase();
+  const evidenceFound = c.keyEvidence.filter((k) => text.includes(k.toLowerCase()));
+  const causes = e.rootCause.slice(0, Math.max(2, c.rootCause.length + 1));
+  const names = (r: { kind: string; name: string }) => `${r.kind.toLowerCase()}/${r.name}`;
+  const named = new Set(causes.flatMap((cause) => [cause.resource, ...(cause.chain ?? [])].map(names)));
+  const lead = e.rootCause[0] ? names(e.rootCause[0].resource) : undefined;
+  return {
+    intentOk: healthy ? e.rootCause.length === 0 : e.routing.intent === c.intent,
+    namespaceOk: e.routing.namespace === c.namespace,
+    evidenceFound,
+    evidenceMissed: c.keyEvidence.filter((k) => !evidenceFound.includes(k)),
+    // The entity to change leads, or (two faults) each expected entity is among the leading causes and their chains.
+    rootCauseOk: healthy
+      ? e.rootCause.length === 0
+      : c.rootCause.length > 0 &&
+        (c.rootCause.length === 1
+          ? lead === names(c.rootCause[0] as { kind: string; name: string }) ||
+            named.has(names(c.rootCause[0] as { kind: string; name: string }))
+          : c.rootCause.every((r) => named.has(names(r)))),
+    falseAlarm: healthy && e.rootCause.length > 0,
+  };
+}
+
+export interface Scores {
+  cases: number;
+  intent: number;
+  namespace: number;
+  keyEvidence: number;
+  rootCause: number;
+  falseAlarms: number;
+  refusals: number;
+  asked: number;
+}
+
+export function summarizeResults(results: readonly CaseResult[], corpus: readonly IncidentCase[]): Scores {
+  const n = results.length;
+  const evidenceTotal = results.reduce((s, r) => s + r.evidenceFound.length + r.evidenceMissed.length, 0);
+  const faulty = results.filter((r) => !r.healthy);
+  const ratio = (a: number, b: number) => (b === 0 ? 1 : Math.round((a / b) * 1000) / 1000);
+  void corpus;
+  return {
+    cases: n,
+    intent: ratio(results.filter((r) => r.intentOk).length, n),
+    namespace: ratio(results.filter((r) => r.namespaceOk).length, n),
+    keyEvidence: ratio(
+      results.reduce((s, r) => s + r.evidenceFound.length, 0),
+      evidenceTotal,
+    ),
+    rootCause: ratio(faulty.filter((r) => r.rootCauseOk).length, faulty.length),
+    falseAlarms: results.filter((r) => r.falseAlarm).length,
+    refusals: results.filter((r) => r.refused !== undefined).length,
+    asked: results.filter((r) => r.asked !== undefined).length,
+  };
+}
