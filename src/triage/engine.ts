@@ -33,7 +33,7 @@ import {
   promptSuggestions,
   summarize,
 } from './summary.js';
-import { intentOfFinding, sweepCatalogue } from './sweep.js';
+import { actionCatalogue, intentOfFinding } from './sweep.js';
 import type { TriageTemplate } from './template.js';
 import type { TemplateRegistry } from './templates.js';
 
@@ -135,7 +135,14 @@ export async function runTriage(request: TriageRequest, deps: TriageDeps): Promi
     if (!request.text?.trim()) {
       throw new InvalidNamespaceError('', `no namespace given for ${route.template.id}; pass it explicitly`);
     }
-    const located = await locateNamespace(request.text, deps.reader, AbortSignal.timeout(remaining()));
+    const located = await locateNamespace(request.text, deps.reader, AbortSignal.timeout(remaining())).catch(
+      (error: unknown) => {
+        if (ignored && error instanceof InvalidNamespaceError) {
+          throw new InvalidNamespaceError('', `${error.message} (${ignored})`, { cause: error });
+        }
+        throw error;
+      },
+    );
     namespace = located.namespace;
     locateRequests = located.requests;
     why = `${why.replace(/; no namespace named.*$/, '')}; ${located.why}${ignored ? ` (${ignored})` : ''}`;
@@ -149,24 +156,13 @@ export async function runTriage(request: TriageRequest, deps: TriageDeps): Promi
     { intent: route.template.id, namespace, why },
   );
 
-  let pass = await runPass(route.template, route, namespace, stepBudget, remaining(), request.now, deps, logger);
-  let swept = route.sweep;
-  const sweepTemplate = deps.templates.get(SWEEP_INTENT);
-  const stepsLeft = stepBudget - pass.gathered.stepsExecuted;
-  if (!swept && sweepTemplate && pass.causes.length === 0 && !pass.gathered.timedOut && stepsLeft > 0) {
-    // The words chose an area and it is clean; a fault elsewhere in the namespace is still the answer.
-    const sweep = await runPass(sweepTemplate, route, namespace, stepsLeft, remaining(), request.now, deps, logger);
-    if (sweep.causes.length > 0 || sweep.evidence.completeness >= pass.evidence.completeness) {
-      // A clean sweep says more than a clean focused check: it names everything it looked at.
-      why =
-        sweep.causes.length > 0
-          ? `${why}; the ${route.template.id} checks found no fault, so the whole namespace was read and the evidence decided`
-          : `${why}; the ${route.template.id} checks found no fault, and neither did a sweep of the whole namespace`;
-      sweep.gathered.requests += pass.gathered.requests;
-      sweep.gathered.stepsExecuted += pass.gathered.stepsExecuted;
-      pass = sweep;
-      swept = true;
-    }
+  const pass = await runPass(route.template, route, namespace, stepBudget, remaining(), request.now, deps, logger);
+  const top = pass.causes[0];
+  const found = top
+    ? intentOfFinding(deps.templates, top.finding, route.sweep ? undefined : route.template.id)
+    : undefined;
+  if (!route.sweep && found && found.id !== route.template.id) {
+    why = `${why}; the evidence points at ${found.id} rather than ${route.template.id}`;
   }
   logger.info(
     `Evidence collection: completeness=${pass.evidence.completeness}, threshold=${pass.evidence.threshold}, missing=[${pass.evidence.missing.join(', ')}]`,
@@ -176,7 +172,7 @@ export async function runTriage(request: TriageRequest, deps: TriageDeps): Promi
     request,
     route,
     pass,
-    swept,
+    swept: route.sweep || (found !== undefined && found.id !== route.template.id),
     namespace,
     why,
     stepBudget,
@@ -307,8 +303,14 @@ function buildEnvelope(input: EnvelopeInput): TriageEnvelope {
   const { template, evidence, index, findings, causes, gathered, now } = pass;
   // A sweep takes the intent of what it found; a healthy namespace stays a sweep.
   const top = causes[0];
-  const intentTemplate = input.swept && top ? (intentOfFinding(templates, top.finding) ?? template) : template;
-  const catalogue = input.swept ? sweepCatalogue(templates, template) : template.nextActions;
+  // A sweep that finds nothing answers the question the words asked ("crashloop in wiki?": no).
+  const asked = input.route.hints.map((h) => templates.get(h)).find((t) => t !== undefined);
+  const intentTemplate = !input.swept
+    ? template
+    : top
+      ? (intentOfFinding(templates, top.finding, input.route.sweep ? undefined : template.id) ?? template)
+      : (asked ?? template);
+  const catalogue = actionCatalogue(templates, template, input.swept);
   const confident = evidence.completeness >= evidence.threshold;
   const nextActions = buildNextActions({
     template: { id: template.id, title: template.title, nextActions: catalogue },
@@ -321,7 +323,7 @@ function buildEnvelope(input: EnvelopeInput): TriageEnvelope {
     priority: priorityRubric(findings.filter((f) => f.stale === undefined)),
     confidence: limitedConfidence(confidenceRubric(evidence.completeness, evidence.threshold, causes), causes, index),
   };
-  const title = input.swept && top ? intentTemplate.title : template.title;
+  const title = input.swept ? intentTemplate.title : template.title;
   const envelope: TriageEnvelope = {
     schemaVersion: 1,
     routing: {

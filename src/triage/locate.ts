@@ -19,6 +19,7 @@ const KINDS: ReadonlyArray<{ kind: ResourceKind; label: string; weight: number }
   { kind: 'services', label: 'Service', weight: 5 },
   { kind: 'routes', label: 'Route', weight: 5 },
   { kind: 'ingresses', label: 'Ingress', weight: 4 },
+  { kind: 'persistentvolumeclaims', label: 'PersistentVolumeClaim', weight: 5 },
   { kind: 'pods', label: 'Pod', weight: 4 },
 ];
 
@@ -55,7 +56,12 @@ export async function locateNamespace(
     list('nodes'),
     ...KINDS.map((k) => list(k.kind)),
   ]);
-  const names = (namespaces ?? []).map((n) => n.metadata.name);
+  // A cluster always lists its namespaces; a snapshot may hold none, and then its objects say which exist.
+  const listed = (namespaces ?? []).map((n) => n.metadata.name);
+  const names =
+    listed.length > 0
+      ? listed
+      : [...new Set(byKind.flat().flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])))].sort();
   const scores = new Map<string, { score: number; reasons: string[] }>();
   const add = (namespace: string | undefined, score: number, reason: string) => {
     if (!namespace) return;

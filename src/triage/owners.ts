@@ -13,6 +13,21 @@ import { eventTime } from './root-cause.js';
  */
 
 const MAX_NAMED_PODS = 4;
+/**
+ * Analyzers whose findings describe a pod's own lifecycle (restarts, kills, pulls, mounts, placement): a pod that has
+ * been ready since has left those behind. Findings read from what a pod logs now (DNS errors, refused connections)
+ * are not history however long the pod has been ready.
+ */
+const LIFECYCLE_ANALYZERS: ReadonlySet<string> = new Set([
+  'crashloop',
+  'container-config',
+  'liveness-probe',
+  'oom-killed',
+  'image-pull',
+  'volume-mount',
+  'scheduling',
+  'node-health',
+]);
 
 export interface OwnerPassOptions {
   /** The analysed namespace's pods were listed in full: a pod missing from the list no longer exists. */
@@ -95,7 +110,7 @@ function withOwnerAndAge(f: Finding, index: ObjectIndex, ctx: AnalyzerContext, o
     const replaced = workload ? fullyAvailable(workload) : undefined;
     if (replaced) return { ...result, stale: `pod ${name} has finished and ${owner.kind} ${owner.name} ${replaced}` };
   }
-  if (kind === 'Pod' && result.stale === undefined) {
+  if (kind === 'Pod' && result.stale === undefined && LIFECYCLE_ANALYZERS.has(f.analyzer)) {
     const since = settledSince(object, index.newestEvent.get(objectKey('Pod', namespace, name)), ctx.now);
     if (since) result = { ...result, stale: `pod ${name} has been running and ready since ${since.toISOString()}` };
   }

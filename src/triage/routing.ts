@@ -1,6 +1,10 @@
 import damerauLevenshtein from 'damerau-levenshtein';
 import type { TriggerMode } from './envelope.js';
 import { InvalidTriageRequestError, UnknownIntentError } from './errors.js';
+import { SWEEP_INTENT, withSweep } from './sweep.js';
+
+export { SWEEP_INTENT };
+
 import type { TriageTemplate } from './template.js';
 import type { TemplateRegistry } from './templates.js';
 
@@ -10,8 +14,6 @@ import type { TemplateRegistry } from './templates.js';
  * namespace sweep, where the evidence decides and the words only break ties. Routing never refuses a described
  * problem; only an intent id that does not exist, or an empty request, is an error.
  */
-
-export const SWEEP_INTENT = 'namespace-sweep';
 
 /** What the entry dictionary says about a piece of free text. */
 export interface EntryResolution {
@@ -61,11 +63,12 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
     }
     const resolution = text && !request.namespace ? resolve(text, templates) : undefined;
     const namespace = request.namespace ?? resolution?.namespace;
+    const isSweep = template.id === SWEEP_INTENT;
     return {
-      template,
-      sweep: template.id === SWEEP_INTENT,
-      hints: template.id === SWEEP_INTENT ? intentsOf(resolution?.suggestions ?? []) : [template.id],
-      hintStrength: HINT_STRENGTH.weak,
+      template: !isSweep && sweepTemplate ? withSweep(template, sweepTemplate) : template,
+      sweep: isSweep,
+      hints: isSweep ? intentsOf(resolution?.suggestions ?? []) : [template.id],
+      hintStrength: isSweep ? HINT_STRENGTH.weak : HINT_STRENGTH.named,
       intentConfidence: 1,
       triggerMode: 'replace',
       why: `intent "${template.id}" was given explicitly${namespaceWhy(resolution, request.namespace)}`,
@@ -84,7 +87,10 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
     const clear = resolution.intent !== undefined && !resolution.ambiguous && resolution.triggerMode !== 'observe';
     const focused = clear ? templates.get(resolution.intent as string) : undefined;
     if (!focused) {
-      throw new UnknownIntentError(`no single intent matches "${clip(text, 120)}" and no sweep template is loaded`, hints);
+      throw new UnknownIntentError(
+        `no single intent matches "${clip(text, 120)}" and no sweep template is loaded`,
+        hints,
+      );
     }
     return {
       template: focused,
@@ -97,8 +103,29 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
       ...(namespace ? { namespace } : {}),
     };
   }
-  // Words are what a person noticed, not what is wrong: the evidence of the whole namespace decides, and the words
-  // only tip the balance between faults of similar weight, more when they name an intent clearly.
+  // Words that name one intent clearly run its focused template, with the sweep alongside so that the evidence can
+  // still overrule them.
+  const clear =
+    resolution.intent !== undefined &&
+    resolution.intent !== SWEEP_INTENT &&
+    !resolution.ambiguous &&
+    resolution.triggerMode === 'replace' &&
+    resolution.confidence >= CLEAR_CONFIDENCE;
+  const named = clear ? templates.get(resolution.intent as string) : undefined;
+  if (named) {
+    return {
+      template: withSweep(named, sweepTemplate),
+      sweep: false,
+      hints,
+      hintStrength: HINT_STRENGTH.clear,
+      intentConfidence: clamp01(resolution.confidence),
+      triggerMode: resolution.triggerMode,
+      why: stem,
+      ...(namespace ? { namespace } : {}),
+    };
+  }
+  // Otherwise words are what a person noticed, not what is wrong: the evidence of the whole namespace decides, and the
+  // words only tip the balance between faults of similar weight.
   const hintStrength = resolution.ambiguous
     ? HINT_STRENGTH.weak
     : resolution.triggerMode === 'replace'
@@ -124,8 +151,10 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
   };
 }
 
-/** How much the words' intents weigh against the evidence: a tie-breaker, never more than a quarter. */
-export const HINT_STRENGTH = { clear: 1.25, plausible: 1.12, weak: 1.06 } as const;
+/** How much the words' intents weigh against the evidence: a tie-breaker, at most half again for a named intent. */
+export const HINT_STRENGTH = { named: 1.5, clear: 1.25, plausible: 1.12, weak: 1.06 } as const;
+/** A dictionary match this sure (and unambiguous) names a clear single intent. */
+const CLEAR_CONFIDENCE = 0.9;
 
 function namespaceWhy(resolution: EntryResolution | undefined, explicit: string | undefined): string {
   if (explicit) return `; namespace "${explicit}" given explicitly`;

@@ -124,7 +124,8 @@ function latestJobRuns(index: OutcomeIndex, namespace: string): string[] {
     if ((job.metadata.namespace ?? namespace) !== namespace) continue;
     const owner = job.metadata.ownerReferences?.find((o) => o.kind === 'CronJob')?.name ?? job.metadata.name;
     const seen = newest.get(owner);
-    if (!seen || (job.metadata.creationTimestamp ?? '') > (seen.metadata.creationTimestamp ?? '')) newest.set(owner, job);
+    if (!seen || (job.metadata.creationTimestamp ?? '') > (seen.metadata.creationTimestamp ?? ''))
+      newest.set(owner, job);
   }
   return [...newest.values()].slice(0, 6).map((job) => {
     const conditions = (job.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;

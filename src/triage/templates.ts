@@ -104,7 +104,14 @@ export function parseTemplate(text: string, file: string): TriageTemplate {
 
 const CODE = /^[A-Z][A-Z0-9_]*$/;
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
-const COMMAND_VARS = new Set(['namespace', 'resource.name', 'resource.kind', 'resource.namespace', 'owner.name', 'owner.kind']);
+const COMMAND_VARS = new Set([
+  'namespace',
+  'resource.name',
+  'resource.kind',
+  'resource.namespace',
+  'owner.name',
+  'owner.kind',
+]);
 /** Where each forEach `where` filter has a meaning. */
 const WHERE_KINDS: Record<string, readonly string[]> = {
   pending: ['pods'],

@@ -89,12 +89,13 @@ export async function routeNamespace(
   const offered = (workflow.namespaceChoice?.candidates ?? []).map((c) => c.namespace);
 
   if (session.namespace !== '') {
-    const picked = answer.from === 'button' ? answer.namespace : session.namespace;
-    await reply(
-      picked === session.namespace
-        ? `This session already continues in ${ns(session.namespace)}; nothing was changed.`
-        : `This session already continues in ${ns(session.namespace)}, so ${ns(picked)} was not taken. To look there too, start a triage for it: \`/triage <what is wrong> in ${escapeText(picked)}\`.`,
-    );
+    if (answer.from === 'button') {
+      await reply(
+        answer.namespace === session.namespace
+          ? `This session already continues in ${ns(session.namespace)}; nothing was changed.`
+          : `This session already continues in ${ns(session.namespace)}, so ${ns(answer.namespace)} was not taken. To look there too, start a triage for it: \`/triage <what is wrong> in ${escapeText(answer.namespace)}\`.`,
+      );
+    }
     return { action: 'none', reason: 'namespace already settled' };
   }
 
@@ -119,7 +120,9 @@ export async function routeNamespace(
   }
   const invalid = explainInvalidNamespace(picked);
   if (invalid !== undefined) {
-    await reply(`${ns(picked)} is not a valid namespace: ${escapeText(invalid)}. Reply \`in <namespace>\` with its exact name.`);
+    await reply(
+      `${ns(picked)} is not a valid namespace: ${escapeText(invalid)}. Reply \`in <namespace>\` with its exact name.`,
+    );
     return { action: 'none', reason: 'invalid namespace' };
   }
 
@@ -136,14 +139,18 @@ export async function routeNamespace(
     ...(why === undefined ? {} : { why }),
   });
   const question = workflow.namespaceChoice;
-  if (question?.messageTs !== undefined && question.channelId !== undefined) {
+  const buttons =
+    offered.length > 0 && question?.messageTs !== undefined && question.channelId !== undefined
+      ? { channelId: question.channelId, ts: question.messageTs }
+      : undefined;
+  if (buttons !== undefined) {
     // The question becomes the answer: its buttons go, so nobody clicks a settled choice.
     await deps.slack
-      .update(question.channelId, question.messageTs, chosen)
+      .update(buttons.channelId, buttons.ts, chosen)
       .catch((error: unknown) => deps.logger.warn('could not update the namespace question', { error: String(error) }));
   }
   // A typed answer gets its own reply under it; a click is answered where it was made.
-  if (answer.from === 'message' || question?.messageTs === undefined) {
+  if (answer.from === 'message' || buttons === undefined) {
     await postToSession(deps, settled.session, chosen);
   }
   await recordEvent(deps, session.id, 'namespace.chosen', {

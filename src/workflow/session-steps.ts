@@ -74,13 +74,23 @@ export async function resume(deps: WorkflowDeps, p: z.infer<typeof ResumePayload
   return { state: session.state };
 }
 
-/** The handoff the findings suggest: another specialist domain than the intent's, not proposed before. */
+type Ref = { kind: string; name: string; namespace?: string | undefined };
+const refKey = (r: Ref) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+/**
+ * The handoff the findings suggest: another specialist domain than the intent's, not proposed before. A finding on
+ * the top cause's own chain (the Pod that waits for the unbound claim) is that cause's effect, not another
+ * domain's problem, so it proposes nobody.
+ */
 function proposeHandoff(envelope: TriageEnvelope, proposed: readonly string[], handoffs: number) {
   if (handoffs >= MAX_HANDOFFS) return undefined;
+  const top = envelope.rootCause[0];
+  const effects = new Set((top ? [top.resource, ...(top.chain ?? [])] : []).map(refKey));
   for (const finding of envelope.findings) {
     const domain = finding.domain;
     if (domain === envelope.routing.domain || !(SPECIALISTS as readonly string[]).includes(domain)) continue;
     if (proposed.includes(domain)) continue;
+    if (effects.has(refKey(finding.resource))) continue;
     const count = envelope.findings.filter((f) => f.domain === domain).length;
     return {
       domain,

@@ -54,7 +54,7 @@ describe('discovery', () => {
   });
 
   it('answers OpenAPI and unknown paths with a NotFound Status', async () => {
-    for (const path of ['/openapi/v2', '/openapi/v3', '/apis/batch/v1', '/api/v2', '/nope']) {
+    for (const path of ['/openapi/v2', '/openapi/v3', '/apis/apiextensions.k8s.io/v1', '/api/v2', '/nope']) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
       expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404 });

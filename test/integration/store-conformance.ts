@@ -156,6 +156,25 @@ export function defineStoreConformance(label: string, endpoint: () => string): v
         expect(await store.sessions.get(s.id)).toEqual(s);
       });
 
+      it('settles an empty namespace once: the first caller wins, everyone after gets the session as it is', async () => {
+        const s = await store.sessions.create(newSession({ namespace: '' }), T0);
+        const answers = await Promise.all(
+          ['shop', 'atelier', 'shop', 'billing'].map((ns) => store.sessions.settleNamespace(s.id, ns, minutes(1))),
+        );
+        const winners = answers.filter((a) => a.settled);
+        expect(winners).toHaveLength(1);
+        const chosen = winners[0]?.session.namespace;
+        expect(answers.every((a) => a.session.namespace === chosen)).toBe(true);
+        expect(await store.sessions.getRequired(s.id)).toMatchObject({ namespace: chosen, version: 2 });
+        // A session that has its namespace keeps it.
+        const placed = await store.sessions.create(newSession(), T0);
+        const late = await store.sessions.settleNamespace(placed.id, 'elsewhere');
+        expect(late).toEqual({ settled: false, session: placed });
+        await expect(store.sessions.settleNamespace('NOPE-missing', 'shop')).rejects.toBeInstanceOf(
+          SessionNotFoundError,
+        );
+      });
+
       it('sets and clears the break-glass override', async () => {
         const s = await store.sessions.create(newSession(), T0);
         const override = { state: 'RESOLVING' as const, expiresAt: minutes(30).toISOString(), approver: 'U0SENIOR' };

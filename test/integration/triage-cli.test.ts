@@ -8,7 +8,7 @@ import { run } from '../../src/cli/commands/triage.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { formatSnapshot } from '../../src/cluster/snapshot.js';
-import { TriageEnvelopeSchema } from '../../src/triage/envelope.js';
+import { type TriageEnvelope, TriageEnvelopeSchema } from '../../src/triage/envelope.js';
 import { pvcScenario } from './triage-helpers.js';
 
 function io(env: Record<string, string | undefined> = {}) {
@@ -69,19 +69,19 @@ describe('calmops triage', () => {
   const bad: Array<[string, string[], RegExp]> = [
     ['an unknown intent', ['--intent', 'pvc-bindng', '-n', 'a', '--snapshot', snapshot], /did you mean pvc-binding\?/],
     [
-      'text that matches no intent',
-      ['fix my printer in shop', '--snapshot', snapshot],
-      /no intent matches[^\n]*known: [^\n]*pvc-binding[\s\S]*calmops intents/,
+      'an intent id that does not exist',
+      ['--intent', 'pvc-bindng', '-n', 'student03', '--snapshot', snapshot],
+      /unknown intent "pvc-bindng"; did you mean pvc-binding[\s\S]*calmops intents/,
     ],
     [
-      'text near several intents',
-      ['pods broken in shop', '--snapshot', snapshot],
-      /could mean several intents[^\n]*did you mean [a-z0-9-]+(, [a-z0-9-]+)+\?/,
+      'words that match nothing in the cluster and no namespace',
+      ['the printer is jammed', '--snapshot', snapshot],
+      /no namespace given, and nothing in the request matches a namespace, workload, pod, service or route in the cluster \(namespaces: student03\)/,
     ],
     [
-      'an upper-case namespace in the text',
+      'an upper-case namespace in the text that the cluster does not have',
       ['pvc pending in Payments', '--snapshot', snapshot],
-      /no namespace given for pvc-binding \("in Payments" ignored: namespaces are lower-case\)/,
+      /no namespace given, and nothing in the request matches[\s\S]*\("in Payments" ignored: namespaces are lower-case\)/,
     ],
     ['a namespace too long', ['pvc pending', '-n', 'a'.repeat(64), '--snapshot', snapshot], /not a valid namespace/],
     ['an invalid namespace', ['pvc pending', '-n', 'Bad_NS', '--snapshot', snapshot], /not a valid namespace/],
@@ -96,6 +96,35 @@ describe('calmops triage', () => {
     ['an unknown flag', [text, '--frobnicate'], /frobnicate/],
     ['no cluster at all', [text], /no cluster to read/],
   ];
+  it('answers vague words with a sweep of the namespace, never a refusal', async () => {
+    for (const words of ['fix my printer in student03', 'pods broken in student03', 'is student03 ok?']) {
+      const { io: cli, out } = io({ HOME: dir });
+      expect(await run([words, '--snapshot', snapshot, '--json'], cli)).toBe(0);
+      const envelope = JSON.parse(out.stdout) as TriageEnvelope;
+      expect(envelope.routing.templateId).toBe('namespace-sweep@v1');
+      expect(envelope.routing.intent).toBe('pvc-binding');
+      expect(envelope.rootCause[0]?.resource).toMatchObject({ kind: 'PersistentVolumeClaim', name: 'data-db-0' });
+    }
+  });
+
+  it('finds the namespace from a workload named in the words', async () => {
+    const { io: cli, out } = io({ HOME: dir });
+    expect(await run(['data-db-0 is stuck', '--snapshot', snapshot, '--json'], cli)).toBe(0);
+    const envelope = JSON.parse(out.stdout) as TriageEnvelope;
+    expect(envelope.routing.namespace).toBe('student03');
+    expect(envelope.routing.why).toMatch(/namespace "student03" from the cluster/);
+  });
+
+  it('lists the candidates and exits 2 when the words match several namespaces', async () => {
+    const twin = join(dir, 'twins.yaml');
+    writeFileSync(twin, formatSnapshot([...pvcScenario('team-a'), ...pvcScenario('team-b')]));
+    const { io: cli, out } = io({ HOME: dir });
+    expect(await run(['data-db-0 is stuck', '--snapshot', twin], cli)).toBe(2);
+    expect(out.stderr).toMatch(/matches several: team-a \([^)]*\), team-b/);
+    expect(out.stderr).toMatch(/-n team-a/);
+    expect(out.stdout).toBe('');
+  });
+
   for (const [what, args, message] of bad) {
     it(`exits 2 with a clear message for ${what}`, async () => {
       const { io: cli, out } = io({ HOME: dir });

@@ -6,7 +6,9 @@ import { loadSnapshotFiles, snapshotNow } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
 import { ENVELOPE_BYTES_LIMIT } from '../../src/triage/engine.js';
 import { TriageEnvelopeSchema } from '../../src/triage/envelope.js';
+import { SWEEP_INTENT } from '../../src/triage/routing.js';
 import { loadTemplates } from '../../src/triage/templates.js';
+import { loadCorpus } from '../eval/corpus.js';
 import { triageAt, withSnapshotServer } from './triage-helpers.js';
 
 /**
@@ -65,15 +67,15 @@ function busiestNamespace(objects: readonly KubeObject[]): string {
 }
 
 describe('snapshot fixtures', () => {
-  it('cover every intent with at least two scenarios', () => {
+  it('cover every intent with at least two scenarios, here or in the incident corpus', () => {
     const perIntent = new Map<string, number>();
-    for (const file of files) {
-      const intent = file.split('--')[0] as string;
-      perIntent.set(intent, (perIntent.get(intent) ?? 0) + 1);
-    }
+    const count = (intent: string) => perIntent.set(intent, (perIntent.get(intent) ?? 0) + 1);
+    for (const file of files) count(file.split('--')[0] as string);
+    for (const incident of loadCorpus()) count(incident.intent);
+    // The sweep is every intent at once: the healthy scenarios and every vague request exercise it.
     const thin = loadTemplates()
       .ids()
-      .filter((id) => (perIntent.get(id) ?? 0) < 2);
+      .filter((id) => id !== SWEEP_INTENT && (perIntent.get(id) ?? 0) < 2);
     expect(thin).toEqual([]);
   });
 
@@ -115,8 +117,10 @@ describe('snapshot fixtures', () => {
       }
       expect(envelope.rootCause[0]?.code).toBe(expected.rootCause);
       const top = envelope.rootCause[0]!;
+      // The root cause names the entity to change; its finding sits on a link of the chain (the pod it owns).
+      const links = new Set([top.resource, ...(top.chain ?? [])].map((r) => `${r.kind}/${r.name}`));
       const proof = envelope.findings
-        .filter((f) => f.code === top.code && f.resource.name === top.resource.name)
+        .filter((f) => f.code === top.code && links.has(`${f.resource.kind}/${f.resource.name}`))
         .flatMap((f) => [f.message, ...f.evidence])
         .join('\n');
       expect(proof).toContain(expected.evidence);

@@ -131,17 +131,34 @@ describe('/triage grammar', () => {
     expect(problem.message).toMatch(expected);
   });
 
-  it('asks for the namespace when there is none, with an example for the recognised intent', () => {
-    const problem = problemOf('crash loop');
-    expect(problem.code).toBe('missing-namespace');
-    expect(problem.message).toContain('/triage crashloop-analysis -n payments');
+  it('starts without a namespace when the request names none, so the triage can locate it', () => {
+    const command = commandOf('crash loop');
+    expect(command).toMatchObject({ kind: 'start', intent: 'crashloop-analysis', text: 'crash loop' });
+    expect(command).not.toHaveProperty('namespace');
+    // Without a namespace phrase there is nothing to split a note from: the whole text is the request.
+    expect(commandOf('the orders page times out since 19:30')).toMatchObject({
+      text: 'the orders page times out since 19:30',
+    });
+    expect(commandOf('the orders page times out since 19:30')).not.toHaveProperty('note');
   });
 
-  it('says what it could not understand, and offers choices when ambiguous', () => {
-    expect(problemOf('🔥🔥🔥 alles kaputt').code).toBe('unknown-intent');
-    const ambiguous = problemOf('pod broken in payments');
-    expect(ambiguous.code).toBe('ambiguous-intent');
-    expect(ambiguous.message).toMatch(/Pick one: `\/triage [a-z0-9-]+ -n payments`/);
+  it('runs the namespace sweep when the words name no single intent, keeping the suggestions', () => {
+    expect(commandOf('🔥🔥🔥 alles kaputt')).toMatchObject({
+      intent: 'namespace-sweep',
+      triggerMode: 'observe',
+      suggestions: [],
+    });
+    const ambiguous = commandOf('pod broken in payments');
+    expect(ambiguous).toMatchObject({ intent: 'namespace-sweep', namespace: 'payments', triggerMode: 'observe' });
+    expect(ambiguous.kind === 'start' && ambiguous.suggestions.length).toBeGreaterThan(1);
+    expect(commandOf('anything wrong in billing?')).toMatchObject({ intent: 'namespace-sweep', namespace: 'billing' });
+    // Words that name an intent keep it; the sweep is for words that do not.
+    expect(commandOf('is shop healthy?')).toMatchObject({ intent: 'namespace-sweep' });
+    expect(commandOf('pvc-binding -n checkout')).toMatchObject({ intent: 'pvc-binding' });
+  });
+
+  it('still refuses a namespace that cannot exist, with or without an intent', () => {
+    expect(problemOf('anything wrong -n Billing').code).toBe('invalid-namespace');
   });
 
   it('uses the invocation in its examples', () => {

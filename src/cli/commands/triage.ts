@@ -8,7 +8,12 @@ import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice, snapshotNow } from '../../cluster/snapshot.js';
 import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
 import { MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
-import { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from '../../triage/errors.js';
+import {
+  AmbiguousNamespaceError,
+  InvalidNamespaceError,
+  InvalidTriageRequestError,
+  UnknownIntentError,
+} from '../../triage/errors.js';
 import { formatReport, triage } from '../../triage/index.js';
 import { TemplateValidationError } from '../../triage/templates.js';
 import {
@@ -223,6 +228,12 @@ export const run: CliCommand = async (args, io) => {
 };
 
 function reportFailure(error: unknown, io: CliIo): number {
+  if (error instanceof AmbiguousNamespaceError) {
+    io.stderr(`calmops triage: ${error.message}\n`);
+    io.stderr('Candidates:\n');
+    for (const c of error.candidates) io.stderr(`  -n ${c.namespace}    ${c.why}\n`);
+    return 2;
+  }
   if (error instanceof UnknownIntentError) {
     io.stderr(`calmops triage: ${error.message}\n`);
     io.stderr('Run `calmops intents` to see what calmops can triage.\n');

@@ -378,7 +378,11 @@ export function registerActions(app: App, deps: SlackAppDeps): void {
     try {
       value = NamespaceValueSchema.parse(JSON.parse(click.value));
     } catch {
-      await tell(deps, click, 'That button is malformed; nothing was changed. Reply in the thread with `in <namespace>` instead.');
+      await tell(
+        deps,
+        click,
+        'That button is malformed; nothing was changed. Reply in the thread with `in <namespace>` instead.',
+      );
       return;
     }
     const session = await inChannelSession(click, value.s, 'namespace.choose');

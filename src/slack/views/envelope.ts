@@ -90,6 +90,8 @@ export function envelopeView(input: EnvelopeViewInput): ThreadMessage {
   const blocks: Block[] = [
     header(`Triage: ${e.routing.intent} in ${e.routing.namespace}`),
     section(escapeText(e.summary)),
+    // How the words and the cluster chose what was read and where: a request without a namespace shows what matched.
+    context(`*Routing* ${escapeText(e.routing.why)}`),
     context(
       `*Safety* ${e.rubrics.safety}`,
       `*Priority* ${e.rubrics.priority}`,

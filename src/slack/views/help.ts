@@ -10,6 +10,7 @@ export function helpView(invocation = '/triage'): { text: string; blocks: KnownB
         `*Start a triage* — \`${invocation} <what is wrong> in <namespace> [note]\``,
         `• \`${invocation} pods stuck pending in payments\``,
         `• \`${invocation} pvc-binding -n checkout since the 14:00 deploy\``,
+        `• \`${invocation} the orders page times out\` — no namespace? I find it in the cluster from your words, or ask`,
         'I open a thread, read the cluster read-only, and post what I found, how sure I am and what to do next.',
       ].join('\n'),
     ),

@@ -14,7 +14,7 @@ import {
   section,
   slackDate,
 } from './blocks.js';
-import { threadLink } from './sessions.js';
+import { namespaceLabel, threadLink } from './sessions.js';
 import { metricsBlocks } from './stats.js';
 
 export interface HomeData {
@@ -55,7 +55,7 @@ export function homeView(data: HomeData): HomeView {
           .slice(0, 15)
           .map((s) =>
             section(
-              `*\`${s.intent}\`* in \`${s.namespace}\` — ${s.state}, since ${slackDate(s.createdAt)} · ${threadLink(s)}`,
+              `*\`${s.intent}\`* in ${namespaceLabel(s.namespace)} — ${s.state}, since ${slackDate(s.createdAt)} · ${threadLink(s)}`,
             ),
           );
   const waiting =
@@ -69,7 +69,7 @@ export function homeView(data: HomeData): HomeView {
           .slice(0, 10)
           .map((s) =>
             section(
-              `*\`${s.intent}\`* in \`${s.namespace}\` — resolved ${slackDate(s.closedAt ?? s.updatedAt)} · ${threadLink(s)}`,
+              `*\`${s.intent}\`* in ${namespaceLabel(s.namespace)} — resolved ${slackDate(s.closedAt ?? s.updatedAt)} · ${threadLink(s)}`,
             ),
           );
   const blocks: KnownBlock[] = [

@@ -13,6 +13,11 @@ import {
 } from './blocks.js';
 
 /** A link to the session's thread; Slack resolves archive links for members of the channel. */
+/** Where a session runs; a session that started without a namespace has none until its triage settles one. */
+export function namespaceLabel(namespace: string): string {
+  return namespace === '' ? '_(being located)_' : `\`${namespace}\``;
+}
+
 export function threadLink(session: Pick<SessionRecord, 'channelId' | 'threadTs'>, label = 'thread'): string {
   if (session.threadTs === undefined) return `<#${session.channelId}>`;
   return `<https://slack.com/archives/${session.channelId}/p${session.threadTs.replace('.', '')}|${label}>`;
@@ -37,7 +42,7 @@ export function statusView(session: SessionRecord, now: Date): { text: string; b
     fields([
       ['State', `${session.state} (${session.status})`],
       ['Intent', `\`${session.intent}\``],
-      ['Namespace', `\`${session.namespace}\`${session.cluster ? ` on \`${session.cluster}\`` : ''}`],
+      ['Namespace', `${namespaceLabel(session.namespace)}${session.cluster ? ` on \`${session.cluster}\`` : ''}`],
       ['Requester', `<@${session.requester}>`],
       ['Evidence', percent(session.evidence.completeness)],
       ['Started', slackDate(session.createdAt)],
@@ -46,7 +51,10 @@ export function statusView(session: SessionRecord, now: Date): { text: string; b
     ...(hypotheses === '' ? [] : [section(`*Hypotheses*\n${hypotheses}`)]),
     context(`Follow the ${threadLink(session)}. Last change ${slackDate(session.updatedAt)}.`),
   ];
-  return { text: `Session ${session.id}: ${session.state}, ${session.intent} in ${session.namespace}`, blocks };
+  return {
+    text: `Session ${session.id}: ${session.state}, ${session.intent} in ${session.namespace || 'a namespace being located'}`,
+    blocks,
+  };
 }
 
 /** `/triage list`: open sessions in the channel. */
@@ -67,7 +75,7 @@ export function listView(
   }
   const rows = sessions.map((s) =>
     section(
-      `*\`${s.intent}\`* in \`${s.namespace}\` — ${s.state}, evidence ${percent(s.evidence.completeness)}\n` +
+      `*\`${s.intent}\`* in ${namespaceLabel(s.namespace)} — ${s.state}, evidence ${percent(s.evidence.completeness)}\n` +
         `<@${s.requester}> · ${slackDate(s.createdAt)} · ${threadLink(s)} · \`${s.id}\``,
     ),
   );

@@ -1,7 +1,18 @@
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, describeEvent, type EventSummary, findEvents } from './events.js';
-import { type ContainerView, containerGroups, nameList, ownerOf, podRef, ref, rolloutLine, worstFirst } from './pods.js';
+import {
+  type ContainerView,
+  containerGroups,
+  EvidenceList,
+  nameList,
+  ownerOf,
+  podRef,
+  ref,
+  revisionChanges,
+  rolloutLine,
+  worstFirst,
+} from './pods.js';
 
 const NAME = 'container-config';
 
@@ -81,8 +92,9 @@ export const containerConfigAnalyzer: Analyzer = {
       const message = c.waitingMessage ?? events[0]?.message ?? '';
       const missing = parseConfigError(message);
       const owner = ownerOf(ctx, pod);
-      const evidence = [`container ${c.name}: ${c.waitingReason}: ${message}`];
-      if (events[0]) evidence.push(describeEvent(events[0], ctx.now));
+      const evidence = new EvidenceList()
+        .add(0, `container ${c.name}: ${c.waitingReason}: ${message}`)
+        .add(2, events[0] && describeEvent(events[0], ctx.now));
       const related: ResourceRef[] = owner ? [owner] : [];
       let what = message;
       let fix: ResourceRef | undefined;
@@ -90,9 +102,9 @@ export const containerConfigAnalyzer: Analyzer = {
         const holder = ref(missing.kind, missing.name, namespace);
         related.push(holder);
         const refs = referencingEnv(c.spec, missing);
-        if (refs.length > 0) evidence.push(`referenced by ${refs.join(', ')}`);
+        if (refs.length > 0) evidence.add(1, `referenced by ${refs.join(', ')}`);
         const line = configMapLine(ctx, missing, namespace);
-        if (line) evidence.push(line);
+        evidence.add(1, line);
         what = missing.key
           ? `key ${missing.key} is missing from ${missing.kind} ${missing.name}`
           : `${missing.kind} ${missing.name} does not exist`;
@@ -102,7 +114,8 @@ export const containerConfigAnalyzer: Analyzer = {
           const generator = generatorOf(ctx, missing, namespace);
           if (generator) {
             related.push(ref(generator.involvedKind, generator.involvedName, namespace));
-            evidence.push(
+            evidence.add(
+              1,
               `${missing.kind} ${missing.name} is written by ${generator.involvedKind} ${generator.involvedName}: ${describeEvent(generator, ctx.now)}`,
             );
             what += ` (written by ${generator.involvedKind} ${generator.involvedName})`;
@@ -110,10 +123,9 @@ export const containerConfigAnalyzer: Analyzer = {
         }
       }
       if (group.length > 1) {
-        evidence.push(`${group.length} pods affected: ${nameList(group.map((g) => g.pod.metadata.name))}`);
+        evidence.add(3, `${group.length} pods affected: ${nameList(group.map((g) => g.pod.metadata.name))}`);
       }
-      const rollout = rolloutLine(ctx, pod);
-      if (rollout) evidence.push(rollout);
+      evidence.add(4, revisionChanges(ctx, pod)).add(5, rolloutLine(ctx, pod));
       findings.push({
         code: 'CONTAINER_CONFIG_ERROR',
         analyzer: NAME,
@@ -121,7 +133,7 @@ export const containerConfigAnalyzer: Analyzer = {
         severity: 'high',
         resource: podRef(pod),
         message: `Container ${c.name} of pod ${pod.metadata.name} cannot start (${c.waitingReason}): ${what}.`,
-        evidence,
+        evidence: evidence.lines(),
         confidence: missing ? 0.95 : 0.75,
         related,
         remediation: missing

@@ -10,6 +10,7 @@ import {
   containers,
   crashLog,
   decisiveLogLine,
+  EvidenceList,
   isoAge,
   isPodReady,
   type LogVerdict,
@@ -22,6 +23,7 @@ import {
   quoteVerdict,
   REVISION_ANNOTATION,
   ref,
+  revisionChanges,
   rolloutLine,
   worstFirst,
 } from './pods.js';
@@ -206,25 +208,29 @@ export const crashloopAnalyzer: Analyzer = {
       const liveness = livenessRestarts(ctx, group, c);
       const backoff = containerEvents(ctx, group, ['BackOff'])[0];
       const what = `${c.init ? 'init container' : 'container'} ${c.name}`;
-      const evidence = [terminationLine(c)];
+      // Ranks: the state and the program's own last words first, then what explains them, then the history.
+      const evidence = new EvidenceList().add(0, terminationLine(c));
       if (c.init) {
         const app = containers(pod)
           .filter((x) => !x.init)
           .map((x) => x.name);
-        evidence.push(
+        evidence.add(
+          1,
           `pod ${pod.metadata.name}: Init:CrashLoopBackOff; ${app.length > 0 ? `container(s) ${app.join(', ')} cannot start` : 'the pod cannot start'} until init container ${c.name} succeeds`,
         );
       }
-      if (verdict) evidence.push(`log of ${what} (previous run): ${quoteVerdict(verdict)}`);
-      if (backoff) evidence.push(describeEvent(backoff, ctx.now));
+      if (verdict) evidence.add(1, `log of ${what} (previous run): ${quoteVerdict(verdict)}`);
       if (group.length > 1) {
-        evidence.push(
+        evidence.add(
+          3,
           `${group.length} pods of ${owner?.kind} ${owner?.name} crash the same way: ${nameList(group.map((g) => g.pod.metadata.name))}`,
         );
       }
-      const rollout = rolloutLine(ctx, pod);
-      if (rollout) evidence.push(rollout);
-      if (last?.finishedAt) evidence.push(`last crash ${formatAge(isoAge(ctx.now, last.finishedAt))} ago`);
+      evidence
+        .add(4, revisionChanges(ctx, pod))
+        .add(5, rolloutLine(ctx, pod))
+        .add(6, backoff && describeEvent(backoff, ctx.now))
+        .add(7, last?.finishedAt && `last crash ${formatAge(isoAge(ctx.now, last.finishedAt))} ago`);
 
       let code = 'CONTAINER_CRASHLOOP';
       let confidence = verdict ? 0.75 : 0.55;
@@ -235,17 +241,18 @@ export const crashloopAnalyzer: Analyzer = {
       let fixOwner: ResourceRef | undefined;
       const related: ResourceRef[] = owner ? [owner] : [];
       const remediation = ['inspect-previous-logs'];
-      const wrong = verdict?.kind === 'dns' || verdict?.kind === 'dependency' ? wrongHost(ctx, pod, c, group, verdict) : undefined;
+      const wrong =
+        verdict?.kind === 'dns' || verdict?.kind === 'dependency' ? wrongHost(ctx, pod, c, group, verdict) : undefined;
       if (liveness.kills > 0 || liveness.inferred) {
         // The kubelet is killing a healthy-enough process: the probe, not the app, decides the restarts.
         confidence = 0.45;
         severity = 'medium';
         if (liveness.kills > 0) {
           message += `; the restarts are liveness-probe kills (${liveness.kills} recent)`;
-          evidence.splice(1, 0, `${liveness.kills} "failed liveness probe, will be restarted" kills in the last hour`);
+          evidence.add(1, `${liveness.kills} "failed liveness probe, will be restarted" kills in the last hour`);
         } else {
           message += `; the restarts follow its failing liveness probe (${liveness.failures} recent failures, then exit code ${Number(last?.exitCode)} on the kubelet's stop signal)`;
-          evidence.splice(1, 0, `${liveness.failures} "Liveness probe failed" events in the last hour`);
+          evidence.add(1, `${liveness.failures} "Liveness probe failed" events in the last hour`);
         }
       } else if (verdict?.kind === 'config') {
         code = 'CONTAINER_CRASHLOOP_CONFIG_ERROR';
@@ -258,13 +265,14 @@ export const crashloopAnalyzer: Analyzer = {
         confidence = wrong.source?.configMap ? 0.9 : 0.8;
         const cm = wrong.source?.configMap;
         message += `: it connects to ${wrong.host}, a name that does not exist${cm ? ` (set by ConfigMap ${cm} key ${wrong.source?.key})` : ''}: ${quoteVerdict(verdict)}`;
-        evidence.push(...wrong.evidence);
+        for (const line of wrong.evidence) evidence.add(2, line);
         if (cm) {
           fixOwner = ref('ConfigMap', cm, pod.metadata.namespace ?? ctx.namespace);
           related.push(fixOwner);
           const ready = readySiblings(ctx, pod, group);
           if (ready.length > 0) {
-            evidence.push(
+            evidence.add(
+              3,
               `${nameList(ready.map((p) => p.metadata.name))} of ${owner?.kind} ${owner?.name} are ready: a container reads env from a ConfigMap only when it starts`,
             );
           }
@@ -290,7 +298,7 @@ export const crashloopAnalyzer: Analyzer = {
         severity,
         resource: podRef(pod),
         message: `${message}.`,
-        evidence,
+        evidence: evidence.lines(),
         confidence,
         related,
         remediation,
@@ -315,7 +323,9 @@ const CRASH_EVENTS: readonly { reason: string; message: RegExp }[] = [
 function resolvedCrashLoops(ctx: AnalyzerContext, failingOwners: ReadonlySet<string>): FindingInput[] {
   if (ctx.unavailable.has('pods') || ctx.unavailable.has('replicasets')) return [];
   const present = new Set(namespacePods(ctx).map((p) => p.metadata.name));
-  const replicaSets = ctx.objects('replicasets').filter((r) => (r.metadata.namespace ?? ctx.namespace) === ctx.namespace);
+  const replicaSets = ctx
+    .objects('replicasets')
+    .filter((r) => (r.metadata.namespace ?? ctx.namespace) === ctx.namespace);
   const byReplicaSet = new Map<string, { rs: KubeObject; pods: Set<string>; events: EventSummary[] }>();
   for (const { reason, message } of CRASH_EVENTS) {
     for (const e of findEvents(ctx, { kind: 'Pod', namespace: ctx.namespace, reasons: [reason], message })) {

@@ -1,3 +1,4 @@
+import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput } from '../findings.js';
 import { canSee, describeEvent, findEvents } from './events.js';
@@ -6,10 +7,17 @@ import {
   containerGroups,
   containers,
   crashLog,
+  EvidenceList,
+  healthySiblings,
+  nameList,
   namespacePods,
   ownerKey,
   ownerOf,
+  parseUnresolvedHost,
   podRef,
+  podWhere,
+  revisionChanges,
+  worstFirst,
 } from './pods.js';
 
 const NAME = 'image-pull';
@@ -64,14 +72,51 @@ const REMEDIATION: Readonly<Record<PullCause, string[]>> = {
   IMAGE_PULL_BACKOFF: ['check-registry-access'],
 };
 
-function nodeArch(ctx: AnalyzerContext, nodeName: string | undefined): string | undefined {
+function platformOf(ctx: AnalyzerContext, nodeName: string | undefined): string | undefined {
   if (!nodeName || !canSee(ctx, 'nodes')) return undefined;
   const node = ctx.objects('nodes').find((n) => n.metadata.name === nodeName);
   if (!node) return undefined;
   const l = node.metadata.labels ?? {};
   const os = l['kubernetes.io/os'] ?? node.status?.nodeInfo?.operatingSystem;
   const arch = l['kubernetes.io/arch'] ?? node.status?.nodeInfo?.architecture;
-  return os && arch ? `node ${nodeName} is ${os}/${arch}` : undefined;
+  return os && arch ? `${os}/${arch}` : undefined;
+}
+
+function nodeArch(ctx: AnalyzerContext, nodeName: string | undefined): string | undefined {
+  const platform = platformOf(ctx, nodeName);
+  return platform ? `node ${nodeName} is ${platform}` : undefined;
+}
+
+/** `pod (node n, linux/arm64)`: where each replica landed, which is what differs between failing and healthy ones. */
+function placed(ctx: AnalyzerContext, pod: KubeObject): string {
+  const platform = platformOf(ctx, pod.spec?.nodeName);
+  const where = podWhere(ctx, pod);
+  return platform ? `${where.replace(/\)$/, '')}, ${platform})` : where;
+}
+
+/** `registry/path:tag` → registry host and the rest; Docker Hub references have no host. */
+export function splitImage(image: string): { registry: string | undefined; repository: string } {
+  const slash = image.indexOf('/');
+  const first = slash === -1 ? '' : image.slice(0, slash);
+  const isHost = first.includes('.') || first.includes(':') || first === 'localhost';
+  return isHost ? { registry: first, repository: image.slice(slash + 1) } : { registry: undefined, repository: image };
+}
+
+/** Pods that run the same repository from another registry host: the reference that works, next to the broken one. */
+function sameRepositoryElsewhere(ctx: AnalyzerContext, image: string): { pod: KubeObject; image: string }[] {
+  const { registry, repository } = splitImage(image);
+  const path = repository.replace(/[:@].*$/, '');
+  const out: { pod: KubeObject; image: string }[] = [];
+  for (const pod of ctx.objects('pods')) {
+    for (const c of containers(pod)) {
+      const other = String(c.spec?.image ?? '');
+      const split = splitImage(other);
+      if (c.ready && split.registry !== registry && split.repository.replace(/[:@].*$/, '') === path) {
+        out.push({ pod, image: other });
+      }
+    }
+  }
+  return out;
 }
 
 export const imagePullAnalyzer: Analyzer = {
@@ -82,7 +127,8 @@ export const imagePullAnalyzer: Analyzer = {
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
     const pulling = (c: ContainerView) => c.waitingReason !== undefined && PULL_REASONS.has(c.waitingReason);
-    for (const group of containerGroups(ctx, pulling)) {
+    for (const unordered of containerGroups(ctx, pulling)) {
+      const group = worstFirst(unordered);
       const { pod, c } = group[0]!;
       const image = String(c.spec?.image ?? c.status?.image ?? '');
       const events = findEvents(ctx, {
@@ -99,38 +145,86 @@ export const imagePullAnalyzer: Analyzer = {
       });
       const detail = events[0]?.message ?? c.waitingMessage ?? '';
       const cause: PullCause = c.waitingReason === 'InvalidImageName' ? 'IMAGE_NOT_FOUND' : classifyPullError(detail);
-      const evidence = [`container ${c.name}: ${c.waitingReason}, image ${image}`];
-      if (detail !== '') evidence.push(`registry: ${pullErrorCore(detail)}`);
-      if (events[0]) evidence.push(describeEvent(events[0], ctx.now));
-      else if (c.waitingMessage) evidence.push(`${c.waitingReason}: ${c.waitingMessage}`);
-      if (cause === 'IMAGE_PLATFORM_MISMATCH') {
-        const arch = nodeArch(ctx, pod.spec?.nodeName);
-        if (arch) evidence.push(arch);
+      // "no such host" for the registry is the resolver's final answer: the reference names a host that does not exist.
+      const lookup = cause === 'IMAGE_PULL_BACKOFF' ? parseUnresolvedHost(detail) : undefined;
+      const badHost =
+        lookup?.nameDoesNotExist && lookup.host.toLowerCase() === splitImage(image).registry?.toLowerCase()
+          ? lookup.host
+          : undefined;
+      // Ranks: what fails and the registry's words, then where (nodes, platforms), what works, what changed.
+      const evidence = new EvidenceList()
+        .add(0, `container ${c.name}: ${c.waitingReason}, image ${image}`)
+        .add(1, detail !== '' && `registry: ${pullErrorCore(detail)}`)
+        .add(
+          5,
+          events[0] ? describeEvent(events[0], ctx.now) : c.waitingMessage && `${c.waitingReason}: ${c.waitingMessage}`,
+        )
+        .add(6, backoff[0] && describeEvent(backoff[0], ctx.now));
+      if (group.length > 1) {
+        evidence.add(2, `${group.length} pods affected: ${nameList(group.map((g) => placed(ctx, g.pod)))}`);
+      } else if (pod.spec?.nodeName) {
+        evidence.add(4, `pod ${placed(ctx, pod)}`);
+      }
+      if (badHost) {
+        evidence.add(2, `registry host ${badHost} does not resolve (no such host)`);
+        const working = sameRepositoryElsewhere(ctx, image);
+        if (working[0]) {
+          evidence.add(
+            3,
+            `${nameList(
+              working.map((w) => podWhere(ctx, w.pod)),
+              3,
+            )} run${working.length === 1 ? 's' : ''} ${working[0].image} from registry ${splitImage(working[0].image).registry ?? 'docker.io'}`,
+          );
+        }
       }
       if (cause === 'IMAGE_PULL_UNAUTHORIZED') {
         const secrets = (Array.isArray(pod.spec?.imagePullSecrets) ? pod.spec.imagePullSecrets : [])
           .map((s: { name?: string }) => s.name)
           .filter(Boolean);
-        evidence.push(
+        evidence.add(
+          2,
           secrets.length > 0
             ? `pod imagePullSecrets: ${secrets.join(', ')} (names only; contents never read)`
             : `pod has no imagePullSecrets (service account ${pod.spec?.serviceAccountName ?? 'default'})`,
         );
       }
-      if (backoff[0]) evidence.push(describeEvent(backoff[0], ctx.now));
-      if (group.length > 1) evidence.push(`${group.length} pods affected`);
+      const failing = new Set(group.map((g) => `${g.pod.metadata.namespace}/${g.pod.metadata.name}`));
+      const healthy = healthySiblings(ctx, image, failing);
+      if (healthy.length > 0) {
+        evidence.add(
+          3,
+          `the same image runs ready on ${nameList(
+            healthy.map((p) => placed(ctx, p)),
+            4,
+          )}`,
+        );
+      }
+      evidence.add(4, revisionChanges(ctx, pod));
       const owner = ownerOf(ctx, pod);
+      const platforms = (pods: readonly KubeObject[]) =>
+        [...new Set(pods.map((p) => platformOf(ctx, p.spec?.nodeName)).filter((x): x is string => !!x))].sort();
+      const failingOn = platforms(group.map((g) => g.pod));
+      const workingOn = platforms(healthy).filter((x) => !failingOn.includes(x));
+      const why = badHost
+        ? `its registry host ${badHost} does not exist (no such host), so the image reference is wrong`
+        : cause === 'IMAGE_PLATFORM_MISMATCH' && failingOn.length > 0
+          ? `the image has no build for ${failingOn.join(', ')} (node ${nameList(
+              [...new Set(group.map((g) => String(g.pod.spec?.nodeName ?? '')))].filter(Boolean),
+              3,
+            )})${workingOn.length > 0 ? `; its replicas on ${workingOn.join(', ')} nodes run` : ''}`
+          : MESSAGES[cause];
       findings.push({
         code: cause,
         analyzer: NAME,
         domain: 'compute',
         severity: 'high',
         resource: podRef(pod),
-        message: `Pod ${pod.metadata.name} cannot pull ${image}: ${MESSAGES[cause]}.`,
-        evidence,
-        confidence: cause === 'IMAGE_PULL_BACKOFF' ? 0.6 : events[0] || c.waitingMessage ? 0.92 : 0.7,
+        message: `Pod ${pod.metadata.name} cannot pull ${image}: ${why}.`,
+        evidence: evidence.lines(),
+        confidence: badHost ? 0.9 : cause === 'IMAGE_PULL_BACKOFF' ? 0.6 : events[0] || c.waitingMessage ? 0.92 : 0.7,
         related: owner ? [owner] : [],
-        remediation: REMEDIATION[cause],
+        remediation: badHost ? ['fix-image-tag', ...REMEDIATION[cause]] : REMEDIATION[cause],
       });
     }
     // An image that pulled but whose binary cannot execute ("exec format error") is the same platform mismatch.

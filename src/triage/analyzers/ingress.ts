@@ -1,9 +1,28 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
-import type { FindingInput } from '../findings.js';
-import { canSee, describeEvent, findEvents, formatAge, MINUTE } from './events.js';
-import { inNamespace, isoAge, ref } from './pods.js';
-import { endpointState, findService, networkingEmitter, whyNoEndpoints } from './services.js';
+import type { FindingInput, ResourceRef } from '../findings.js';
+import { scrubText } from '../scrub.js';
+import { canSee, clip, describeEvent, findEvents, formatAge, MINUTE } from './events.js';
+import { inNamespace, isoAge, isPodReady, ref } from './pods.js';
+import {
+  inWindow,
+  isNginxController,
+  type NginxAccess,
+  type NginxIgnored,
+  type NginxNoEndpoints,
+  nginxUpstreamName,
+  parseNginxLine,
+  podLogLines,
+  shortTime,
+} from './proxy-logs.js';
+import {
+  endpointState,
+  findService,
+  managedBy,
+  networkingEmitter,
+  scaledToZeroEvent,
+  whyNoEndpoints,
+} from './services.js';
 
 const NAME = 'ingress';
 
@@ -18,28 +37,54 @@ function className(ing: KubeObject): string | undefined {
   return ing.spec?.ingressClassName ?? ing.metadata.annotations?.['kubernetes.io/ingress.class'];
 }
 
-function hasAddress(ing: KubeObject): boolean {
+function addressOf(ing: KubeObject): string | undefined {
   const lb = ing.status?.loadBalancer?.ingress;
-  return Array.isArray(lb) && lb.some((i: { ip?: string; hostname?: string }) => i.ip || i.hostname);
+  if (!Array.isArray(lb)) return undefined;
+  const first = lb.find((i: { ip?: string; hostname?: string }) => i.ip || i.hostname);
+  return first ? (first.ip ?? first.hostname) : undefined;
 }
 
-/** Controller pods that serve a class: their args name the class or the controller, or the image is the controller. */
-function controllerPods(ctx: AnalyzerContext, cls: string, controller: string): KubeObject[] {
-  return ctx.objects('pods').filter((pod) => {
-    const cs: { image?: string; args?: string[]; command?: string[] }[] = Array.isArray(pod.spec?.containers)
-      ? pod.spec.containers
-      : [];
-    return cs.some((c) => {
-      const args = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
-      return (
-        args.includes(`--ingress-class=${cls}`) ||
-        args.includes(`--controller-class=${controller}`) ||
-        (controller === 'k8s.io/ingress-nginx' &&
-          /ingress-nginx\/controller/.test(c.image ?? '') &&
-          !/--controller-class=/.test(args))
-      );
-    });
+function hasAddress(ing: KubeObject): boolean {
+  return addressOf(ing) !== undefined;
+}
+
+type ContainerSpec = { image?: string; args?: string[]; command?: string[] };
+
+/** Whether a controller container serves a class: its flags name the class or the controller, or it is ingress-nginx with its defaults. */
+function servesClass(cs: readonly ContainerSpec[], cls: string, controller: string): boolean {
+  return cs.some((c) => {
+    const args = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+    return (
+      args.includes(`--ingress-class=${cls}`) ||
+      args.includes(`--controller-class=${controller}`) ||
+      (controller === 'k8s.io/ingress-nginx' &&
+        /ingress-nginx\/controller/.test(c.image ?? '') &&
+        !/--controller-class=/.test(args))
+    );
   });
+}
+
+/** Controller pods that serve a class. */
+function controllerPods(ctx: AnalyzerContext, cls: string, controller: string): KubeObject[] {
+  return ctx
+    .objects('pods')
+    .filter((pod) => servesClass(Array.isArray(pod.spec?.containers) ? pod.spec.containers : [], cls, controller));
+}
+
+/** Deployments and DaemonSets (wherever they were read) whose pod template runs a controller for the class. */
+function controllerWorkloads(ctx: AnalyzerContext, cls: string, controller: string): KubeObject[] {
+  return [...ctx.objects('deployments'), ...ctx.objects('daemonsets')].filter((w) =>
+    servesClass(
+      Array.isArray(w.spec?.template?.spec?.containers) ? w.spec.template.spec.containers : [],
+      cls,
+      controller,
+    ),
+  );
+}
+
+function runsNothing(w: KubeObject): boolean {
+  if (w.kind === 'DaemonSet') return w.status?.desiredNumberScheduled === 0;
+  return w.spec?.replicas === 0;
 }
 
 interface Backend {
@@ -65,17 +110,70 @@ function backends(ing: KubeObject): Backend[] {
   return out.filter((b) => !seen.has(b.service) && seen.add(b.service));
 }
 
+interface Seen<T> {
+  pod: KubeObject;
+  entry: T;
+}
+
+/** What the ingress-nginx controllers' logs say, indexed by the object each line is about. */
+interface ControllerLogs {
+  noEndpoints: Map<string, Seen<NginxNoEndpoints>>;
+  ignored: Map<string, Seen<NginxIgnored>>;
+  access: Map<string, Seen<NginxAccess>[]>;
+}
+
+function readControllerLogs(ctx: AnalyzerContext): ControllerLogs {
+  const logs: ControllerLogs = { noEndpoints: new Map(), ignored: new Map(), access: new Map() };
+  for (const pod of ctx.objects('pods').filter(isNginxController)) {
+    for (const line of podLogLines(ctx, pod)) {
+      const entry = parseNginxLine(line, ctx.now);
+      if (!entry) continue;
+      if (entry.kind === 'no-endpoints') {
+        if (inWindow(entry.at, ctx.now)) logs.noEndpoints.set(`${entry.namespace}/${entry.service}`, { pod, entry });
+      } else if (entry.kind === 'ignored') {
+        logs.ignored.set(`${entry.namespace}/${entry.ingress}`, { pod, entry });
+      } else if (inWindow(entry.at, ctx.now)) {
+        const list = logs.access.get(entry.upstream) ?? [];
+        list.push({ pod, entry });
+        logs.access.set(entry.upstream, list);
+      }
+    }
+  }
+  return logs;
+}
+
+/** `controller P: <warning>` and, when access lines were read, how many requests got no upstream. */
+function controllerEvidence(logs: ControllerLogs, namespace: string, b: Backend, now: Date): string[] {
+  const out: string[] = [];
+  const warning = logs.noEndpoints.get(`${namespace}/${b.service}`);
+  if (warning) out.push(clip(scrubText(`controller ${warning.pod.metadata.name}: ${warning.entry.quote}`)));
+  const access = logs.access.get(nginxUpstreamName(namespace, b.service, b.port)) ?? [];
+  const failed = access.filter((a) => a.entry.status >= 500 && a.entry.upstreamAddr === '-');
+  const last = failed[failed.length - 1];
+  if (last) {
+    out.push(
+      clip(
+        scrubText(
+          `controller ${last.pod.metadata.name} (${failed.length}/${access.length} requests since ${shortTime(failed[0]?.entry.at, now)} answered ${[...new Set(failed.map((f) => f.entry.status))].join('/')} without an upstream): ${last.entry.quote}`,
+        ),
+      ),
+    );
+  }
+  return out;
+}
+
 export const ingressAnalyzer: Analyzer = {
   name: NAME,
   domain: 'networking',
   description:
-    'Ingresses without a class or default class, classes nobody serves, missing or empty backends, no address.',
+    'Ingresses without a class or default class, classes no running controller serves (and the controller workload scaled to zero), missing or empty backends with what the controller logs about them, no address.',
   needs: ['ingresses', 'ingressclasses', 'services', 'endpoints', 'pods', 'events'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     if (!canSee(ctx, 'ingresses')) return [];
     const findings: FindingInput[] = [];
     const classes = ctx.objects('ingressclasses');
     const seeClasses = canSee(ctx, 'ingressclasses');
+    const logs = readControllerLogs(ctx);
     for (const ing of inNamespace(ctx, ctx.objects('ingresses'))) {
       const namespace = ing.metadata.namespace ?? ctx.namespace;
       const resource = ref('Ingress', ing.metadata.name, namespace);
@@ -85,6 +183,10 @@ export const ingressAnalyzer: Analyzer = {
       const emit = networkingEmitter(findings, NAME, resource);
       const events = findEvents(ctx, { kind: 'Ingress', name: ing.metadata.name, namespace });
       const eventLine = events.find((e) => e.type === 'Warning') ?? events[0];
+      const ignored = logs.ignored.get(`${namespace}/${ing.metadata.name}`);
+      const ignoredLine = ignored
+        ? clip(scrubText(`controller ${ignored.pod.metadata.name}: ${ignored.entry.quote}`))
+        : undefined;
       const cls = className(ing);
       let classProblem = false;
       if (cls === undefined && seeClasses) {
@@ -99,6 +201,7 @@ export const ingressAnalyzer: Analyzer = {
               state,
               'spec.ingressClassName unset, no kubernetes.io/ingress.class annotation',
               `IngressClasses: ${classes.map((c) => `${c.metadata.name} (${c.spec?.controller})`).join(', ') || 'none'}; none annotated ingressclass.kubernetes.io/is-default-class=true`,
+              ...(ignoredLine ? [ignoredLine] : []),
             ],
             addressed ? 0.5 : 0.92,
             [],
@@ -113,33 +216,28 @@ export const ingressAnalyzer: Analyzer = {
             'INGRESS_CLASS_NOT_FOUND',
             'high',
             `Ingress ${ing.metadata.name} asks for IngressClass "${cls}", which does not exist.`,
-            [state, `IngressClasses: ${classes.map((c) => c.metadata.name).join(', ') || 'none'}`],
+            [
+              state,
+              `IngressClasses: ${classes.map((c) => c.metadata.name).join(', ') || 'none'}`,
+              ...(ignoredLine ? [ignoredLine] : []),
+            ],
             addressed ? 0.5 : 0.93,
             [ref('IngressClass', cls)],
             ['set-ingress-class'],
           );
         } else if (!addressed && age >= ADDRESS_GRACE_MS) {
-          const controller = String(ic.spec?.controller ?? '');
-          const pods = controllerPods(ctx, cls, controller);
-          const running = pods.filter((p) => p.status?.phase === 'Running');
-          const servedElsewhere = ctx.objects('ingresses').filter((o) => className(o) === cls && hasAddress(o));
-          if (running.length === 0 && servedElsewhere.length === 0) {
+          const unserved = classWithoutController(ctx, ing, cls, String(ic.spec?.controller ?? ''), state, ignoredLine);
+          if (unserved) {
             classProblem = true;
             emit(
               'INGRESS_CLASS_NO_CONTROLLER',
               'high',
-              `IngressClass ${cls} names controller ${controller}, but nothing serves it: no controller pod is running and no Ingress of this class has an address.`,
-              [
-                state,
-                `IngressClass ${cls} spec.controller=${controller}`,
-                pods.length > 0
-                  ? `controller pods not running: ${pods.map((p) => `${p.metadata.namespace}/${p.metadata.name} ${p.status?.phase}`).join(', ')}`
-                  : `no controller pod for ${controller} among ${ctx.objects('pods').length} pods read`,
-                `0 Ingresses of class ${cls} have an address`,
-              ],
-              pods.length > 0 || canSee(ctx, 'pods') ? 0.88 : 0.7,
+              unserved.message,
+              unserved.evidence,
+              unserved.confidence,
               [ref('IngressClass', cls)],
               ['install-ingress-controller', 'set-ingress-class'],
+              unserved.owner,
             );
           }
         }
@@ -147,6 +245,7 @@ export const ingressAnalyzer: Analyzer = {
       let backendProblem = false;
       for (const b of backends(ing)) {
         const svc = findService(ctx, b.service, namespace);
+        const backendLine = `backend ${b.path} → Service ${b.service}:${b.port}`;
         if (!svc) {
           if (!canSee(ctx, 'services')) continue;
           backendProblem = true;
@@ -154,11 +253,7 @@ export const ingressAnalyzer: Analyzer = {
             'INGRESS_BACKEND_SERVICE_MISSING',
             'high',
             `Ingress ${ing.metadata.name} routes ${b.path} to Service ${b.service}, which does not exist.`,
-            [
-              state,
-              `backend ${b.path} → Service ${b.service}:${b.port}`,
-              `Service ${b.service} not found in ${namespace}`,
-            ],
+            [backendLine, `Service ${b.service} not found in ${namespace}`, state],
             0.93,
             [ref('Service', b.service, namespace)],
             ['fix-ingress-backend'],
@@ -169,14 +264,30 @@ export const ingressAnalyzer: Analyzer = {
         if (!eps.known || eps.ready > 0) continue;
         backendProblem = true;
         const why = whyNoEndpoints(ctx, svc);
+        const controller = controllerEvidence(logs, namespace, b, ctx.now);
+        const svcRef = ref('Service', b.service, namespace);
+        const symptom = why.code === 'PODS_NOT_READY' && why.causeElsewhere;
+        const cause =
+          why.code === 'SELECTS_NO_PODS'
+            ? `, because its selector matches no pod`
+            : why.code === 'SCALED_TO_ZERO'
+              ? `, because ${why.owner?.kind} ${why.owner?.name} is scaled to 0 replicas`
+              : why.code === 'PODS_NOT_READY'
+                ? ', because none of its pods is ready'
+                : '';
         emit(
           'INGRESS_BACKEND_NO_ENDPOINTS',
-          'high',
-          `Ingress ${ing.metadata.name} routes ${b.path} to Service ${b.service}, which has no ready endpoints: requests get 503.`,
-          [state, `backend ${b.path} → Service ${b.service}:${b.port}`, ...why.evidence],
-          0.85,
-          [ref('Service', b.service, namespace)],
-          why.code === 'SELECTS_NO_PODS' ? ['fix-service-selector'] : ['fix-readiness'],
+          symptom ? 'medium' : 'high',
+          `Ingress ${ing.metadata.name} routes ${b.path} to Service ${b.service}, which has no ready endpoints${cause}: requests get 503.`,
+          [backendLine, ...why.evidence.slice(0, controller.length > 0 ? 2 : 3), ...controller.slice(0, 1), state],
+          symptom ? 0.7 : 0.85,
+          [svcRef, ...why.upstream],
+          why.code === 'SELECTS_NO_PODS'
+            ? ['fix-service-selector']
+            : why.code === 'SCALED_TO_ZERO'
+              ? ['scale-workload']
+              : ['fix-readiness'],
+          why.code === 'SELECTS_NO_PODS' || why.code === 'SCALED_TO_ZERO' ? why.owner : undefined,
         );
       }
       if (!addressed && !classProblem && age >= ADDRESS_GRACE_MS) {
@@ -184,7 +295,12 @@ export const ingressAnalyzer: Analyzer = {
           'INGRESS_NO_ADDRESS',
           backendProblem ? 'low' : 'medium',
           `Ingress ${ing.metadata.name} has had no address for ${formatAge(age)}.`,
-          [state, ...(cls ? [`class ${cls}`] : []), ...(eventLine ? [describeEvent(eventLine, ctx.now)] : [])],
+          [
+            state,
+            ...(cls ? [`class ${cls}`] : []),
+            ...(eventLine ? [describeEvent(eventLine, ctx.now)] : []),
+            ...(ignoredLine ? [ignoredLine] : []),
+          ],
           0.5,
           [],
           ['check-ingress-controller-logs'],
@@ -194,3 +310,69 @@ export const ingressAnalyzer: Analyzer = {
     return findings;
   },
 };
+
+interface Unserved {
+  message: string;
+  evidence: string[];
+  confidence: number;
+  owner?: ResourceRef;
+}
+
+/**
+ * Whether nothing serves an Ingress's class. A running controller pod for the class settles it the other way. An
+ * address on another Ingress of the class proves nothing on its own (status outlives the controller that wrote
+ * it), so it only keeps quiet a verdict resting on absence alone, when no controller of any kind was seen.
+ */
+function classWithoutController(
+  ctx: AnalyzerContext,
+  ing: KubeObject,
+  cls: string,
+  controller: string,
+  state: string,
+  ignoredLine: string | undefined,
+): Unserved | undefined {
+  const pods = controllerPods(ctx, cls, controller);
+  const running = pods.filter((p) => p.status?.phase === 'Running' && isPodReady(p));
+  if (running.length > 0) return undefined;
+  const workloads = controllerWorkloads(ctx, cls, controller);
+  const idle = workloads.filter(runsNothing);
+  const siblings = ctx.objects('ingresses').filter((o) => o !== ing && className(o) === cls && hasAddress(o));
+  const otherControllers = ctx.objects('pods').filter(isNginxController).length;
+  if (idle.length === 0 && pods.length === 0 && siblings.length > 0 && otherControllers === 0) return undefined;
+  const classLine = `IngressClass ${cls} spec.controller=${controller}`;
+  const stale = siblings[0]
+    ? `Ingress ${siblings[0].metadata.namespace}/${siblings[0].metadata.name} of class ${cls} still shows address ${addressOf(siblings[0])}, written before its controller stopped`
+    : `0 Ingresses of class ${cls} have an address`;
+  const workload = idle[0];
+  if (workload) {
+    const where = `${workload.metadata.namespace}/${workload.metadata.name}`;
+    const how = managedBy(workload);
+    const event = scaledToZeroEvent(ctx, workload);
+    return {
+      message: `IngressClass ${cls} has no running controller: ${workload.kind} ${where}, which serves ${controller}, is scaled to 0 replicas, so Ingress ${ing.metadata.name} never gets an address.`,
+      evidence: [
+        `${workload.kind} ${where} runs the controller for ${controller} (--ingress-class=${cls}) and has ${workload.kind === 'DaemonSet' ? 'no scheduled pods' : 'spec.replicas 0'}${how ? `; ${how}` : ''}`,
+        state,
+        ...(ignoredLine ? [ignoredLine] : []),
+        ...(event ? [event] : []),
+        stale,
+        classLine,
+      ],
+      confidence: 0.93,
+      owner: ref(workload.kind ?? 'Deployment', workload.metadata.name, workload.metadata.namespace),
+    };
+  }
+  return {
+    message: `IngressClass ${cls} names controller ${controller}, but no controller pod for it is running, so Ingress ${ing.metadata.name} never gets an address.`,
+    evidence: [
+      state,
+      classLine,
+      pods.length > 0
+        ? `controller pods not running: ${pods.map((p) => `${p.metadata.namespace}/${p.metadata.name} ${p.status?.phase}`).join(', ')}`
+        : `no controller pod for ${controller} among ${ctx.objects('pods').length} pods read${otherControllers > 0 ? ` (${otherControllers} ingress-nginx pod(s) serve other classes)` : ''}`,
+      ...(ignoredLine ? [ignoredLine] : []),
+      stale,
+    ],
+    confidence: pods.length > 0 || canSee(ctx, 'pods') ? 0.88 : 0.7,
+  };
+}

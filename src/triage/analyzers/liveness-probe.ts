@@ -3,6 +3,7 @@ import type { FindingInput } from '../findings.js';
 import { describeEvent, type EventSummary, findEvents, isRecent } from './events.js';
 import {
   containers,
+  EvidenceList,
   groupBy,
   isoAge,
   nameList,
@@ -10,6 +11,7 @@ import {
   ownerKey,
   ownerOf,
   podRef,
+  revisionChanges,
   rolloutLine,
   worstFirst,
 } from './pods.js';
@@ -88,27 +90,35 @@ export const livenessProbeAnalyzer: Analyzer = {
           ? group.filter((g) => recentExit(g) && [137, 143].includes(Number(g.c.lastTerminated?.exitCode))).length
           : 0;
       const killed = killCount > 0 || inferredKills > 0;
-      const evidence = [describeEvent(failures[0] ?? group.find((g) => g.failures[0])!.failures[0]!, ctx.now)];
+      // Ranks: the probe's failure and the kubelet's reaction, what is wrong with the probe, then the replicas.
+      const evidence = new EvidenceList().add(
+        0,
+        describeEvent(failures[0] ?? group.find((g) => g.failures[0])!.failures[0]!, ctx.now),
+      );
       const kill = kills[0] ?? group.find((g) => g.kills[0])?.kills[0];
-      if (kill) evidence.push(describeEvent(kill, ctx.now));
+      if (kill) evidence.add(1, describeEvent(kill, ctx.now));
       else if (inferredKills > 0) {
-        evidence.push(
+        evidence.add(
+          1,
           `no kill event read, but ${inferredKills} pod(s) last exited with ${c.lastTerminated?.exitCode ?? 'SIGTERM/SIGKILL'} (stopped by the kubelet) while the probe failed`,
         );
       }
-      evidence.push(describeProbe(c.spec.livenessProbe));
       const mismatch = portMismatch(c.spec);
-      if (mismatch) evidence.push(mismatch);
-      evidence.push(
-        `container ${c.name}: ${c.waitingReason ? `${c.waitingReason}, ` : ''}${c.restartCount} restarts${c.lastTerminated ? `, last exit code ${c.lastTerminated.exitCode} (${c.lastTerminated.reason ?? 'n/a'})` : ''}`,
-      );
+      evidence
+        .add(2, mismatch)
+        .add(3, describeProbe(c.spec.livenessProbe))
+        .add(3, revisionChanges(ctx, pod))
+        .add(
+          4,
+          `container ${c.name}: ${c.waitingReason ? `${c.waitingReason}, ` : ''}${c.restartCount} restarts${c.lastTerminated ? `, last exit code ${c.lastTerminated.exitCode} (${c.lastTerminated.reason ?? 'n/a'})` : ''}`,
+        );
       if (group.length > 1) {
-        evidence.push(
+        evidence.add(
+          4,
           `${group.length} pods affected: ${nameList(group.map((g) => `${g.pod.metadata.name} (${g.c.restartCount} restarts${g.c.waitingReason ? `, ${g.c.waitingReason}` : ''})`))}`,
         );
       }
-      const rollout = rolloutLine(ctx, pod);
-      if (rollout) evidence.push(rollout);
+      evidence.add(5, rolloutLine(ctx, pod));
       const owner = ownerOf(ctx, pod);
       const restarts =
         killCount > 0
@@ -123,7 +133,7 @@ export const livenessProbeAnalyzer: Analyzer = {
         severity: killed || restarting ? 'high' : 'medium',
         resource: podRef(pod),
         message: `The liveness probe of container ${c.name} in pod ${pod.metadata.name} fails (${failCount} failures${restarts})${mismatch ? `; ${mismatch}` : ''}.`,
-        evidence,
+        evidence: evidence.lines(),
         confidence: killCount > 0 ? (mismatch ? 0.92 : 0.85) : inferredKills > 0 ? (mismatch ? 0.9 : 0.8) : 0.65,
         related: owner ? [owner] : [],
         remediation: mismatch ? ['fix-probe-port'] : ['tune-liveness-probe', 'inspect-previous-logs'],

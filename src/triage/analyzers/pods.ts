@@ -470,7 +470,8 @@ const UNRESOLVED_HOST: readonly RegExp[] = [
   new RegExp(`Could not resolve host: ${HOST}`, 'i'),
   new RegExp(`(?:bad address|Name does not resolve)[: ']+${HOST}`, 'i'),
 ];
-const NAME_MISSING = /no such host|name or service not known|ENOTFOUND|nodename nor servname|NXDOMAIN|does not resolve/i;
+const NAME_MISSING =
+  /no such host|name or service not known|ENOTFOUND|nodename nor servname|NXDOMAIN|does not resolve/i;
 
 /** The host a failed name lookup names, and whether the answer was "no such name"; undefined for other lines. */
 export function parseUnresolvedHost(line: string): UnresolvedHost | undefined {
@@ -497,13 +498,20 @@ export interface ConfigSource {
  * Where in a container's configuration a value comes from: its env, env from ConfigMaps (by key or whole),
  * ConfigMap volumes it mounts, or its command line. Secrets are never read, so values held there stay unknown.
  */
-export function configSourcesOf(ctx: AnalyzerContext, pod: KubeObject, c: ContainerView, value: string): ConfigSource[] {
+export function configSourcesOf(
+  ctx: AnalyzerContext,
+  pod: KubeObject,
+  c: ContainerView,
+  value: string,
+): ConfigSource[] {
   if (value === '') return [];
   const namespace = pod.metadata.namespace ?? ctx.namespace;
   const configMap = (name: string | undefined) =>
     name === undefined
       ? undefined
-      : ctx.objects('configmaps').find((m) => m.metadata.name === name && (m.metadata.namespace ?? namespace) === namespace);
+      : ctx
+          .objects('configmaps')
+          .find((m) => m.metadata.name === name && (m.metadata.namespace ?? namespace) === namespace);
   const data = (cm: KubeObject | undefined): Record<string, string> =>
     (cm?.['data'] as Record<string, string> | undefined) ?? {};
   const holds = (text: unknown) => typeof text === 'string' && text.includes(value);
@@ -529,14 +537,19 @@ export function configSourcesOf(ctx: AnalyzerContext, pod: KubeObject, c: Contai
   const volumes: { name?: string; configMap?: { name?: string } }[] = Array.isArray(pod.spec?.volumes)
     ? pod.spec.volumes
     : [];
-  const mounts: { name?: string; mountPath?: string }[] = Array.isArray(c.spec?.volumeMounts) ? c.spec.volumeMounts : [];
+  const mounts: { name?: string; mountPath?: string }[] = Array.isArray(c.spec?.volumeMounts)
+    ? c.spec.volumeMounts
+    : [];
   for (const m of mounts) {
     const cm = configMap(volumes.find((v) => v.name === m.name)?.configMap?.name);
     for (const [key, v] of Object.entries(data(cm))) {
       if (holds(v)) out.push({ configMap: cm?.metadata.name, key, via: `volume ${m.name} → ${m.mountPath}/${key}` });
     }
   }
-  const argv = [...(Array.isArray(c.spec?.command) ? c.spec.command : []), ...(Array.isArray(c.spec?.args) ? c.spec.args : [])];
+  const argv = [
+    ...(Array.isArray(c.spec?.command) ? c.spec.command : []),
+    ...(Array.isArray(c.spec?.args) ? c.spec.args : []),
+  ];
   if (argv.some(holds)) out.push({ via: 'command line' });
   return out;
 }
@@ -545,4 +558,92 @@ export function configSourcesOf(ctx: AnalyzerContext, pod: KubeObject, c: Contai
 export function nodeOfPod(ctx: AnalyzerContext, pod: KubeObject): KubeObject | undefined {
   const name = pod.spec?.nodeName;
   return typeof name === 'string' ? ctx.objects('nodes').find((n) => n.metadata.name === name) : undefined;
+}
+
+const MAX_CHANGES = 5;
+
+/** Leaves of a pod template as `path → JSON`, list items keyed by their name so reordering is not a change. */
+function flatten(value: unknown, path: string, out: Map<string, string>): void {
+  if (Array.isArray(value)) {
+    if (value.length === 0) out.set(path, '[]');
+    const named = value.every(
+      (v) => v !== null && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string',
+    );
+    for (const [i, v] of value.entries()) flatten(v, `${path}[${named ? (v as { name: string }).name : i}]`, out);
+    return;
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) out.set(path, '{}');
+    for (const [k, v] of entries) flatten(v, path === '' ? k : `${path}.${k}`, out);
+    return;
+  }
+  if (value !== undefined) out.set(path, JSON.stringify(value));
+}
+
+/**
+ * What the failing pods' revision changed in the pod template compared with the revision before it: the first
+ * thing an engineer diffs after a bad rollout ("livenessProbe port 8080 → 8081", "requests.memory 4Gi → 12Gi").
+ * Undefined when the pod is not the newest revision of a Deployment or no earlier revision was read.
+ */
+export function revisionChanges(ctx: AnalyzerContext, pod: KubeObject): string | undefined {
+  const mine = replicaSetOf(ctx, pod);
+  if (mine?.deployment === undefined || mine.revision === undefined) return undefined;
+  const earlier = ctx
+    .objects('replicasets')
+    .filter(
+      (r) =>
+        r.metadata.namespace === pod.metadata.namespace &&
+        r.metadata.ownerReferences?.some((o) => o.kind === 'Deployment' && o.name === mine.deployment) &&
+        (revisionNumber(r) ?? 0) < (mine.revision ?? 0),
+    )
+    .sort((a, b) => (revisionNumber(b) ?? 0) - (revisionNumber(a) ?? 0))[0];
+  if (earlier === undefined) return undefined;
+  const before = new Map<string, string>();
+  const after = new Map<string, string>();
+  flatten(earlier.spec?.template?.spec ?? {}, '', before);
+  flatten(mine.replicaSet.spec?.template?.spec ?? {}, '', after);
+  const changes: string[] = [];
+  for (const path of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.get(path);
+    const b = after.get(path);
+    if (a === b) continue;
+    changes.push(
+      a === undefined ? `${path} added (${b})` : b === undefined ? `${path} removed (was ${a})` : `${path} ${a} → ${b}`,
+    );
+  }
+  if (changes.length === 0) return undefined;
+  const shown = changes.slice(0, MAX_CHANGES).join('; ');
+  const more = changes.length > MAX_CHANGES ? `; and ${changes.length - MAX_CHANGES} more` : '';
+  return clip(
+    scrubText(
+      `revision ${mine.revision} changed from revision ${revisionNumber(earlier) ?? '?'} (ReplicaSet ${earlier.metadata.name}): ${shown}${more}`,
+    ),
+  );
+}
+
+/** A finding carries at most this many evidence lines; the rest is noise next to the decisive ones. */
+export const MAX_EVIDENCE_LINES = 5;
+
+/**
+ * Evidence lines in the order a person needs them, lowest rank first (ties keep insertion order), cut to the few a
+ * finding carries: the decisive lines must lead and survive the cut.
+ */
+export class EvidenceList {
+  private readonly entries: { rank: number; text: string }[] = [];
+
+  add(rank: number, text: string | undefined | false): this {
+    if (text) this.entries.push({ rank, text });
+    return this;
+  }
+
+  lines(max = MAX_EVIDENCE_LINES): string[] {
+    const seen = new Set<string>();
+    return this.entries
+      .map((e, i) => ({ ...e, i }))
+      .sort((a, b) => a.rank - b.rank || a.i - b.i)
+      .map((e) => clip(e.text))
+      .filter((text) => !seen.has(text) && seen.add(text))
+      .slice(0, max);
+  }
 }

@@ -1,8 +1,19 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
-import { canSee, describeEvent, findEvents, formatAge, isRecent } from './events.js';
-import { groupBy, namespacePods, ownerKey, ownerOf, podCondition, podRef, ref } from './pods.js';
+import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from './events.js';
+import {
+  EvidenceList,
+  groupBy,
+  nameList,
+  namespacePods,
+  ownerKey,
+  ownerOf,
+  podCondition,
+  podRef,
+  ref,
+  revisionChanges,
+} from './pods.js';
 import { formatBytes, formatCpu, parseQuantity } from './quantity.js';
 
 const NAME = 'scheduling';
@@ -95,18 +106,6 @@ function toleratesAll(pod: KubeObject, node: KubeObject): boolean {
     );
 }
 
-function capacityLine(ctx: AnalyzerContext, pod: KubeObject, resource: 'cpu' | 'memory'): string | undefined {
-  if (!canSee(ctx, 'nodes')) return undefined;
-  const nodes = ctx.objects('nodes').filter((n) => n.spec?.unschedulable !== true && toleratesAll(pod, n));
-  if (nodes.length === 0) return undefined;
-  const format = resource === 'cpu' ? formatCpu : formatBytes;
-  const alloc = nodes
-    .map((n) => ({ name: n.metadata.name, value: parseQuantity(n.status?.allocatable?.[resource]) ?? 0 }))
-    .sort((a, b) => b.value - a.value);
-  const want = requests(pod, resource);
-  return `pod requests ${resource} ${format(want)}; largest node allocatable ${format(alloc[0]!.value)} (${alloc[0]!.name})`;
-}
-
 function selectorLine(pod: KubeObject): string | undefined {
   const selector = pod.spec?.nodeSelector as Record<string, string> | undefined;
   if (selector && Object.keys(selector).length > 0) {
@@ -125,6 +124,99 @@ function labelMissLine(ctx: AnalyzerContext, pod: KubeObject): string | undefine
   const nodes = ctx.objects('nodes');
   const matching = nodes.filter((n) => Object.entries(selector).every(([k, v]) => n.metadata.labels?.[k] === v));
   return `${matching.length}/${nodes.length} nodes carry the labels the nodeSelector requires`;
+}
+
+/** `{dedicated: gpu}` as the scheduler prints it → the key and value of the taint. */
+function parseTaint(taint: string | undefined): { key: string; value: string } | undefined {
+  const m = /^\{([^:}]+):\s*([^}]*)\}$/.exec(taint?.trim() ?? '');
+  return m ? { key: m[1]!.trim(), value: m[2]!.trim() } : undefined;
+}
+
+/** The nodes that carry a taint the scheduler named, as `key=value:Effect on a, b, c`. */
+function taintLine(ctx: AnalyzerContext, reasons: readonly SchedulingReason[]): string | undefined {
+  if (!canSee(ctx, 'nodes')) return undefined;
+  const lines: string[] = [];
+  for (const r of reasons) {
+    const taint = parseTaint(r.taint);
+    if (!taint) continue;
+    const carriers = ctx
+      .objects('nodes')
+      .filter((n) =>
+        (Array.isArray(n.spec?.taints) ? (n.spec.taints as Toleration[]) : []).some(
+          (t) => t.key === taint.key && (t.value ?? '') === taint.value,
+        ),
+      );
+    if (carriers.length === 0) continue;
+    const effect = (carriers[0]!.spec.taints as Toleration[]).find((t) => t.key === taint.key)?.effect;
+    lines.push(
+      `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}${effect ? `:${effect}` : ''} on ${nameList(
+        carriers.map((n) => n.metadata.name),
+        4,
+      )}; the pod has no toleration for it`,
+    );
+  }
+  return lines.length > 0 ? lines.join('; ') : undefined;
+}
+
+/** Nodes whose labels and taints admit the pod: where its requests have to fit. */
+function candidateNodes(ctx: AnalyzerContext, pod: KubeObject): KubeObject[] {
+  const selector = pod.spec?.nodeSelector as Record<string, string> | undefined;
+  return ctx
+    .objects('nodes')
+    .filter((n) => n.spec?.unschedulable !== true && toleratesAll(pod, n))
+    .filter((n) => !selector || Object.entries(selector).every(([k, v]) => n.metadata.labels?.[k] === v));
+}
+
+/** Each node the pod may use, its allocatable next to the pod's request: `a 3820m, b 3820m (pod requests 3)`. */
+function fitLine(ctx: AnalyzerContext, pod: KubeObject, resource: 'cpu' | 'memory'): string | undefined {
+  if (!canSee(ctx, 'nodes')) return undefined;
+  const nodes = candidateNodes(ctx, pod);
+  if (nodes.length === 0) return undefined;
+  const format = resource === 'cpu' ? formatCpu : formatBytes;
+  const want = requests(pod, resource);
+  const each = nodes
+    .map((n) => ({ name: n.metadata.name, value: parseQuantity(n.status?.allocatable?.[resource]) ?? 0 }))
+    .sort((a, b) => b.value - a.value || a.name.localeCompare(b.name));
+  const shown = each.slice(0, 4).map((n) => `${n.name} ${format(n.value)}`);
+  const more = each.length > 4 ? `, and ${each.length - 4} more` : '';
+  return `pod requests ${resource} ${format(want)}; allocatable ${resource} of the ${each.length} node(s) it may use: ${shown.join(', ')}${more} (the scheduler first subtracts what the pods already there request)`;
+}
+
+/** For each key a nodeSelector requires, the values the nodes actually carry: `instance-type: c6i.4xlarge on a, b`. */
+function nodeLabelsLine(ctx: AnalyzerContext, pod: KubeObject): string | undefined {
+  const selector = pod.spec?.nodeSelector as Record<string, string> | undefined;
+  if (!selector || !canSee(ctx, 'nodes')) return undefined;
+  const nodes = ctx.objects('nodes');
+  const parts = Object.keys(selector)
+    .sort()
+    .map((key) => {
+      const byValue = new Map<string, string[]>();
+      for (const n of nodes) {
+        const v = n.metadata.labels?.[key] ?? '(unset)';
+        byValue.set(v, [...(byValue.get(v) ?? []), n.metadata.name]);
+      }
+      const values = [...byValue.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([v, names]) => `${v} (${nameList(names, 3)})`);
+      return `nodes' ${key}: ${values.join(', ')}`;
+    });
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/**
+ * What the cluster autoscaler said about the pending pods: `pod didn't trigger scale-up: 1 max node group size
+ * reached`, `pod triggered scale-up: [{pool 3->4 (max: 10)}]`, or a failed scale-up. Without a scale-up, capacity
+ * does not come by itself.
+ */
+const AUTOSCALER_REASONS = ['NotTriggerScaleUp', 'TriggeredScaleUp', 'FailedScaleUp', 'ScaleUpTimedOut'];
+
+function autoscalerEvent(ctx: AnalyzerContext, pods: readonly KubeObject[]): EventSummary | undefined {
+  return pods
+    .flatMap((p) =>
+      findEvents(ctx, { kind: 'Pod', name: p.metadata.name, namespace: ctx.namespace, reasons: AUTOSCALER_REASONS }),
+    )
+    .filter((e) => isRecent(ctx.now, e.last))
+    .sort((a, b) => (b.last?.getTime() ?? 0) - (a.last?.getTime() ?? 0))[0];
 }
 
 const SEVERITY_BY_SHARE = (share: number): FindingInput['severity'] => (share >= 0.5 ? 'high' : 'medium');
@@ -186,8 +278,10 @@ export const schedulingAnalyzer: Analyzer = {
       const related: ResourceRef[] = owner ? [owner] : [];
       const attempts = events.reduce((n, e) => n + e.count, 0);
       const pendingFor = formatAge(Math.max(0, ctx.now.getTime() - Date.parse(pod.metadata.creationTimestamp ?? '')));
-      const header = `${pods.length} pod(s) Pending for ${pendingFor}${attempts > 0 ? `, ${attempts} FailedScheduling event(s)` : ''}`;
+      const header = `${pods.length} pod(s) Pending for ${pendingFor}${attempts > 0 ? `, ${attempts} FailedScheduling event(s)` : ''}: ${nameList(pods.map((p) => p.metadata.name))}`;
       const eventLine = latest ? describeEvent(latest, ctx.now) : `PodScheduled=False: ${message}`;
+      const scaler = autoscalerEvent(ctx, pods);
+      const changed = revisionChanges(ctx, pod);
 
       // Merge clauses with the same code (e.g. two different taints).
       const byCode = new Map<string, SchedulingReason[]>();
@@ -199,23 +293,29 @@ export const schedulingAnalyzer: Analyzer = {
         const byDesign =
           code === 'POD_UNTOLERATED_TAINT' && reasons.every((r) => CONTROL_PLANE_TAINT.test(r.taint ?? ''));
         const symptom = code === 'POD_UNBOUND_PVC';
-        const evidence = [header, eventLine, `${nodes}/${total} nodes: ${reasons.map((r) => r.text).join('; ')}`];
-        if (code === 'POD_INSUFFICIENT_CPU' || code === 'POD_INSUFFICIENT_MEMORY') {
-          const line = capacityLine(ctx, pod, code === 'POD_INSUFFICIENT_CPU' ? 'cpu' : 'memory');
-          if (line) evidence.push(line);
-        }
+        const capacity = code === 'POD_INSUFFICIENT_CPU' || code === 'POD_INSUFFICIENT_MEMORY';
+        // Ranks: which pods and the scheduler's words, what it means node by node, then autoscaler and history.
+        const evidence = new EvidenceList()
+          .add(0, header)
+          .add(1, eventLine)
+          .add(2, `${nodes}/${total} nodes: ${reasons.map((r) => r.text).join('; ')}`)
+          .add(capacity ? 3 : 5, scaler && describeEvent(scaler, ctx.now))
+          .add(4, changed);
+        if (capacity) evidence.add(3, fitLine(ctx, pod, code === 'POD_INSUFFICIENT_CPU' ? 'cpu' : 'memory'));
+        if (code === 'POD_UNTOLERATED_TAINT') evidence.add(3, taintLine(ctx, reasons));
         if (code === 'POD_NODE_SELECTOR_MISMATCH' || code === 'POD_AFFINITY_MISMATCH') {
-          const sel = selectorLine(pod);
-          if (sel) evidence.push(sel);
-          const miss = labelMissLine(ctx, pod);
-          if (miss) evidence.push(miss);
+          evidence.add(3, selectorLine(pod)).add(3, nodeLabelsLine(ctx, pod)).add(4, labelMissLine(ctx, pod));
         }
         const claims = symptom
           ? (Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : [])
               .map((v: { persistentVolumeClaim?: { claimName?: string } }) => v?.persistentVolumeClaim?.claimName)
               .filter((c: unknown): c is string => typeof c === 'string')
           : [];
-        if (claims.length > 0) evidence.push(`claims: ${claims.join(', ')}`);
+        if (claims.length > 0) evidence.add(3, `claims: ${claims.join(', ')}`);
+        const noScaleUp =
+          capacity && scaler?.reason === 'NotTriggerScaleUp'
+            ? `; the cluster autoscaler adds no node (${scaler.message.replace(/^pod didn't trigger scale-up:\s*/i, '')})`
+            : '';
         findings.push({
           code,
           analyzer: NAME,
@@ -223,8 +323,8 @@ export const schedulingAnalyzer: Analyzer = {
           // An unbound claim is the PVC analyzer's root cause; here it is only the symptom on the pod.
           severity: byDesign ? 'low' : symptom ? 'medium' : SEVERITY_BY_SHARE(share),
           resource: podRef(pod),
-          message: `${pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`} be scheduled: ${MESSAGES[code]} (${nodes}/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}.`,
-          evidence,
+          message: `${pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`} be scheduled: ${MESSAGES[code]} (${nodes}/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}${noScaleUp}.`,
+          evidence: evidence.lines(),
           confidence: byDesign ? 0.3 : symptom ? 0.6 : Math.min(0.95, 0.55 + 0.4 * share),
           related: [...related, ...claims.map((c: string) => ref('PersistentVolumeClaim', c, ctx.namespace))],
           remediation: REMEDIATION[code] ?? [],
