@@ -80,11 +80,13 @@ export async function locateNamespace(
     for (const o of byKind[i] ?? []) {
       const name = o.metadata.name;
       const base = k.kind === 'pods' ? workloadOfPod(o) : name;
+      const app = k.kind === 'pods' ? appLabel(o) : undefined;
       if (words.has(name)) add(o.metadata.namespace, k.weight + 2, `"${name}" is a ${k.label} there`);
       else if (base !== name && words.has(base)) add(o.metadata.namespace, k.weight, `"${base}" runs pods there`);
+      else if (app && words.has(app)) add(o.metadata.namespace, k.weight, `pods of app "${app}" run there`);
       else if (k.kind !== 'pods') {
         // "the exports" for CronJob nightly-export: a word that is one part of a longer name, weakly.
-        const part = base.split('-').find((p) => p.length >= 4 && (words.has(p) || words.has(`${p}s`)));
+        const part = base.split('-').find((p) => p.length >= 2 && (words.has(p) || words.has(`${p}s`)));
         if (part) add(o.metadata.namespace, k.weight / 3, `"${part}" is part of ${k.label} ${name}`);
       }
     }
@@ -163,4 +165,10 @@ export function workloadOfPod(pod: KubeObject): string {
   if (owner?.kind === 'StatefulSet' || owner?.kind === 'DaemonSet') return owner.name;
   if (owner?.kind === 'Job') return owner.name.replace(/-\d{8,}$/, '');
   return name.replace(/-[a-z0-9]{5}$/, '').replace(/-[a-f0-9]{8,10}$/, '');
+}
+
+/** The application a pod belongs to by its conventional labels: what people call it. */
+function appLabel(pod: KubeObject): string | undefined {
+  const labels = pod.metadata.labels ?? {};
+  return labels['app.kubernetes.io/name'] ?? labels['app'] ?? labels['k8s-app'];
 }

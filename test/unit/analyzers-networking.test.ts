@@ -10,7 +10,7 @@ import {
   parseTimeSpec,
   routeOfBackend,
 } from '../../src/triage/analyzers/proxy-logs.js';
-import { FindingSchema, type Finding } from '../../src/triage/findings.js';
+import { type Finding, FindingSchema } from '../../src/triage/findings.js';
 
 const NOW = new Date('2026-02-17T14:32:00Z');
 const NS = 'web';
@@ -21,8 +21,6 @@ const LONG_AGO = '2025-01-01T00:00:00Z';
 function meta(name: string, namespace: string | undefined, extra: Record<string, unknown> = {}) {
   return { name, ...(namespace ? { namespace } : {}), creationTimestamp: LONG_AGO, ...extra };
 }
-
-const readyConditions = [{ type: 'Ready', status: 'True', lastTransitionTime: LONG_AGO }];
 
 function pod(
   name: string,
@@ -93,7 +91,10 @@ function deployment(
 ): KubeObject {
   return {
     kind: 'Deployment',
-    metadata: meta(name, opts.namespace ?? NS, { labels, ...(opts.annotations ? { annotations: opts.annotations } : {}) }),
+    metadata: meta(name, opts.namespace ?? NS, {
+      labels,
+      ...(opts.annotations ? { annotations: opts.annotations } : {}),
+    }),
     spec: {
       replicas,
       selector: { matchLabels: labels },
@@ -144,11 +145,15 @@ function route(
 const ROUTER = 'router-default-6d8b5c9f7b-2xkqz';
 
 function routerPod(ip = '10.131.0.23'): KubeObject {
-  return pod(ROUTER, { 'ingresscontroller.operator.openshift.io/deployment-ingresscontroller': 'default' }, {
-    namespace: 'openshift-ingress',
-    containerName: 'logs',
-    ip,
-  });
+  return pod(
+    ROUTER,
+    { 'ingresscontroller.operator.openshift.io/deployment-ingresscontroller': 'default' },
+    {
+      namespace: 'openshift-ingress',
+      containerName: 'logs',
+      ip,
+    },
+  );
 }
 
 function event(
@@ -188,7 +193,10 @@ function run(name: string, objects: KubeObject[], logs: Record<string, string> =
 
 function one(findings: Finding[], code: string): Finding {
   const found = findings.filter((f) => f.code === code);
-  expect(found.map((f) => f.code), JSON.stringify(findings.map((f) => f.code))).toEqual([code]);
+  expect(
+    found.map((f) => f.code),
+    JSON.stringify(findings.map((f) => f.code)),
+  ).toEqual([code]);
   return found[0] as Finding;
 }
 
@@ -197,7 +205,10 @@ function one(findings: Finding[], code: string): Finding {
 describe('data-plane log parsers', () => {
   it('reads an OpenShift router httplog line with no server available', () => {
     const entry = parseHaproxyLine(
-      haproxy('2026-02-17T14:22:47.356Z', 'be_edge_http:web:storefront/<NOSRV> 0/-1/-1/-1/0 503 3324 - - SC-- 47/21/0/0/0 0/0 "GET / HTTP/2.0"'),
+      haproxy(
+        '2026-02-17T14:22:47.356Z',
+        'be_edge_http:web:storefront/<NOSRV> 0/-1/-1/-1/0 503 3324 - - SC-- 47/21/0/0/0 0/0 "GET / HTTP/2.0"',
+      ),
     );
     expect(entry).toMatchObject({
       kind: 'access',
@@ -220,7 +231,11 @@ describe('data-plane log parsers', () => {
     const down = parseHaproxyLine(
       'haproxy[1296]: Server be_secure:billing:portal/pod:portal-1:portal:https:10.129.2.242:8443 is DOWN, reason: Layer6 invalid response, info: "SSL handshake failure", check duration: 3ms.',
     );
-    expect(down).toMatchObject({ kind: 'server-down', reason: 'Layer6 invalid response', info: 'SSL handshake failure' });
+    expect(down).toMatchObject({
+      kind: 'server-down',
+      reason: 'Layer6 invalid response',
+      info: 'SSL handshake failure',
+    });
     expect(parseHaproxyLine('backend be_secure:billing:portal has no server available!')).toMatchObject({
       kind: 'no-server',
       backend: 'be_secure:billing:portal',
@@ -439,12 +454,16 @@ describe('route analyzer', () => {
 describe('ingress analyzer', () => {
   const CONTROLLER = 'ingress-nginx-controller-xlj7l65925-6fbbn';
   const nginx = (name: string, cls: string, namespace = 'ingress-nginx') =>
-    pod(name, { 'app.kubernetes.io/component': 'controller' }, {
-      namespace,
-      containerName: 'controller',
-      image: 'registry.k8s.io/ingress-nginx/controller:v1.11.3',
-      args: ['/nginx-ingress-controller', `--controller-class=k8s.io/${cls}`, `--ingress-class=${cls}`],
-    });
+    pod(
+      name,
+      { 'app.kubernetes.io/component': 'controller' },
+      {
+        namespace,
+        containerName: 'controller',
+        image: 'registry.k8s.io/ingress-nginx/controller:v1.11.3',
+        args: ['/nginx-ingress-controller', `--controller-class=k8s.io/${cls}`, `--ingress-class=${cls}`],
+      },
+    );
   const ingressClass = (name: string, controller: string): KubeObject => ({
     kind: 'IngressClass',
     metadata: meta(name, undefined),
@@ -455,7 +474,12 @@ describe('ingress analyzer', () => {
     metadata: meta(name, NS),
     spec: {
       ingressClassName: cls,
-      rules: [{ host: `${name}.example.com`, http: { paths: [{ path: '/api', backend: { service: { name: backend, port: { number: 80 } } } }] } }],
+      rules: [
+        {
+          host: `${name}.example.com`,
+          http: { paths: [{ path: '/api', backend: { service: { name: backend, port: { number: 80 } } } }] },
+        },
+      ],
     },
     status: { loadBalancer: address ? { ingress: [{ hostname: address }] } : {} },
   });
@@ -493,7 +517,11 @@ describe('ingress analyzer', () => {
       deployment('ingress-nginx-internal-controller', { 'app.kubernetes.io/component': 'controller' }, 0, {
         namespace: 'ingress-nginx-internal',
         image: 'registry.k8s.io/ingress-nginx/controller:v1.11.3',
-        args: ['/nginx-ingress-controller', '--controller-class=k8s.io/ingress-nginx-internal', '--ingress-class=nginx-internal'],
+        args: [
+          '/nginx-ingress-controller',
+          '--controller-class=k8s.io/ingress-nginx-internal',
+          '--ingress-class=nginx-internal',
+        ],
       }),
     ];
     const logs = {
@@ -511,7 +539,10 @@ describe('ingress analyzer', () => {
     expect(text).toContain('Ignoring ingress because of error while validating ingress class');
     expect(text).toContain('still shows address old-lb.example.com');
     // A running controller for the class settles it: the class is served.
-    const served = [...objects, nginx('ingress-nginx-internal-controller-1', 'ingress-nginx-internal', 'ingress-nginx-internal')];
+    const served = [
+      ...objects,
+      nginx('ingress-nginx-internal-controller-1', 'ingress-nginx-internal', 'ingress-nginx-internal'),
+    ];
     expect(run('ingress', served).map((x) => x.code)).not.toContain('INGRESS_CLASS_NO_CONTROLLER');
   });
 });
@@ -530,7 +561,9 @@ describe('service-endpoints analyzer', () => {
     const f = one(run('service-endpoints', objects), 'SERVICE_TARGET_PORT_MISMATCH');
     expect(f.severity).toBe('high');
     expect(f.evidence.join('\n')).toContain('targetPort 8080, which no container of its pods declares');
-    expect(f.evidence.join('\n')).toContain('pricing-2mgm4-4j276 declare containerPort 9090 (http); 1/1 pass their probe on 9090');
+    expect(f.evidence.join('\n')).toContain(
+      'pricing-2mgm4-4j276 declare containerPort 9090 (http); 1/1 pass their probe on 9090',
+    );
   });
 
   it('keeps an uncorroborated port mismatch low, and says nothing when the pods declare no ports', () => {
@@ -594,17 +627,21 @@ describe('service-endpoints analyzer', () => {
 
 describe('dns analyzer', () => {
   const dnsPod = (name: string, opts: { ready?: boolean; waiting?: string; ip?: string } = {}): KubeObject => {
-    const p = pod(name, { 'k8s-app': 'kube-dns' }, {
-      namespace: 'kube-system',
-      containerName: 'coredns',
-      ready: opts.ready ?? true,
-      ...(opts.waiting ? { waiting: opts.waiting } : {}),
-      ip: opts.ip ?? '10.0.81.178',
-      ports: [
-        { containerPort: 53, name: 'dns', protocol: 'UDP' },
-        { containerPort: 53, name: 'dns-tcp', protocol: 'TCP' },
-      ],
-    });
+    const p = pod(
+      name,
+      { 'k8s-app': 'kube-dns' },
+      {
+        namespace: 'kube-system',
+        containerName: 'coredns',
+        ready: opts.ready ?? true,
+        ...(opts.waiting ? { waiting: opts.waiting } : {}),
+        ip: opts.ip ?? '10.0.81.178',
+        ports: [
+          { containerPort: 53, name: 'dns', protocol: 'UDP' },
+          { containerPort: 53, name: 'dns-tcp', protocol: 'TCP' },
+        ],
+      },
+    );
     p.spec.volumes = [
       { name: 'config-volume', configMap: { name: 'coredns', items: [{ key: 'Corefile', path: 'Corefile' }] } },
       { name: 'custom-config-volume', configMap: { name: 'coredns-custom', optional: true } },
@@ -651,7 +688,9 @@ describe('dns analyzer', () => {
       dnsPod('coredns-6d4f-bq7xk'),
       dnsPod('coredns-6d4f-m2ngw'),
       configMap('coredns', { Corefile: COREFILE }),
-      configMap('coredns-custom', { 'corp.server': 'corp.contoso.com:53 {\n    errors\n    forward . 10.20.0.53 10.20.0.54\n}\n' }),
+      configMap('coredns-custom', {
+        'corp.server': 'corp.contoso.com:53 {\n    errors\n    forward . 10.20.0.53 10.20.0.54\n}\n',
+      }),
     ];
     const logs = {
       'kube-system/coredns-6d4f-bq7xk/coredns': [
@@ -665,7 +704,9 @@ describe('dns analyzer', () => {
     const text = f.evidence.join('\n');
     expect(text).toContain('10.20.0.53:53: i/o timeout');
     expect(text).toContain('sqlprod01.corp.contoso.com');
-    expect(text).toContain('ConfigMap kube-system/coredns-custom (corp.server), zone corp.contoso.com: forward . 10.20.0.53 10.20.0.54');
+    expect(text).toContain(
+      'ConfigMap kube-system/coredns-custom (corp.server), zone corp.contoso.com: forward . 10.20.0.53 10.20.0.54',
+    );
   });
 
   describe('egress NetworkPolicies', () => {
@@ -701,14 +742,25 @@ describe('dns analyzer', () => {
     it('accepts a rule that admits UDP 53 to the DNS pods, and rejects one that admits only TCP 53', () => {
       const toDns = (protocol: string) => ({
         ports: [{ port: 53, protocol }],
-        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+        to: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+            podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+          },
+        ],
       });
       const open = [client, dnsPod('coredns-5b9-8lx2c'), policy('egress-lockdown', [https, toDns('UDP')])];
       expect(run('dns', open, {}, 'notifications').map((x) => x.code)).not.toContain('NETWORK_POLICY_BLOCKS_DNS');
       const tcpOnly = [client, dnsPod('coredns-5b9-8lx2c'), policy('egress-lockdown', [https, toDns('TCP')])];
       expect(run('dns', tcpOnly, {}, 'notifications').map((x) => x.code)).toContain('NETWORK_POLICY_BLOCKS_DNS');
       // An ipBlock that covers the DNS pod's address admits it too.
-      const wide = [client, dnsPod('coredns-5b9-8lx2c'), policy('egress-lockdown', [{ ports: [{ port: 53, protocol: 'UDP' }], to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }])];
+      const wide = [
+        client,
+        dnsPod('coredns-5b9-8lx2c'),
+        policy('egress-lockdown', [
+          { ports: [{ port: 53, protocol: 'UDP' }], to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] },
+        ]),
+      ];
       expect(run('dns', wide, {}, 'notifications').map((x) => x.code)).not.toContain('NETWORK_POLICY_BLOCKS_DNS');
     });
   });
@@ -727,7 +779,9 @@ describe('dns analyzer', () => {
     };
     const f = one(run('dns', objects, logs, 'mercado'), 'DNS_LOOKUP_FAILURES');
     expect(f.owner).toEqual({ kind: 'ConfigMap', name: 'productcatalog-config', namespace: 'mercado' });
-    expect(f.evidence.join('\n')).toContain('namespace mercado-prod does not exist; Service catalog-db exists in namespace mercado');
+    expect(f.evidence.join('\n')).toContain(
+      'namespace mercado-prod does not exist; Service catalog-db exists in namespace mercado',
+    );
   });
 
   it('recognizes a .NET name resolution failure by its System.Net.Dns frame', () => {
@@ -739,7 +793,12 @@ describe('dns analyzer', () => {
     const f = one(run('dns', objects, logs, 'claims'), 'DNS_LOOKUP_FAILURES');
     expect(f.evidence[0]).toContain('SocketException (00000001, 11): Resource temporarily unavailable');
     // The same exception thrown by a socket connect is not a lookup failure.
-    const connect = { 'claims/claims-api-f9n-lkcz6/app': logs['claims/claims-api-f9n-lkcz6/app'].replace('System.Net.Dns.GetHostEntryOrAddressesCore', 'System.Net.Sockets.Socket.Connect') };
+    const connect = {
+      'claims/claims-api-f9n-lkcz6/app': logs['claims/claims-api-f9n-lkcz6/app'].replace(
+        'System.Net.Dns.GetHostEntryOrAddressesCore',
+        'System.Net.Sockets.Socket.Connect',
+      ),
+    };
     expect(run('dns', objects, connect, 'claims')).toEqual([]);
   });
 });

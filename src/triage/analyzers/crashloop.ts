@@ -226,6 +226,17 @@ export const crashloopAnalyzer: Analyzer = {
           `${group.length} pods of ${owner?.kind} ${owner?.name} crash the same way: ${nameList(group.map((g) => g.pod.metadata.name))}`,
         );
       }
+      const ready = readySiblings(ctx, pod, group);
+      if (ready.length > 0) {
+        // Replicas of the same owner that run fine narrow the cause to what differs: start time, node, revision.
+        evidence.add(
+          4,
+          `ready replicas of ${owner?.kind} ${owner?.name}: ${nameList(
+            ready.map((p) => (p.spec?.nodeName ? `${p.metadata.name} (node ${p.spec.nodeName})` : p.metadata.name)),
+            4,
+          )}`,
+        );
+      }
       evidence
         .add(4, revisionChanges(ctx, pod))
         .add(5, rolloutLine(ctx, pod))
@@ -269,7 +280,6 @@ export const crashloopAnalyzer: Analyzer = {
         if (cm) {
           fixOwner = ref('ConfigMap', cm, pod.metadata.namespace ?? ctx.namespace);
           related.push(fixOwner);
-          const ready = readySiblings(ctx, pod, group);
           if (ready.length > 0) {
             evidence.add(
               3,

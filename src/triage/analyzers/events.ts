@@ -86,7 +86,7 @@ export interface EventFilter {
 /** Events matching the filter, collapsed by (object, reason, message) and sorted newest first. */
 export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSummary[] {
   const groups = new Map<string, EventSummary>();
-  for (const event of ctx.objects('events')) {
+  for (const event of candidates(ctx, filter)) {
     const ref = involved(event);
     if (filter.kind !== undefined && ref.kind !== filter.kind) continue;
     if (filter.name !== undefined && ref.name !== filter.name) continue;
@@ -118,6 +118,29 @@ export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSumm
     }
   }
   return [...groups.values()].sort(compareEventSummaries);
+}
+
+/**
+ * Analyzers ask for the events of one object per pod or claim; with thousands of each, scanning every event per
+ * question is quadratic. Events are indexed by involved kind and name once per context.
+ */
+const byObject = new WeakMap<AnalyzerContext, Map<string, KubeObject[]>>();
+
+function candidates(ctx: AnalyzerContext, filter: EventFilter): readonly KubeObject[] {
+  if (filter.kind === undefined || filter.name === undefined) return ctx.objects('events');
+  let index = byObject.get(ctx);
+  if (index === undefined) {
+    index = new Map();
+    for (const event of ctx.objects('events')) {
+      const ref = involved(event);
+      const key = `${ref.kind}\u0000${ref.name}`;
+      const list = index.get(key);
+      if (list === undefined) index.set(key, [event]);
+      else list.push(event);
+    }
+    byObject.set(ctx, index);
+  }
+  return index.get(`${filter.kind}\u0000${filter.name}`) ?? [];
 }
 
 function compareEventSummaries(a: EventSummary, b: EventSummary): number {

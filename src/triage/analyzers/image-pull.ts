@@ -212,7 +212,7 @@ export const imagePullAnalyzer: Analyzer = {
           ? `the image has no build for ${failingOn.join(', ')} (node ${nameList(
               [...new Set(group.map((g) => String(g.pod.spec?.nodeName ?? '')))].filter(Boolean),
               3,
-            )})${workingOn.length > 0 ? `; its replicas on ${workingOn.join(', ')} nodes run` : ''}`
+            )})${workingOn.length > 0 ? `; replicas on ${workingOn.join(', ')} nodes run it` : ''}`
           : MESSAGES[cause];
       findings.push({
         code: cause,

@@ -6,7 +6,7 @@ import { formatTaint, nodeTaints, placementBlockers } from './placement.js';
 import { groupBy, isoAge, namespacePods, ownerKey, ownerOf, podCondition, podRef, ref } from './pods.js';
 import { formatBytes, parseQuantity } from './quantity.js';
 import { matchesMap } from './selectors.js';
-import { claimOfVolume, workloadName, workloadRef } from './storage.js';
+import { claimOfVolume, fitEvidence, workloadName, workloadRef } from './storage.js';
 
 const NAME = 'node-health';
 
@@ -33,13 +33,27 @@ function conditionLine(ctx: AnalyzerContext, c: any): string {
   return `${c.type}=${c.status}${since}: ${c.reason ?? ''} ${c.message ?? ''}`.trim();
 }
 
-/** Taints with when they were added: `node.kubernetes.io/unreachable:NoExecute (added 12m ago)`. */
-function taintLine(ctx: AnalyzerContext, node: KubeObject): string | undefined {
+/**
+ * Taints with when they were added, one entry per key and value: `node.kubernetes.io/unreachable:NoSchedule,NoExecute
+ * (added 12m ago)`.
+ */
+function taintText(ctx: AnalyzerContext, node: KubeObject): string | undefined {
   const taints = nodeTaints(node);
   if (taints.length === 0) return undefined;
-  return `taints: ${taints
-    .map((t) => `${formatTaint(t)}${t.timeAdded ? ` (added ${formatAge(isoAge(ctx.now, t.timeAdded))} ago)` : ''}`)
+  const byKey = groupBy(taints, (t) => formatTaint({ ...t, effect: '' }));
+  return `taints ${[...byKey.entries()]
+    .map(([key, group]) => {
+      const added = group.map((t) => t.timeAdded).find((t): t is string => typeof t === 'string');
+      return `${key}${group.map((t) => t.effect).join(',')}${added ? ` (added ${formatAge(isoAge(ctx.now, added))} ago)` : ''}`;
+    })
     .join(', ')}`;
+}
+
+/** A condition and the node's taints on one line: the taints are how the condition acts on pods. */
+// biome-ignore lint/suspicious/noExplicitAny: raw condition JSON
+function conditionWithTaints(ctx: AnalyzerContext, c: any, node: KubeObject): string {
+  const taints = taintText(ctx, node);
+  return taints ? `${conditionLine(ctx, c)}; ${taints}` : conditionLine(ctx, c);
 }
 
 function evictedNode(pod: KubeObject): string | undefined {
@@ -245,7 +259,7 @@ export const nodeHealthAnalyzer: Analyzer = {
       for (const type of PRESSURE) {
         const c = condition(node, type);
         if (c?.status !== 'True') continue;
-        const evidence = [conditionLine(ctx, c)];
+        const evidence = [conditionWithTaints(ctx, c, node)];
         const threshold = nodeEvents.find((e) =>
           /EvictionThresholdMet|FreeDiskSpaceFailed|ImageGCFailed|SystemOOM/.test(e.reason),
         );
@@ -269,8 +283,6 @@ export const nodeHealthAnalyzer: Analyzer = {
               .map((p) => p.metadata.name)
               .join(', ')}`,
           );
-        const taints = taintLine(ctx, node);
-        if (taints) evidence.push(taints);
         findings.push({
           code: 'NODE_PRESSURE',
           analyzer: NAME,
@@ -278,7 +290,7 @@ export const nodeHealthAnalyzer: Analyzer = {
           severity: relevant ? 'high' : 'medium',
           resource: ref('Node', name),
           message: `Node ${name} reports ${type} since ${formatAge(isoAge(ctx.now, c.lastTransitionTime))}${evictedHere.length > 0 ? ` and evicted ${evictedHere.length} pod(s) of ${ctx.namespace}` : ''}${workload && offender ? `; ${workload.kind} ${workload.name} drives it (container ${offender.container} used ${bytesOrCount(offender.resource, offender.usage)} of ${offender.resource}, request ${bytesOrCount(offender.resource, offender.request)})` : ''}.`,
-          evidence,
+          evidence: fitEvidence(evidence),
           confidence: relevant ? 0.9 : 0.65,
           related: dedupe([...(workload ? [workload] : []), ...evictedHere.slice(0, MAX_RELATED_PODS).map(podRef)]),
           remediation: [
@@ -321,11 +333,11 @@ export const nodeHealthAnalyzer: Analyzer = {
         severity: current ? 'medium' : 'low',
         resource: podRef(pod),
         message: `${group.length} pod(s)${owner ? ` of ${owner.kind} ${owner.name}` : ''} were evicted from node${fromNodes.length > 1 ? 's' : ''} ${fromNodes.join(', ') || '?'} ${formatAge(age)} ago.`,
-        evidence: [
+        evidence: fitEvidence([
           `Evicted: ${pod.status?.message ?? ''}`,
           ...(events[0] ? [describeEvent(events[0], ctx.now)] : []),
           `${group.length} evicted pod(s) left in Failed phase${nodeStillBad ? `; node ${nodeName} still unhealthy` : ''}`,
-        ],
+        ]),
         confidence: current ? 0.8 : 0.4,
         related: [...(owner ? [owner] : []), ...fromNodes.map((n) => ref('Node', n))],
         remediation: ['clean-evicted-pods'],
@@ -347,7 +359,7 @@ function notReady(
   const relevant = here.length > 0;
   // Evidence in the order an engineer reads it (the envelope keeps the first six lines): what the node says, what it
   // strands, its heartbeat and taints, then what keeps the workload from moving on.
-  const evidence = [conditionLine(ctx, ready)];
+  const evidence = [conditionWithTaints(ctx, ready, node)];
   if (here.length > 0) {
     const states = here
       .slice(0, 4)
@@ -359,8 +371,6 @@ function notReady(
   }
   const lease = leaseLine(ctx, name);
   if (lease) evidence.push(lease.line);
-  const taints = taintLine(ctx, node);
-  if (taints) evidence.push(taints);
   let owner: ResourceRef | undefined;
   if (ready.status === 'False' && /\bcni\b|network plugin|NetworkReady=false/i.test(String(ready.message ?? ''))) {
     const cni = cniDaemonSetBlocked(ctx, node);
@@ -413,7 +423,7 @@ function notReady(
             .join(', ')}${here.length > 2 ? ', …' : ''})`
         : ''
     }${services[0]?.emptied ? `, and Service ${services[0].service.metadata.name} has no ready pod elsewhere` : ''}.`,
-    evidence,
+    evidence: fitEvidence(evidence),
     confidence: relevant ? 0.95 : 0.7,
     related: dedupe(related),
     remediation: ['check-kubelet', 'drain-node'],

@@ -382,7 +382,7 @@ export function routerView(
   routerName?: string,
 ): RouterView | undefined {
   const names = new Set(routeBackendNames(namespace, route));
-  let best: (RouterView & { weight: number }) | undefined;
+  let best: { view: RouterView; weight: number } | undefined;
   for (const router of routerPods(ctx, routerName)) {
     const entries = podLogLines(ctx, router)
       .map(parseHaproxyLine)
@@ -399,11 +399,10 @@ export function routerView(
     const noServer = entries.filter((e): e is HaproxyNoServer => e.kind === 'no-server' && inWindow(e.at, ctx.now));
     const weight = access.filter((a) => a.status >= 500).length + down.length * 5 + noServer.length;
     const backend = (access[0] ?? entries[0])?.backend as string;
-    if (best === undefined || weight > best.weight) best = { router, backend, access, down, noServer, weight };
+    if (best === undefined || weight > best.weight)
+      best = { view: { router, backend, access, down, noServer }, weight };
   }
-  if (best === undefined) return undefined;
-  const { weight: _weight, ...view } = best;
-  return view;
+  return best?.view;
 }
 
 /** `haproxy.router.openshift.io/timeout` and friends: HAProxy time specs, milliseconds when no unit is given. */

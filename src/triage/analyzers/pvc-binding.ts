@@ -552,7 +552,7 @@ function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
             ? `Nothing is provisioning PVC ${pvc.metadata.name}: StorageClass ${cls} names provisioner ${provisioner}, whose controller ${workloadName(workload)} ${state.text}.`
             : `PVC ${pvc.metadata.name} waits for provisioner ${provisioner}: its controller ${workloadName(workload)} ${state.text} but has not acted on the claim in ${formatAge(pendingFor)}.`,
           evidence,
-          confidence: state.down ? 0.93 : 0.6,
+          confidence: state.down ? (controller.weak ? 0.85 : 0.93) : 0.6,
           related: [target, ref('StorageClass', cls), ...consumerRefs],
           remediation: state.down ? ['scale-provisioner', 'install-provisioner'] : ['check-provisioner-logs'],
           ...(state.down ? { owner: target } : {}),

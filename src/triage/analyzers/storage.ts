@@ -123,14 +123,16 @@ export interface ControllerMatch {
   workload: KubeObject;
   /** How the workload was tied to the driver, for the evidence. */
   how: string;
+  /** Tied by name alone, not by a Lease, the pod template or the CSIDriver's labels. */
+  weak?: boolean;
 }
 
 /**
  * The Deployment or StatefulSet that provisions volumes for a provisioner (CSI driver or external provisioner), among
  * the workloads read in any namespace. Ties, strongest first: the provisioner's leader-election Lease names one of
  * its pods; the name appears in the pod template (`--provisioner`, `PROVISIONER_NAME`, a socket path); the workload
- * runs the csi-provisioner sidecar and shares app.kubernetes.io labels with the CSIDriver; it is the only workload
- * running that sidecar whose name or image shares a word with the provisioner's.
+ * runs the csi-provisioner sidecar and shares app.kubernetes.io labels with the CSIDriver; it is the workload running
+ * that sidecar whose name shares most of the provisioner's distinctive words.
  */
 export function provisionerController(ctx: AnalyzerContext, provisioner: string): ControllerMatch | undefined {
   const workloads = [...ctx.objects('deployments'), ...ctx.objects('statefulsets')];
@@ -164,23 +166,22 @@ export function provisionerController(ctx: AnalyzerContext, provisioner: string)
       };
     }
   }
-  const words = new Set(
-    provisioner
-      .toLowerCase()
-      .split(/[^a-z0-9]+/)
-      .filter((w) => w.length >= 3),
-  );
+  // The provisioner's distinctive words (not its top-level domain, not the sidecar's own name) in a workload's name.
+  const labels = provisioner.toLowerCase().split(/[^a-z0-9]+/);
+  if (provisioner.includes('.')) labels.pop();
+  const words = [...new Set(labels)].filter((w) => w.length >= 3 && !'csi-provisioner'.includes(w));
+  const shares = (w: KubeObject) => words.filter((word) => w.metadata.name.toLowerCase().includes(word));
   const scored = sidecars
-    .map((w) => {
-      const text = `${w.metadata.name} ${templateContainers(w)
-        .map((c) => imageName(c?.image))
-        .join(' ')}`.toLowerCase();
-      return { w, score: [...words].filter((word) => text.includes(word)).length };
-    })
+    .map((w) => ({ w, score: shares(w).length }))
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score);
   if (scored.length > 0 && (scored.length === 1 || scored[0]!.score > scored[1]!.score)) {
-    return { workload: scored[0]!.w, how: `it runs csi-provisioner and its name matches ${provisioner}` };
+    const w = scored[0]!.w;
+    return {
+      workload: w,
+      how: `it runs csi-provisioner and its name shares "${shares(w).join('", "')}" with ${provisioner}`,
+      weak: true,
+    };
   }
   return undefined;
 }
