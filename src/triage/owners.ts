@@ -13,6 +13,8 @@ import { eventTime } from './root-cause.js';
  */
 
 const MAX_NAMED_PODS = 4;
+/** Owners whose replicas are folded into one finding; an analyzer's own owner (a ConfigMap, a Node) is not one. */
+const WORKLOADS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
 /**
  * Analyzers whose findings describe a pod's own lifecycle (restarts, kills, pulls, mounts, placement): a pod that has
  * been ready since has left those behind. Findings read from what a pod logs now (DNS errors, refused connections)
@@ -172,7 +174,7 @@ function groupReplicas(findings: readonly Finding[], index: ObjectIndex): Findin
   const groups = new Map<string, Finding[]>();
   const out: Finding[] = [];
   for (const f of findings) {
-    if (f.resource.kind !== 'Pod' || !f.owner || f.stale !== undefined) {
+    if (f.resource.kind !== 'Pod' || !f.owner || !WORKLOADS.has(f.owner.kind) || f.stale !== undefined) {
       out.push(f);
       continue;
     }
@@ -186,7 +188,7 @@ function groupReplicas(findings: readonly Finding[], index: ObjectIndex): Findin
   }
   return out
     .map((f) => {
-      if (!f.owner || f.resource.kind !== 'Pod' || f.stale !== undefined) return f;
+      if (!f.owner || f.resource.kind !== 'Pod' || !WORKLOADS.has(f.owner.kind) || f.stale !== undefined) return f;
       const group = (groups.get(`${f.code}|${refKey(f.owner)}`) ?? [f]).slice().sort(compareFindings);
       const lead = group[0] as Finding;
       const total = index.podsOf(f.owner).filter((p) => p.status?.phase !== 'Succeeded').length;

@@ -323,6 +323,7 @@ const CONTAINER_TESTS: Record<ForEach['where'], ((c: ContainerStatus) => boolean
   pending: undefined,
   'not-running': undefined,
   unbound: undefined,
+  'one-per-workload': undefined,
   'not-ready': (c) => c.ready !== true,
   restarting: (c) => (c.restartCount ?? 0) > 0,
   waiting: (c) => c.state?.waiting !== undefined,
@@ -342,6 +343,8 @@ function objectMatches(o: KubeObject, where: ForEach['where']): boolean {
       return phase !== 'Bound';
     case 'not-ready':
       return phase !== 'Succeeded' && !isReady(o);
+    case 'one-per-workload':
+      return phase === 'Running';
     default: {
       const test = CONTAINER_TESTS[where];
       return test ? containerStatuses(o).some(test) : true;
@@ -354,13 +357,29 @@ function trouble(o: KubeObject): number {
   return containerStatuses(o).reduce((n, c) => n + (c.restartCount ?? 0), 0);
 }
 
+/**
+ * One running pod of each workload: a healthy client still logs the dependency it cannot reach, and one replica
+ * says what all of them would.
+ */
+function firstOfWorkload(): (o: KubeObject) => boolean {
+  const seen = new Set<string>();
+  return (o) => {
+    const owner = o.metadata.ownerReferences?.[0]?.name ?? o.metadata.labels?.['app'] ?? o.metadata.name;
+    const key = `${o.metadata.namespace ?? ''}/${owner}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+}
+
 function selectBindings(items: readonly KubeObject[], forEach: ForEach, namespace: string): Binding[] {
   const matching = items
     .filter((o) => objectMatches(o, forEach.where))
     .map((o, index) => ({ o, index, score: trouble(o) }))
     // Stable: worst first, ties keep the API's order.
     .sort((a, b) => b.score - a.score || a.index - b.index)
-    .map((x) => x.o);
+    .map((x) => x.o)
+    .filter(forEach.where === 'one-per-workload' ? firstOfWorkload() : () => true);
   if (forEach.each === 'object') return matching.map((item) => ({ namespace, item, pod: item.metadata.name }));
   const test = CONTAINER_TESTS[forEach.where];
   const bindings: Binding[] = [];

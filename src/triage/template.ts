@@ -16,7 +16,17 @@ export const ForEachSchema = z.object({
   read: z.string(),
   /** Which of that read's objects to follow. */
   where: z
-    .enum(['all', 'pending', 'not-running', 'not-ready', 'restarting', 'waiting', 'terminated-nonzero', 'unbound'])
+    .enum([
+      'all',
+      'pending',
+      'not-running',
+      'not-ready',
+      'restarting',
+      'waiting',
+      'terminated-nonzero',
+      'unbound',
+      'one-per-workload',
+    ])
     .default('all'),
   /** Iterate objects, or (for pods) each container of each selected pod. */
   each: z.enum(['object', 'container']).default('object'),

@@ -121,6 +121,7 @@ const WHERE_KINDS: Record<string, readonly string[]> = {
   waiting: ['pods'],
   'terminated-nonzero': ['pods'],
   unbound: ['persistentvolumeclaims'],
+  'one-per-workload': ['pods'],
 };
 
 /** Rules the schema alone cannot express: references between reads, evidence coverage, placeholder scope. */

@@ -116,7 +116,8 @@ function score(c: IncidentCase, e: TriageEnvelope) {
     rootCause: e.rootCause,
     nextActions: e.nextActions.map((a) => a.command),
   }).toLowerCase();
-  const evidenceFound = c.keyEvidence.filter((k) => text.includes(k.toLowerCase()));
+  // The envelope is searched as JSON text, so a key is searched as JSON would spell it (quotes escaped).
+  const evidenceFound = c.keyEvidence.filter((k) => text.includes(JSON.stringify(k).slice(1, -1).toLowerCase()));
   const causes = e.rootCause.slice(0, Math.max(2, c.rootCause.length + 1));
   const names = (r: { kind: string; name: string }) => `${r.kind.toLowerCase()}/${r.name}`;
   const named = new Set(causes.flatMap((cause) => [cause.resource, ...(cause.chain ?? [])].map(names)));

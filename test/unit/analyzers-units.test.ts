@@ -714,11 +714,13 @@ describe('crashloop reads the evidence', () => {
       ready: true,
     });
     const backingOff = makePod('web-5d8f7-zzzzz', { owner, statuses: [crashing('app')] });
-    const [f] = run(['crashloop'], [recovering, backingOff], {
+    const steady = makePod('web-5d8f7-mmmmm', { owner, statuses: [runningOk('app')], ready: true, node: 'n3' });
+    const [f] = run(['crashloop'], [recovering, backingOff, steady], {
       'demo/web-5d8f7-zzzzz/app:previous': 'panic: nil map',
     });
     expect(f?.resource.name).toBe('web-5d8f7-zzzzz');
     expect(f?.evidence.join('\n')).toContain('web-5d8f7-zzzzz, web-5d8f7-aaaaa');
+    expect(f?.evidence).toContain('ready replicas of ReplicaSet web-5d8f7: web-5d8f7-mmmmm (node n3)');
   });
 
   it('reports a crash loop of pods that are gone, after a complete rollout, as cleared history', () => {

@@ -220,10 +220,20 @@ describe('attributeOwners: naming the owner a person changes', () => {
     expect(f?.owner).toEqual({ kind: 'StatefulSet', name: 'ledger', namespace: NS });
   });
 
-  it('keeps an owner the analyzer already named (the ConfigMap, the policy)', () => {
+  it('keeps an owner the analyzer already named (the ConfigMap, the policy), and folds nothing under it', () => {
     const owner = { kind: 'ConfigMap', name: 'payments-config', namespace: NS };
-    const [f] = run([...payments(), replica('x2x7k')], [finding({ resource: podRef('payments-7c9f8b6d5-x2x7k'), owner })]);
-    expect(f?.owner).toEqual(owner);
+    const out = run(
+      [...payments(), replica('x2x7k'), replica('y3y8m')],
+      [
+        finding({ code: 'CONTAINER_CONFIG_ERROR', resource: podRef('payments-7c9f8b6d5-x2x7k'), owner }),
+        finding({ code: 'CONTAINER_CONFIG_ERROR', resource: podRef('payments-7c9f8b6d5-y3y8m'), owner }),
+      ],
+    );
+    expect(out).toHaveLength(2);
+    for (const f of out) {
+      expect(f.owner).toEqual(owner);
+      expect(f.message).toBe(`${f.resource.name} exits with code 1.`);
+    }
   });
 
   it('leaves alone a bare pod, a Job without a CronJob, and a finding on a workload itself', () => {

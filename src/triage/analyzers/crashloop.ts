@@ -227,16 +227,6 @@ export const crashloopAnalyzer: Analyzer = {
         );
       }
       const ready = readySiblings(ctx, pod, group);
-      if (ready.length > 0) {
-        // Replicas of the same owner that run fine narrow the cause to what differs: start time, node, revision.
-        evidence.add(
-          4,
-          `ready replicas of ${owner?.kind} ${owner?.name}: ${nameList(
-            ready.map((p) => (p.spec?.nodeName ? `${p.metadata.name} (node ${p.spec.nodeName})` : p.metadata.name)),
-            4,
-          )}`,
-        );
-      }
       evidence
         .add(4, revisionChanges(ctx, pod))
         .add(5, rolloutLine(ctx, pod))
@@ -300,6 +290,16 @@ export const crashloopAnalyzer: Analyzer = {
         if (verdict.kind === 'dependency') remediation.unshift('check-dependency');
       } else {
         message += ' (no decisive log line found)';
+      }
+      if (ready.length > 0 && fixOwner === undefined) {
+        // Replicas of the same owner that run fine narrow the cause to what differs: start time, node, revision.
+        evidence.add(
+          4,
+          `ready replicas of ${owner?.kind} ${owner?.name}: ${nameList(
+            ready.map((p) => (p.spec?.nodeName ? `${p.metadata.name} (node ${p.spec.nodeName})` : p.metadata.name)),
+            4,
+          )}`,
+        );
       }
       findings.push({
         code,

@@ -119,7 +119,7 @@ export function configuredHosts(ctx: AnalyzerContext, pod: KubeObject): Array<{ 
 
 /** A failure line that names no host ("Connection is not available, request timed out after 30000ms"). */
 const HOSTLESS =
-  /\b(connection (?:is not available|refused|reset|timed out)|timed out|timeout|could not connect|unable to (?:connect|acquire)|I\/O error)\b/i;
+  /\b(connection (?:is not available|refused|reset|timed out)|communications link failure|connect timed out|timed out|timeout|could not connect|unable to (?:connect|acquire)|I\/O error)\b/i;
 
 /** Lines where a client says it cannot reach something: its logs, and its readiness/liveness probe failures. */
 function failuresOf(ctx: AnalyzerContext, pod: KubeObject): DependencyFailure[] {
@@ -146,7 +146,8 @@ function failuresOf(ctx: AnalyzerContext, pod: KubeObject): DependencyFailure[] 
   for (const e of findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, reasons: ['Unhealthy'] })) {
     if (!isRecent(ctx.now, e.last)) continue;
     const failure = parseDependencyFailure(e.message);
-    if (failure) out.push(failure);
+    // A probe against the pod's own address is the pod's health, not a dependency.
+    if (failure && failure.host !== pod.status?.podIP) out.push(failure);
   }
   return out;
 }

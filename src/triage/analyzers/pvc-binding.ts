@@ -164,7 +164,10 @@ function staticBinding(pvc: KubeObject, ctx: AnalyzerContext, cls: string, base:
         : `PVC ${pvc.metadata.name} cannot bind to PV ${pvName}: ${c.detail}.`,
       evidence: [...base.slice(0, 2), ...detail, `${candidates.length} Available PV(s) ${classText}, none compatible`],
       confidence: i === 0 ? 0.9 : 0.8,
-      related: [ref('PersistentVolume', pvName)],
+      related: [
+        ref('PersistentVolume', pvName),
+        ...claimConsumers(ctx, pvc.metadata.name).map((p) => ref('Pod', p.metadata.name, p.metadata.namespace)),
+      ],
       remediation: [
         c.code === 'PVC_PV_SIZE_MISMATCH' ? 'resize-claim-or-pv' : pvAtFault ? 'fix-pv-spec' : 'fix-claim-spec',
         'create-matching-pv',

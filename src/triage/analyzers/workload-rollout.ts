@@ -16,8 +16,11 @@ const CONTROLLERS = ['ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'Replicati
 
 interface Refusal {
   code: string;
-  /** The object a person changes. */
-  entity: ResourceRef;
+  /**
+   * The object a person changes, when the message names it (the ResourceQuota). Otherwise the workload's pod
+   * template is what changes: a LimitRange or an admission policy is met by the pods, not edited.
+   */
+  entity?: ResourceRef;
   what: string;
   remediation: string;
 }
@@ -37,15 +40,18 @@ export function classifyFailedCreate(message: string, namespace: string): Refusa
       remediation: 'raise-quota',
     };
   }
+  // The LimitRanger names the bound and the value, never the LimitRange: "maximum cpu usage per Container is 2, but
+  // limit is 4", "minimum memory usage per Pod is 64Mi.  No request is specified", "cpu max limit to request ratio
+  // per Container is 2, but provided ratio is 4.000000".
   const limitRange =
-    /maximum (cpu|memory|ephemeral-storage) usage per (Container|Pod) is (\S+)|minimum (cpu|memory) usage per (Container|Pod) is (\S+)|LimitRange/.exec(
+    /(?:maximum|minimum) \S+ usage per \S+ is [^\s,]+?(?:, but (?:limit|request) is [^\s,\]]+?|\.? +No (?:limit|request) is specified)?(?=\.?(?:[\s,\]]|$))|\S+ max limit to request ratio per \S+ is [^\s,]+, but provided ratio is [^\s,\]]+|LimitRange/.exec(
       message,
     );
   if (limitRange) {
+    const detail = limitRange[0] === 'LimitRange' ? '' : `: ${limitRange[0]}`;
     return {
       code: 'WORKLOAD_LIMITRANGE_REJECTED',
-      entity: ref('LimitRange', 'limits', namespace),
-      what: 'a LimitRange rejects the pods\u2019 resources',
+      what: `a LimitRange rejects the pods\u2019 resources${detail}`,
       remediation: 'fix-resources',
     };
   }
@@ -53,7 +59,6 @@ export function classifyFailedCreate(message: string, namespace: string): Refusa
   if (podSecurity) {
     return {
       code: 'WORKLOAD_ADMISSION_DENIED',
-      entity: ref('Namespace', namespace),
       what: `PodSecurity "${podSecurity[1]}" admission refuses the pods: ${podSecurity[2]}`,
       remediation: 'fix-security-context',
     };
@@ -61,7 +66,6 @@ export function classifyFailedCreate(message: string, namespace: string): Refusa
   if (/unable to validate against any security context constraint/.test(message)) {
     return {
       code: 'WORKLOAD_ADMISSION_DENIED',
-      entity: ref('Namespace', namespace),
       what: 'no SecurityContextConstraints admits the pods',
       remediation: 'fix-security-context',
     };
@@ -70,7 +74,6 @@ export function classifyFailedCreate(message: string, namespace: string): Refusa
   if (webhook) {
     return {
       code: 'WORKLOAD_ADMISSION_DENIED',
-      entity: ref('Namespace', namespace),
       what: `admission webhook ${webhook[1]} denies the pods: ${webhook[2]}`,
       remediation: 'fix-admission',
     };
@@ -108,18 +111,23 @@ function failedCreates(ctx: AnalyzerContext, findings: FindingInput[]): void {
       const key = `${refusal?.code ?? 'OTHER'}|${workload.kind}/${workload.name}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const quota = refusal?.entity.kind === 'ResourceQuota' ? quotaLine(ctx, refusal.entity.name) : undefined;
+      const entity = refusal?.entity;
+      const quota = entity?.kind === 'ResourceQuota' ? quotaLine(ctx, entity.name) : undefined;
+      const limits =
+        refusal?.code === 'WORKLOAD_LIMITRANGE_REJECTED'
+          ? inNamespace(ctx, ctx.objects('limitranges')).map((l) => ref('LimitRange', l.metadata.name, ctx.namespace))
+          : [];
       findings.push({
         code: refusal?.code ?? 'WORKLOAD_CREATE_FAILED',
         analyzer: NAME,
         domain: 'compute',
         severity: 'high',
         resource: ref(kind, event.involvedName, ctx.namespace),
-        owner: refusal && refusal.entity.kind !== 'Namespace' ? refusal.entity : workload,
+        owner: entity ?? workload,
         message: `${workload.kind} ${workload.name} cannot create its pods: ${refusal?.what ?? event.message}.`,
         evidence: [describeEvent(event, ctx.now), ...(quota ? [quota] : [])],
         confidence: refusal ? 0.9 : 0.7,
-        related: [workload, ...(refusal && refusal.entity.kind !== 'Namespace' ? [refusal.entity] : [])],
+        related: [workload, ...(entity ? [entity] : []), ...limits],
         remediation: refusal ? [refusal.remediation] : [],
       });
     }
