@@ -1,4 +1,4 @@
-import type { Domain, ResourceRef, Severity } from '../triage/findings.js';
+import { type Domain, type ResourceRef, SEVERITY_ORDER, type Severity } from '../triage/findings.js';
 import { canonicalKind, isClusterScoped, kindLabel } from './kinds.js';
 
 /**
@@ -59,8 +59,6 @@ export interface FindingGroup {
   /** Causal links inside the group: `dependent` depends on (is explained by) `cause`. */
   links: Array<{ cause: string; dependent: string }>;
 }
-
-const SEVERITY_ORDER: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
 
 /**
  * How far down the stack a kind sits, for breaking ties between findings neither of which names the other:

@@ -42,6 +42,7 @@ export class TemplateSynthesizer implements PlanSynthesizer {
       // The root cause already names the entity to change (the Deployment behind a crashing pod).
       'owner.name': input.rootCause.resource.name,
       'owner.kind': input.rootCause.resource.kind.toLowerCase(),
+      'owner.namespace': input.rootCause.resource.namespace ?? input.namespace,
     };
     const inspect: PlanStep = {
       id: 'inspect-current-state',

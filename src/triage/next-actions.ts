@@ -49,7 +49,9 @@ export function renderAction(
                 ? owner?.name
                 : key === 'owner.kind'
                   ? owner?.kind.toLowerCase()
-                  : undefined;
+                  : key === 'owner.namespace'
+                    ? (owner?.namespace ?? namespace)
+                    : undefined;
     if (value === undefined) missing = true;
     return value ?? '';
   });

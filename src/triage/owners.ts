@@ -14,7 +14,14 @@ import { eventTime } from './root-cause.js';
 
 const MAX_NAMED_PODS = 4;
 /** Owners whose replicas are folded into one finding; an analyzer's own owner (a ConfigMap, a Node) is not one. */
-const WORKLOADS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
+const WORKLOADS: ReadonlySet<string> = new Set([
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'ReplicaSet',
+  'Job',
+  'CronJob',
+]);
 /**
  * Analyzers whose findings describe a pod's own lifecycle (restarts, kills, pulls, mounts, placement): a pod that has
  * been ready since has left those behind. Findings read from what a pod logs now (DNS errors, refused connections)
@@ -39,7 +46,7 @@ export interface OwnerPassOptions {
 export function attributeOwners(findings: readonly Finding[], ctx: AnalyzerContext, opts: OwnerPassOptions): Finding[] {
   const index = new ObjectIndex(ctx);
   const attributed = findings.map((f) => withOwnerAndAge(f, index, ctx, opts));
-  return groupReplicas(attributed, index);
+  return groupReplicas(attributed, index, ctx.namespace);
 }
 
 class ObjectIndex {
@@ -170,11 +177,24 @@ function currentlyFailing(pod: KubeObject): boolean {
 }
 
 /** One finding per fault and workload: the replicas that show it are named in its message and evidence. */
-function groupReplicas(findings: readonly Finding[], index: ObjectIndex): Finding[] {
+function groupReplicas(findings: readonly Finding[], index: ObjectIndex, namespace: string): Finding[] {
+  // Only replicas of the pod's own workload fold: an analyzer may name another owner (the DaemonSet that lacks a pod
+  // on this node), and that owner's pods are not these.
+  const ownWorkload = (f: Finding) => {
+    const pod = index.get(f.resource, namespace);
+    const own = pod ? index.topOwner(pod) : undefined;
+    return own !== undefined && f.owner !== undefined && refKey(own) === refKey(f.owner);
+  };
+  const foldable = (f: Finding) =>
+    f.resource.kind === 'Pod' &&
+    f.owner !== undefined &&
+    WORKLOADS.has(f.owner.kind) &&
+    f.stale === undefined &&
+    ownWorkload(f);
   const groups = new Map<string, Finding[]>();
   const out: Finding[] = [];
   for (const f of findings) {
-    if (f.resource.kind !== 'Pod' || !f.owner || !WORKLOADS.has(f.owner.kind) || f.stale !== undefined) {
+    if (!foldable(f) || !f.owner) {
       out.push(f);
       continue;
     }
@@ -188,7 +208,7 @@ function groupReplicas(findings: readonly Finding[], index: ObjectIndex): Findin
   }
   return out
     .map((f) => {
-      if (!f.owner || f.resource.kind !== 'Pod' || !WORKLOADS.has(f.owner.kind) || f.stale !== undefined) return f;
+      if (!f.owner || !foldable(f)) return f;
       const group = (groups.get(`${f.code}|${refKey(f.owner)}`) ?? [f]).slice().sort(compareFindings);
       const lead = group[0] as Finding;
       const total = index.podsOf(f.owner).filter((p) => p.status?.phase !== 'Succeeded').length;

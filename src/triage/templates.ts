@@ -111,6 +111,7 @@ const COMMAND_VARS = new Set([
   'resource.namespace',
   'owner.name',
   'owner.kind',
+  'owner.namespace',
 ]);
 /** Where each forEach `where` filter has a meaning. */
 const WHERE_KINDS: Record<string, readonly string[]> = {

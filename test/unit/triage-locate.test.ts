@@ -52,7 +52,12 @@ function service(name: string, ns: string): KubeObject {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name, namespace: ns, creationTimestamp: CREATED },
-    spec: { type: 'ClusterIP', clusterIP: '10.96.0.20', selector: { app: name }, ports: [{ port: 80, targetPort: 8080 }] },
+    spec: {
+      type: 'ClusterIP',
+      clusterIP: '10.96.0.20',
+      selector: { app: name },
+      ports: [{ port: 80, targetPort: 8080 }],
+    },
   };
 }
 
@@ -88,7 +93,10 @@ function pod(
           }
         : {}),
     },
-    spec: { containers: [{ name: 'app', image: 'registry.example.com/app:1.4.2' }], ...(opts.node ? { nodeName: opts.node } : {}) },
+    spec: {
+      containers: [{ name: 'app', image: 'registry.example.com/app:1.4.2' }],
+      ...(opts.node ? { nodeName: opts.node } : {}),
+    },
     status: {
       phase: 'Running',
       conditions: [
@@ -145,7 +153,9 @@ describe('candidateWords', () => {
   });
 
   it('keeps the label of a Slack channel or link and drops a leading slash command', () => {
-    const words = candidateWords('/calmops triage <#C0123|shop-team> see <https://grafana.example.com/d/x|orders board>');
+    const words = candidateWords(
+      '/calmops triage <#C0123|shop-team> see <https://grafana.example.com/d/x|orders board>',
+    );
     expect(words.has('shop-team')).toBe(true);
     expect(words.has('orders')).toBe(true);
     expect(words.has('calmops')).toBe(false);
@@ -204,13 +214,15 @@ describe('workloadOfPod', () => {
     expect(workloadOfPod(pod('postgres-0', 'db', { owner: { kind: 'StatefulSet', name: 'postgres' } }))).toBe(
       'postgres',
     );
-    expect(workloadOfPod(pod('fluent-bit-9xk2q', 'logging', { owner: { kind: 'DaemonSet', name: 'fluent-bit' } }))).toBe(
-      'fluent-bit',
-    );
+    expect(
+      workloadOfPod(pod('fluent-bit-9xk2q', 'logging', { owner: { kind: 'DaemonSet', name: 'fluent-bit' } })),
+    ).toBe('fluent-bit');
   });
 
   it('names the CronJob behind a Job pod by cutting the scheduled-time suffix', () => {
-    const p = pod('nightly-export-29012345-4x8zq', 'batch', { owner: { kind: 'Job', name: 'nightly-export-29012345' } });
+    const p = pod('nightly-export-29012345-4x8zq', 'batch', {
+      owner: { kind: 'Job', name: 'nightly-export-29012345' },
+    });
     expect(workloadOfPod(p)).toBe('nightly-export');
   });
 
@@ -221,9 +233,9 @@ describe('workloadOfPod', () => {
   });
 
   it('cuts a generated suffix from a pod whose template hash label is missing', () => {
-    expect(workloadOfPod(pod('web-6f7d9c5b8d-q9z2w', 'shop', { owner: { kind: 'ReplicaSet', name: 'web-6f7d9c5b8d' } }))).toBe(
-      'web',
-    );
+    expect(
+      workloadOfPod(pod('web-6f7d9c5b8d-q9z2w', 'shop', { owner: { kind: 'ReplicaSet', name: 'web-6f7d9c5b8d' } })),
+    ).toBe('web');
   });
 
   it('keeps the whole name of a bare pod without a generated suffix', () => {
@@ -302,10 +314,17 @@ describe('locateNamespace', () => {
 
   it('finds the namespace of a pod named in full, and of the workload a pod name shortens to', async () => {
     const pods = [
-      pod('checkout-5d8f7b9c4-k2m9x', 'shop', { hash: '5d8f7b9c4', owner: { kind: 'ReplicaSet', name: 'checkout-5d8f7b9c4' } }),
+      pod('checkout-5d8f7b9c4-k2m9x', 'shop', {
+        hash: '5d8f7b9c4',
+        owner: { kind: 'ReplicaSet', name: 'checkout-5d8f7b9c4' },
+      }),
       pod('ledger-0', 'payments', { owner: { kind: 'StatefulSet', name: 'ledger' } }),
     ];
-    const byName = await locateNamespace('pod checkout-5d8f7b9c4-k2m9x restarts', cluster({ namespaces: NAMESPACES, pods }), signal());
+    const byName = await locateNamespace(
+      'pod checkout-5d8f7b9c4-k2m9x restarts',
+      cluster({ namespaces: NAMESPACES, pods }),
+      signal(),
+    );
     expect(byName.namespace).toBe('shop');
     expect(byName.why).toContain('"checkout-5d8f7b9c4-k2m9x" is a Pod there');
     // No StatefulSet was listed (or could be): the pod's own name still points at its workload.
@@ -323,7 +342,11 @@ describe('locateNamespace', () => {
         pod('storefront-6c8d7f9b5-abcde', 'shop', { hash: '6c8d7f9b5', node: full, ready: true }),
         pod('ledger-0', 'payments', { owner: { kind: 'StatefulSet', name: 'ledger' }, node: full, ready: false }),
         // A failing pod on another node says nothing about this one.
-        pod('worker-0', 'batch', { owner: { kind: 'StatefulSet', name: 'worker' }, node: 'ip-10-0-3-4.eu-west-1.compute.internal', ready: false }),
+        pod('worker-0', 'batch', {
+          owner: { kind: 'StatefulSet', name: 'worker' },
+          node: 'ip-10-0-3-4.eu-west-1.compute.internal',
+          ready: false,
+        }),
       ],
     });
     const located = await locateNamespace('node ip-10-0-1-2 went NotReady', reader, signal());
@@ -359,7 +382,10 @@ describe('locateNamespace', () => {
   });
 
   it('still finds a platform namespace when nothing of an application matches', async () => {
-    const reader = cluster({ namespaces: NAMESPACES, deployments: [deployment('coredns', 'kube-system'), deployment('api', 'shop')] });
+    const reader = cluster({
+      namespaces: NAMESPACES,
+      deployments: [deployment('coredns', 'kube-system'), deployment('api', 'shop')],
+    });
     const located = await locateNamespace('coredns keeps restarting', reader, signal());
     expect(located.namespace).toBe('kube-system');
   });

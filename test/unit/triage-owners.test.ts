@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/cluster/types.js';
 import { contextFromObjects } from '../../src/triage/analyzers/index.js';
-import { type Finding, FindingSchema, type FindingInput } from '../../src/triage/findings.js';
+import { type Finding, type FindingInput, FindingSchema } from '../../src/triage/findings.js';
 import { attributeOwners } from '../../src/triage/owners.js';
 
 const NS = 'payments';
@@ -35,7 +35,13 @@ function replicaSet(deploymentName: string, hash: string): KubeObject {
       creationTimestamp: CREATED,
       labels: { app: deploymentName, 'pod-template-hash': hash },
       ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'Deployment', name: deploymentName, uid: `uid-${deploymentName}`, controller: true },
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name: deploymentName,
+          uid: `uid-${deploymentName}`,
+          controller: true,
+        },
       ],
     },
     spec: { replicas: 3 },
@@ -72,7 +78,11 @@ function job(name: string, cron?: string): KubeObject {
       uid: `uid-${name}`,
       creationTimestamp: CREATED,
       ...(cron
-        ? { ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: cron, uid: `uid-${cron}`, controller: true }] }
+        ? {
+            ownerReferences: [
+              { apiVersion: 'batch/v1', kind: 'CronJob', name: cron, uid: `uid-${cron}`, controller: true },
+            ],
+          }
         : {}),
     },
     spec: { backoffLimit: 2 },
@@ -106,7 +116,11 @@ function pod(name: string, owner: { kind: string; name: string } | undefined, st
       creationTimestamp: CREATED,
       labels: { app: owner?.name ?? name },
       ...(owner
-        ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: owner.kind, name: owner.name, uid: `uid-${owner.name}`, controller: true }] }
+        ? {
+            ownerReferences: [
+              { apiVersion: 'apps/v1', kind: owner.kind, name: owner.name, uid: `uid-${owner.name}`, controller: true },
+            ],
+          }
         : {}),
     },
     spec: { containers: [{ name: 'app', image: 'registry.example.com/payments:2.3.1' }], nodeName: 'worker-1' },
@@ -135,7 +149,12 @@ function pod(name: string, owner: { kind: string; name: string } | undefined, st
                 ...(state.lastExitFor !== undefined
                   ? {
                       lastState: {
-                        terminated: { exitCode: 1, reason: 'Error', startedAt: CREATED, finishedAt: ago(state.lastExitFor) },
+                        terminated: {
+                          exitCode: 1,
+                          reason: 'Error',
+                          startedAt: CREATED,
+                          finishedAt: ago(state.lastExitFor),
+                        },
                       },
                     }
                   : {}),
@@ -200,16 +219,28 @@ describe('attributeOwners: naming the owner a person changes', () => {
     const objects = [...payments(), cronJob('nightly-export'), job('nightly-export-29012345', 'nightly-export')];
     const out = run(objects, [
       finding({ code: 'WORKLOAD_QUOTA_EXCEEDED', analyzer: 'workload-rollout', resource: { ...RS, namespace: NS } }),
-      finding({ code: 'JOB_FAILED', analyzer: 'workload-rollout', resource: { kind: 'Job', name: 'nightly-export-29012345', namespace: NS } }),
+      finding({
+        code: 'JOB_FAILED',
+        analyzer: 'workload-rollout',
+        resource: { kind: 'Job', name: 'nightly-export-29012345', namespace: NS },
+      }),
     ]);
     const byCode = new Map(out.map((f) => [f.code, f]));
-    expect(byCode.get('WORKLOAD_QUOTA_EXCEEDED')?.owner).toEqual({ kind: 'Deployment', name: 'payments', namespace: NS });
+    expect(byCode.get('WORKLOAD_QUOTA_EXCEEDED')?.owner).toEqual({
+      kind: 'Deployment',
+      name: 'payments',
+      namespace: NS,
+    });
     expect(byCode.get('JOB_FAILED')?.owner).toEqual({ kind: 'CronJob', name: 'nightly-export', namespace: NS });
   });
 
   it('names the CronJob behind a Job pod', () => {
     const objects = [cronJob('nightly-export'), job('nightly-export-29012345', 'nightly-export')];
-    const p = pod('nightly-export-29012345-4x8zq', { kind: 'Job', name: 'nightly-export-29012345' }, { waiting: 'CrashLoopBackOff' });
+    const p = pod(
+      'nightly-export-29012345-4x8zq',
+      { kind: 'Job', name: 'nightly-export-29012345' },
+      { waiting: 'CrashLoopBackOff' },
+    );
     const [f] = run([...objects, p], [finding({ resource: podRef(p.metadata.name) })]);
     expect(f?.owner).toEqual({ kind: 'CronJob', name: 'nightly-export', namespace: NS });
   });
@@ -240,8 +271,16 @@ describe('attributeOwners: naming the owner a person changes', () => {
     const bare = pod('debug', undefined, { waiting: 'CrashLoopBackOff' });
     const input = [
       finding({ resource: podRef('debug') }),
-      finding({ code: 'JOB_FAILED', analyzer: 'workload-rollout', resource: { kind: 'Job', name: 'db-migrate', namespace: NS } }),
-      finding({ code: 'WORKLOAD_ROLLOUT_STUCK', analyzer: 'workload-rollout', resource: { kind: 'Deployment', name: 'payments', namespace: NS } }),
+      finding({
+        code: 'JOB_FAILED',
+        analyzer: 'workload-rollout',
+        resource: { kind: 'Job', name: 'db-migrate', namespace: NS },
+      }),
+      finding({
+        code: 'WORKLOAD_ROLLOUT_STUCK',
+        analyzer: 'workload-rollout',
+        resource: { kind: 'Deployment', name: 'payments', namespace: NS },
+      }),
     ];
     const out = run([...payments(), bare, job('db-migrate')], input);
     expect(out).toHaveLength(3);
@@ -258,7 +297,13 @@ describe('attributeOwners: naming the owner a person changes', () => {
 
 describe('attributeOwners: one finding per fault and workload', () => {
   it('folds the replicas of one Deployment that show the same code, and counts the pods it runs', () => {
-    const objects = [...payments(), replica('aaaaa'), replica('bbbbb'), replica('ccccc'), replica('ddddd', { readyFor: 50 })];
+    const objects = [
+      ...payments(),
+      replica('aaaaa'),
+      replica('bbbbb'),
+      replica('ccccc'),
+      replica('ddddd', { readyFor: 50 }),
+    ];
     const out = run(objects, [
       finding({ resource: podRef('payments-7c9f8b6d5-bbbbb'), evidence: ['exit code 1', 'panic: no DSN'] }),
       finding({ resource: podRef('payments-7c9f8b6d5-aaaaa'), evidence: ['exit code 1'], confidence: 0.6 }),
@@ -293,18 +338,21 @@ describe('attributeOwners: one finding per fault and workload', () => {
       finding({ resource: podRef('ledger-0') }),
     ]);
     expect(out).toHaveLength(3);
-    expect(out.find((f) => f.code === 'OOM_KILLED')?.message).toContain('(1 of 2 pods of Deployment payments: payments-7c9f8b6d5-bbbbb)');
-    expect(out.find((f) => f.resource.name === 'ledger-0')?.message).toContain('(1 of 1 pods of StatefulSet ledger: ledger-0)');
+    expect(out.find((f) => f.code === 'OOM_KILLED')?.message).toContain(
+      '(1 of 2 pods of Deployment payments: payments-7c9f8b6d5-bbbbb)',
+    );
+    expect(out.find((f) => f.resource.name === 'ledger-0')?.message).toContain(
+      '(1 of 1 pods of StatefulSet ledger: ledger-0)',
+    );
   });
 
   it('names at most four replicas and does not count finished pods among the workload\u2019s pods', () => {
     const suffixes = ['aaaaa', 'bbbbb', 'ccccc', 'ddddd', 'eeeee'];
-    const objects = [
-      ...payments(),
-      ...suffixes.map((s) => replica(s)),
-      replica('fffff', { phase: 'Succeeded' }),
-    ];
-    const [f, ...rest] = run(objects, suffixes.map((s) => finding({ resource: podRef(`payments-7c9f8b6d5-${s}`) })));
+    const objects = [...payments(), ...suffixes.map((s) => replica(s)), replica('fffff', { phase: 'Succeeded' })];
+    const [f, ...rest] = run(
+      objects,
+      suffixes.map((s) => finding({ resource: podRef(`payments-7c9f8b6d5-${s}`) })),
+    );
     expect(rest).toHaveLength(0);
     expect(f?.message).toContain(
       '(5 of 5 pods of Deployment payments: payments-7c9f8b6d5-aaaaa, payments-7c9f8b6d5-bbbbb, payments-7c9f8b6d5-ccccc, payments-7c9f8b6d5-ddddd, …)',
@@ -333,7 +381,9 @@ describe('attributeOwners: what the cluster has left behind', () => {
 
   it('marks an evicted pod stale once its Deployment has all replicas available again', () => {
     const evicted = replica('evct1', { phase: 'Failed', reason: 'Evicted' });
-    const input = [finding({ code: 'POD_EVICTED', analyzer: 'node-health', resource: podRef('payments-7c9f8b6d5-evct1') })];
+    const input = [
+      finding({ code: 'POD_EVICTED', analyzer: 'node-health', resource: podRef('payments-7c9f8b6d5-evct1') }),
+    ];
     const [replaced] = run([...payments(4), evicted], input);
     expect(replaced?.stale).toBe(
       'pod payments-7c9f8b6d5-evct1 has finished and Deployment payments has 4/4 replicas available',
@@ -369,21 +419,26 @@ describe('attributeOwners: what the cluster has left behind', () => {
     const waiting = replica('wait1', { readyFor: 90, waiting: 'CrashLoopBackOff', restarts: 9 });
     const out = run(
       [...payments(4), fresh, waiting],
-      [finding({ resource: podRef('payments-7c9f8b6d5-frsh1') }), finding({ resource: podRef('payments-7c9f8b6d5-wait1') })],
+      [
+        finding({ resource: podRef('payments-7c9f8b6d5-frsh1') }),
+        finding({ resource: podRef('payments-7c9f8b6d5-wait1') }),
+      ],
     );
     for (const f of out) expect(f.stale).toBeUndefined();
   });
 
   it('does not mark a pod settled when a warning about it came after it became ready', () => {
     const p = replica('warn1', { readyFor: 60, lastExitFor: 61, restarts: 3 });
-    const [f] = run([...payments(4), p, warning('payments-7c9f8b6d5-warn1', 5)], [
-      finding({ resource: podRef('payments-7c9f8b6d5-warn1') }),
-    ]);
+    const [f] = run(
+      [...payments(4), p, warning('payments-7c9f8b6d5-warn1', 5)],
+      [finding({ resource: podRef('payments-7c9f8b6d5-warn1') })],
+    );
     expect(f?.stale).toBeUndefined();
     // An older warning, from before the pod settled, is history.
-    const [g] = run([...payments(4), p, warning('payments-7c9f8b6d5-warn1', 70)], [
-      finding({ resource: podRef('payments-7c9f8b6d5-warn1') }),
-    ]);
+    const [g] = run(
+      [...payments(4), p, warning('payments-7c9f8b6d5-warn1', 70)],
+      [finding({ resource: podRef('payments-7c9f8b6d5-warn1') })],
+    );
     expect(g?.stale).toMatch(/has been running and ready since/);
   });
 
@@ -394,7 +449,12 @@ describe('attributeOwners: what the cluster has left behind', () => {
       [...payments(4), settled],
       [
         finding({ code: 'DNS_LOOKUP_FAILURES', analyzer: 'dns', domain: 'networking', resource: podRef(name) }),
-        finding({ code: 'DEPENDENCY_UNAVAILABLE', analyzer: 'dependencies', domain: 'networking', resource: podRef(name) }),
+        finding({
+          code: 'DEPENDENCY_UNAVAILABLE',
+          analyzer: 'dependencies',
+          domain: 'networking',
+          resource: podRef(name),
+        }),
         finding({ code: 'CRASHLOOP_APP_ERROR', analyzer: 'crashloop', resource: podRef(name) }),
       ],
     );

@@ -57,7 +57,11 @@ describe('decideRoute: an explicit intent', () => {
   });
 
   it('takes the namespace from the words when none is given, and says so', () => {
-    const decision = decideRoute({ intent: 'crashloop-analysis', text: 'api restarts in payments' }, templates, resolveEntry);
+    const decision = decideRoute(
+      { intent: 'crashloop-analysis', text: 'api restarts in payments' },
+      templates,
+      resolveEntry,
+    );
     expect(decision.template.id).toBe('crashloop-analysis');
     expect(decision.namespace).toBe('payments');
     expect(decision.why).toBe('intent "crashloop-analysis" was given explicitly; namespace from "in payments"');
@@ -175,7 +179,9 @@ describe('decideRoute: free text', () => {
   });
 
   it.each(['', '   ', undefined])('refuses an empty request (%j)', (text) => {
-    const error = thrown(() => decideRoute({ ...(text === undefined ? {} : { text }), namespace: 'shop' }, templates, resolveEntry));
+    const error = thrown(() =>
+      decideRoute({ ...(text === undefined ? {} : { text }), namespace: 'shop' }, templates, resolveEntry),
+    );
     expect(error).toBeInstanceOf(InvalidTriageRequestError);
   });
 
@@ -187,6 +193,8 @@ describe('decideRoute: free text', () => {
     expect(clear.hintStrength).toBe(1);
     const error = thrown(() => decideRoute({ text: 'pods crashloop and pvc pending in shop' }, registry, resolveEntry));
     expect(error).toBeInstanceOf(UnknownIntentError);
-    expect((error as UnknownIntentError).suggestions).toEqual(expect.arrayContaining(['pvc-binding', 'crashloop-analysis']));
+    expect((error as UnknownIntentError).suggestions).toEqual(
+      expect.arrayContaining(['pvc-binding', 'crashloop-analysis']),
+    );
   });
 });

@@ -109,7 +109,10 @@ describe('withSweep', () => {
           },
         ],
       },
-      { name: 'a third round', reads: [{ id: 'leases', kind: 'leases', namespace: 'kube-node-lease', evidence: 'leases' }] },
+      {
+        name: 'a third round',
+        reads: [{ id: 'leases', kind: 'leases', namespace: 'kube-node-lease', evidence: 'leases' }],
+      },
     ],
     evidence: { required: ['pods', 'events', 'nodes'] },
     analyzers: ['crashloop', 'node-health', 'dependencies'],
@@ -228,7 +231,11 @@ describe('intentOfFinding', () => {
       id: 'ccc-remedy',
       analyzers: ['dns'],
       remediation: [
-        { when: 'DNS_NXDOMAIN', title: 'fix the name', steps: [{ command: 'kubectl get svc', mode: 'read', description: 'x' }] },
+        {
+          when: 'DNS_NXDOMAIN',
+          title: 'fix the name',
+          steps: [{ command: 'kubectl get svc', mode: 'read', description: 'x' }],
+        },
       ],
     });
     const registered = registry(first, knowing, remedy);
@@ -285,10 +292,17 @@ describe('actionCatalogue', () => {
   it('holds an action for every code the shipped templates act on', () => {
     const catalogue = actionCatalogue(shipped, shipped.get(SWEEP_INTENT) as TriageTemplate, true);
     const codes = new Set(catalogue.map((a) => a.when));
-    for (const code of ['PVC_NO_MATCHING_PV', 'CONTAINER_CRASHLOOP', 'NETWORK_POLICY_BLOCKS', 'WORKLOAD_QUOTA_EXCEEDED'])
+    for (const code of [
+      'PVC_NO_MATCHING_PV',
+      'CONTAINER_CRASHLOOP',
+      'NETWORK_POLICY_BLOCKS',
+      'WORKLOAD_QUOTA_EXCEEDED',
+    ])
       expect(codes.has(code), code).toBe(true);
     const always = catalogue.filter((a) => a.when === 'always');
-    expect(always).toEqual((shipped.get(SWEEP_INTENT) as TriageTemplate).nextActions.filter((a) => a.when === 'always'));
+    expect(always).toEqual(
+      (shipped.get(SWEEP_INTENT) as TriageTemplate).nextActions.filter((a) => a.when === 'always'),
+    );
   });
 });
 
@@ -352,7 +366,9 @@ describe('followTemplate', () => {
 
   it('lists only what lives in the followed namespace', () => {
     const ids = first.map((r) => r.id);
-    expect(ids).toEqual(expect.arrayContaining(['pods', 'events', 'deployments', 'services', 'endpoints', 'networkpolicies']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['pods', 'events', 'deployments', 'services', 'endpoints', 'networkpolicies']),
+    );
     for (const r of first) {
       expect(r.scope).toBe('namespace');
       expect(r.namespace).toBeUndefined();

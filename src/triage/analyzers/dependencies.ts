@@ -4,7 +4,7 @@ import type { FindingInput, ResourceRef } from '../findings.js';
 import { findEvents, isRecent } from './events.js';
 import { containers, decisiveLogLine, namespacePods, ownerOf, podRef, ref } from './pods.js';
 import { type LabelSelector, matchesSelector } from './selectors.js';
-import { endpointState, selectedPods } from './services.js';
+import { endpointState } from './services.js';
 
 /**
  * One service's fault shows in another: the client's logs and probe failures say it cannot reach a host. This
@@ -24,6 +24,10 @@ const TARGET_PATTERNS: readonly RegExp[] = [
   /connect (?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH) ([0-9.]+|[a-z0-9][a-z0-9.-]*):(\d+)/i,
   /could not translate host name "([^"]+)"/i,
   /UnknownHostException: ([a-z0-9][a-z0-9.-]*)/i,
+  // libpq 14 and later (psql, psycopg, pg_isready): `connection to server at "db" (10.96.0.20), port 5432 failed: …`.
+  /connection to server at "([a-z0-9][a-z0-9.-]*)"(?: \([^)]*\))?, port (\d+) failed/i,
+  // Python requests / urllib3: `HTTPConnectionPool(host='orders', port=8080): Max retries exceeded …`.
+  /HTTPS?ConnectionPool\(host='([a-z0-9][a-z0-9.-]*)', port=(\d+)\)/i,
   /(?:connect to|connecting to|reach|Failed to connect to|Connection to) ([a-z0-9][a-z0-9.-]*):(\d+)/i,
   /https?:\/\/([a-z0-9][a-z0-9.-]*)(?::(\d+))?\S*[^a-z0-9]+(?:.*\b(?:refused|timeout|timed out|503|502|504|unavailable|reset)\b)/i,
 ];
@@ -41,9 +45,10 @@ export function parseDependencyFailure(line: string): DependencyFailure | undefi
     if (!m?.[1]) continue;
     const host = m[1].toLowerCase().replace(/\.$/, '');
     const port = m[2] ? Number(m[2]) : undefined;
-    const dns = /no such host|EAI_AGAIN|ENOTFOUND|could not translate|UnknownHost|server misbehaving|lookup /i.test(
-      line,
-    );
+    const dns =
+      /no such host|EAI_AGAIN|ENOTFOUND|could not translate|UnknownHost|server misbehaving|lookup |name or service not known|temporary failure in name resolution|failed to resolve|NameResolutionError/i.test(
+        line,
+      );
     return { host, ...(port ? { port } : {}), line, kind: dns ? 'dns' : 'connect' };
   }
   return undefined;
@@ -130,8 +135,14 @@ function failuresOf(ctx: AnalyzerContext, pod: KubeObject): DependencyFailure[] 
       const text = ctx.log(pod.metadata.name, c.name, previous, pod.metadata.namespace);
       if (!text) continue;
       for (const raw of text.split(/\r?\n/).slice(-200)) {
+        if (!hostless && HOSTLESS.test(raw) && !TARGET_PATTERNS.some((p) => p.test(raw))) hostless = raw.trim();
         const verdict = decisiveLogLine(raw);
-        if (verdict?.kind !== 'dependency' && verdict?.kind !== 'dns' && !/\b50[234]\b|unavailable/i.test(raw))
+        // "Connection to db:5432 refused" (JDBC) reads as a plain error line, yet names what it cannot reach.
+        if (
+          verdict?.kind !== 'dependency' &&
+          verdict?.kind !== 'dns' &&
+          !/\b50[234]\b|unavailable|\brefused\b/i.test(raw)
+        )
           continue;
         const failure = parseDependencyFailure(raw.trim());
         if (failure) out.push(failure);
@@ -249,13 +260,20 @@ function portsAdmit(ports: unknown[] | undefined, port: number | undefined): boo
   );
 }
 
-/** A ConfigMap in the client's namespace that spells out the host: where a wrong name usually lives. */
+/**
+ * A ConfigMap in the client's namespace that spells out the host: where a wrong name usually lives. The host must
+ * stand as a name of its own: `ledger` is not in `http://ledger-api:8080`.
+ */
 function configHolding(ctx: AnalyzerContext, host: string, namespace: string): KubeObject | undefined {
+  const named = new RegExp(
+    `(?:^|[^a-z0-9.-])${host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![a-z0-9-]|\\.[a-z0-9])`,
+    'i',
+  );
   return ctx
     .objects('configmaps')
     .filter((c) => (c.metadata.namespace ?? ctx.namespace) === namespace)
     .find((c) =>
-      Object.values((c['data'] ?? {}) as Record<string, string>).some((v) => typeof v === 'string' && v.includes(host)),
+      Object.values((c['data'] ?? {}) as Record<string, string>).some((v) => typeof v === 'string' && named.test(v)),
     );
 }
 
@@ -364,7 +382,7 @@ function explain(
       };
     }
   }
-  const backing = selectedPods(ctx, svc);
+  const backing = backingPods(ctx, svc);
   const owners = [
     ...new Map(backing.map((p) => ownerOf(ctx, p) ?? podRef(p)).map((r) => [`${r.kind}/${r.name}`, r])).values(),
   ];
@@ -408,8 +426,9 @@ function explain(
       remediation: ['fix-network-policy'],
     };
   }
-  const blockedOut = egressVerdict(ctx, pod, backing[0], targetPort(svc, port));
-  if (!blockedOut.allowed) {
+  // Without a backing pod there is no peer to judge the client's egress against (`undefined` means DNS there).
+  const blockedOut = backing[0] ? egressVerdict(ctx, pod, backing[0], targetPort(svc, port)) : undefined;
+  if (blockedOut && !blockedOut.allowed) {
     const policy = blockedOut.policies[0] as KubeObject;
     return {
       ...base,
@@ -432,6 +451,22 @@ function explain(
     related: [serviceRef, ...owners],
     remediation: [],
   };
+}
+
+/** The running pods a Service selects, in the Service's own namespace (which need not be the analysed one). */
+function backingPods(ctx: AnalyzerContext, svc: KubeObject): KubeObject[] {
+  const selector = svc.spec?.selector as Record<string, string> | undefined;
+  if (!selector || Object.keys(selector).length === 0) return [];
+  const namespace = svc.metadata.namespace ?? ctx.namespace;
+  return ctx
+    .objects('pods')
+    .filter(
+      (p) =>
+        (p.metadata.namespace ?? ctx.namespace) === namespace &&
+        matchesSelector({ matchLabels: selector }, p.metadata.labels) &&
+        p.status?.phase !== 'Failed' &&
+        p.status?.phase !== 'Succeeded',
+    );
 }
 
 function targetPort(svc: KubeObject, port: number | undefined): number | undefined {

@@ -69,7 +69,11 @@ export function endpointState(ctx: AnalyzerContext, service: KubeObject): Endpoi
     }
     return { known: true, ready, notReady, ports };
   }
-  const known = canSee(ctx, 'endpoints') && (ctx.objects('endpoints').length > 0 || canSee(ctx, 'endpointslices'));
+  // The control plane keeps an Endpoints object for every Service with a selector. When the namespace has none at
+  // all, they were not read (a `kubectl get all` dump leaves them out): that is not knowing, not "no endpoints".
+  const inNamespace = (kind: 'endpoints' | 'endpointslices') =>
+    ctx.objects(kind).some((o) => (o.metadata.namespace ?? ctx.namespace) === namespace);
+  const known = canSee(ctx, 'endpoints') && (inNamespace('endpoints') || inNamespace('endpointslices'));
   return { known, ready: 0, notReady: 0, ports: [] };
 }
 

@@ -3,6 +3,7 @@ import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, describeEvent, findEvents, formatAge, isRecent } from './events.js';
 import { inNamespace, ownerOf, ref } from './pods.js';
+import { type LabelSelector, matchesSelector } from './selectors.js';
 
 /**
  * Workloads that cannot create or roll out their pods. These faults leave no failing pod to look at: they show only
@@ -155,7 +156,7 @@ function stuckRollouts(ctx: AnalyzerContext, findings: FindingInput[]): void {
       domain: 'compute',
       severity: 'medium',
       resource: ref('Deployment', d.metadata.name, ctx.namespace),
-      message: `Deployment ${d.metadata.name} stopped progressing: ${progressing.message ?? 'progress deadline exceeded'}.`,
+      message: `Deployment ${d.metadata.name} stopped progressing: ${(progressing.message ?? 'progress deadline exceeded').replace(/\.+$/, '')}.`,
       evidence: [
         `replicas ${d.spec?.replicas ?? 1}, updated ${d.status?.updatedReplicas ?? 0}, available ${d.status?.availableReplicas ?? 0}, unavailable ${d.status?.unavailableReplicas ?? 0}`,
         `revision ${d.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '?'}`,
@@ -259,7 +260,16 @@ function blockedDrains(ctx: AnalyzerContext, findings: FindingInput[]): void {
   const events = findEvents(ctx, { message: /violate the pod's disruption budget|disruption budget/ });
   for (const pdb of inNamespace(ctx, ctx.objects('poddisruptionbudgets'))) {
     if (pdb.status?.disruptionsAllowed !== 0) continue;
-    const cordoned = ctx.objects('nodes').filter((n) => n.spec?.unschedulable === true);
+    // A drain blocks on the budget only where its pods run; when they were not read, any cordoned node may be one.
+    const hosts = new Set(
+      inNamespace(ctx, ctx.objects('pods'))
+        .filter((p) => matchesSelector(pdb.spec?.selector as LabelSelector | undefined, p.metadata.labels))
+        .map((p) => p.spec?.nodeName as string | undefined)
+        .filter((n): n is string => typeof n === 'string'),
+    );
+    const cordoned = ctx
+      .objects('nodes')
+      .filter((n) => n.spec?.unschedulable === true && (hosts.size === 0 || hosts.has(n.metadata.name)));
     const recent = events.filter((e) => isRecent(ctx.now, e.last));
     if (cordoned.length === 0 && recent.length === 0) continue;
     findings.push({
@@ -295,7 +305,18 @@ export const workloadRolloutAnalyzer: Analyzer = {
   domain: 'compute',
   description:
     'Workloads that cannot create or roll out pods: FailedCreate by quota, LimitRange or admission; stuck rollouts; autoscalers at their maximum; failed Jobs; disruption budgets that block drains.',
-  needs: ['events', 'deployments', 'replicasets', 'jobs', 'resourcequotas', 'horizontalpodautoscalers'],
+  needs: [
+    'events',
+    'deployments',
+    'replicasets',
+    'jobs',
+    'pods',
+    'resourcequotas',
+    'limitranges',
+    'horizontalpodautoscalers',
+    'poddisruptionbudgets',
+    'nodes',
+  ],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
     if (canSee(ctx, 'events')) failedCreates(ctx, findings);
