@@ -145,7 +145,7 @@ export function candidateWords(text: string): Set<string> {
   const words = new Set<string>();
   tokens.forEach((w, i) => {
     // "orders.shop.svc" names a service and its namespace.
-    for (const part of w.split('.')) if (part.length >= 3) words.add(part);
+    for (const part of w.split('.')) if (part.length >= 2) words.add(part);
     words.add(w);
     const next = tokens[i + 1];
     if (next) words.add(`${w}-${next}`);
@@ -164,7 +164,8 @@ export function workloadOfPod(pod: KubeObject): string {
   const owner = pod.metadata.ownerReferences?.[0];
   if (owner?.kind === 'StatefulSet' || owner?.kind === 'DaemonSet') return owner.name;
   if (owner?.kind === 'Job') return owner.name.replace(/-\d{8,}$/, '');
-  return name.replace(/-[a-z0-9]{5}$/, '').replace(/-[a-f0-9]{8,10}$/, '');
+  // Generated suffixes use Kubernetes' safe alphabet (no vowels, no 0/1/3): `redis-cache` keeps its name.
+  return name.replace(/-[bcdfghjklmnpqrstvwxz2456789]{5}$/, '').replace(/-[a-f0-9]{8,10}$/, '');
 }
 
 /** The application a pod belongs to by its conventional labels: what people call it. */

@@ -114,10 +114,14 @@ function withOwnerAndAge(f: Finding, index: ObjectIndex, ctx: AnalyzerContext, o
   let result = f;
   const owner = f.owner ?? index.topOwner(object);
   if (owner && refKey(owner) !== refKey(f.resource)) result = { ...result, owner };
-  if (kind === 'Pod' && result.stale === undefined && isFinished(object) && owner) {
-    const workload = index.get(owner, ctx.namespace);
+  const workloadRef = index.topOwner(object);
+  if (kind === 'Pod' && result.stale === undefined && isFinished(object) && workloadRef) {
+    // Judged by the pod's own workload, whatever owner the analyzer named.
+    const workload = index.get(workloadRef, ctx.namespace);
     const replaced = workload ? fullyAvailable(workload) : undefined;
-    if (replaced) return { ...result, stale: `pod ${name} has finished and ${owner.kind} ${owner.name} ${replaced}` };
+    if (replaced) {
+      return { ...result, stale: `pod ${name} has finished and ${workloadRef.kind} ${workloadRef.name} ${replaced}` };
+    }
   }
   if (kind === 'Pod' && result.stale === undefined && LIFECYCLE_ANALYZERS.has(f.analyzer)) {
     const since = settledSince(object, index.newestEvent.get(objectKey('Pod', namespace, name)), ctx.now);

@@ -23,8 +23,9 @@ export function intentOfFinding(
   if (asked && asked.id !== SWEEP_INTENT && asked.analyzers.includes(finding.analyzer)) return asked;
   return (
     focused.find((t) => t.analyzers[0] === finding.analyzer && knows(t)) ??
-    focused.find((t) => t.analyzers[0] === finding.analyzer) ??
+    focused.find((t) => t.analyzers.includes(finding.analyzer) && knows(t)) ??
     focused.find(knows) ??
+    focused.find((t) => t.analyzers[0] === finding.analyzer) ??
     focused.find((t) => t.analyzers.includes(finding.analyzer))
   );
 }
