@@ -161,7 +161,14 @@ export const RESOURCES: Readonly<Record<ResourceKind, ResourceInfo>> = {
     shortNames: ['hpa'],
   },
   jobs: { kind: 'Job', plural: 'jobs', group: 'batch', version: 'v1', namespaced: true, shortNames: [] },
-  cronjobs: { kind: 'CronJob', plural: 'cronjobs', group: 'batch', version: 'v1', namespaced: true, shortNames: ['cj'] },
+  cronjobs: {
+    kind: 'CronJob',
+    plural: 'cronjobs',
+    group: 'batch',
+    version: 'v1',
+    namespaced: true,
+    shortNames: ['cj'],
+  },
   leases: {
     kind: 'Lease',
     plural: 'leases',

@@ -295,7 +295,9 @@ describe('routing', () => {
       deps(undefined, { resolveEntry: resolve }),
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnknownIntentError);
-    expect((error as Error).message).toMatch(/no single intent matches "fix the printer in shop" and no sweep template/);
+    expect((error as Error).message).toMatch(
+      /no single intent matches "fix the printer in shop" and no sweep template/,
+    );
   });
 
   it('refuses unknown intents with suggestions', async () => {

@@ -7,7 +7,6 @@ import {
   parseSnapshot,
   parseSnapshotText,
   SnapshotFileError,
-  SnapshotFormatError,
   secretsSkippedNotice,
   siblingLogsPath,
   snapshotNow,

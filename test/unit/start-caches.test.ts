@@ -7,7 +7,7 @@ import { prepareDefinition } from '../../local/stepfunctions/definition.js';
 import { StateMachineDefinitionError } from '../../local/stepfunctions/errors.js';
 import { validateStateMachines } from '../../local/stepfunctions/validate.js';
 import { fileValidatedDefinitions } from '../../local/stepfunctions/validated-file.js';
-import { loadSnapshotFiles, SnapshotFormatError } from '../../src/cluster/snapshot.js';
+import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
 
 /** What `npm start` remembers between runs so that it does not validate or parse the same thing twice. */
 

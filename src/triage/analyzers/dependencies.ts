@@ -126,6 +126,12 @@ export function configuredHosts(ctx: AnalyzerContext, pod: KubeObject): Array<{ 
 const HOSTLESS =
   /\b(connection (?:is not available|refused|reset|timed out)|communications link failure|connect timed out|timed out|timeout|could not connect|unable to (?:connect|acquire)|I\/O error)\b/i;
 
+/** The line that says most about a failed connection: a timeout or refusal beats a generic I/O error; later wins ties. */
+function telling(current: string | undefined, line: string): string {
+  const weight = (l: string) => (/timed out|refused|not available|link failure|unreachable/i.test(l) ? 2 : 1);
+  return current === undefined || weight(line) >= weight(current) ? line : current;
+}
+
 /** Lines where a client says it cannot reach something: its logs, and its readiness/liveness probe failures. */
 function failuresOf(ctx: AnalyzerContext, pod: KubeObject): DependencyFailure[] {
   const out: DependencyFailure[] = [];
@@ -135,7 +141,7 @@ function failuresOf(ctx: AnalyzerContext, pod: KubeObject): DependencyFailure[] 
       const text = ctx.log(pod.metadata.name, c.name, previous, pod.metadata.namespace);
       if (!text) continue;
       for (const raw of text.split(/\r?\n/).slice(-200)) {
-        if (!hostless && HOSTLESS.test(raw) && !TARGET_PATTERNS.some((p) => p.test(raw))) hostless = raw.trim();
+        if (HOSTLESS.test(raw) && !TARGET_PATTERNS.some((p) => p.test(raw))) hostless = telling(hostless, raw.trim());
         const verdict = decisiveLogLine(raw);
         // "Connection to db:5432 refused" (JDBC) reads as a plain error line, yet names what it cannot reach.
         if (
@@ -146,7 +152,7 @@ function failuresOf(ctx: AnalyzerContext, pod: KubeObject): DependencyFailure[] 
           continue;
         const failure = parseDependencyFailure(raw.trim());
         if (failure) out.push(failure);
-        else if (!hostless && HOSTLESS.test(raw)) hostless = raw.trim();
+        else if (HOSTLESS.test(raw)) hostless = telling(hostless, raw.trim());
       }
     }
   }
