@@ -79,6 +79,22 @@ export function evidenceFromEnvelope(
       at,
     });
     resources.set(key, finding.resource);
+    if (finding.owner) {
+      // The root cause a person confirms names the entity to change (the Deployment); its pods are replaced by a fix,
+      // so the fault is also recorded on that entity, where a fix validation looks for it.
+      const owner = { ...finding.owner, namespace: finding.owner.namespace ?? finding.resource.namespace };
+      items.push({
+        id: `symptom:${finding.code}:${resourceKey(owner)}`,
+        type: 'symptoms',
+        description: `${finding.code} on ${describeResource(owner)}: ${finding.message}`,
+        source: 'envelope',
+        resource: owner,
+        code: finding.code,
+        severity: finding.severity,
+        at,
+      });
+      resources.set(resourceKey(owner), owner);
+    }
     for (const related of finding.related ?? []) {
       const ref = { ...related, namespace: related.namespace ?? finding.resource.namespace };
       resources.set(resourceKey(ref), ref);
