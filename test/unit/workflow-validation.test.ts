@@ -72,6 +72,40 @@ describe('fix validation rules', () => {
     expect(validationOutcome(result.steps[0] as TransitionResult)).toMatchObject({ passed: true });
   });
 
+  it('fails while the fault shows on a new pod of the entity the root cause names', () => {
+    // The confirmed cause names the Deployment; the pods that showed it are replaced by every rollout.
+    const deployment = { kind: 'Deployment', name: 'api', namespace: 'payments' };
+    const finding0 = finding({
+      code: 'PVC_PENDING',
+      resource: { kind: 'Pod', name: 'api-7d9f-a1b2c', namespace: 'payments' },
+    });
+    const env = envelope({
+      findings: [{ ...finding0, owner: deployment }],
+      rootCause: [{ rank: 1, code: 'PVC_PENDING', summary: 's', confidence: 0.9, resource: deployment }],
+    });
+    const evidence = [
+      ...evidenceFromEnvelope(env, at(1)),
+      ...evidenceFromMemorySearch([], at(10)),
+      ...evidenceFromHypothesis(classifyRequest('hypothesis 1'), { at: at(20), rootCause: env.rootCause }),
+    ];
+    const confirmed = evidenceFromConfirmation(classifyRequest('confirmed'), evidence, at(40));
+    const resolving: WorkflowSnapshot = {
+      state: 'RESOLVING',
+      stateEnteredAt: at(50),
+      evidence: [...evidence, ...confirmed],
+    };
+    const validatingDeployment = step(
+      resolving,
+      evidenceFromResolved(classifyRequest('resolved'), at(60), 'U1'),
+      at(60),
+    );
+    const replaced = { ...finding0, resource: { ...finding0.resource, name: 'api-5c6d-x9y8z' }, owner: deployment };
+    const fresh = envelope({ findings: [replaced] });
+    const result = step(validatingDeployment.snapshot, evidenceFromEnvelope(fresh, at(70)), at(70));
+    expect(kinds(result.steps)).toEqual(['GATHERING>ANALYZING']);
+    expect(result.steps[0]).toMatchObject({ fixValidation: 'failed' });
+  });
+
   it('fails while the root cause is still there at medium severity or worse, and starts a new cycle', () => {
     const fresh = envelope({ findings: [finding({ code: 'PVC_PENDING', resource: PVC, severity: 'medium' })] });
     const result = step(validating(), evidenceFromEnvelope(fresh, at(70)), at(70));
