@@ -25,6 +25,11 @@ export const EvidenceItemSchema = z.object({
   description: z.string(),
   source: z.enum(['envelope', 'user-read', 'memory', 'user', 'plan']),
   resource: ResourceRefSchema.optional(),
+  /**
+   * The entity to change behind a symptom's resource (the Deployment behind its pod). A confirmed root cause names
+   * it, and a fix replaces the pods, so a fix validation also looks for the fault there.
+   */
+  owner: ResourceRefSchema.optional(),
   /** Finding or root-cause code the item is about. */
   code: z.string().optional(),
   /** The severity of the finding a symptom came from: a fix is judged on what is medium or worse. */
@@ -74,27 +79,14 @@ export function evidenceFromEnvelope(
       description: `${finding.code} on ${describeResource(finding.resource)}: ${finding.message}`,
       source: 'envelope',
       resource: finding.resource,
+      ...(finding.owner
+        ? { owner: { ...finding.owner, namespace: finding.owner.namespace ?? finding.resource.namespace } }
+        : {}),
       code: finding.code,
       severity: finding.severity,
       at,
     });
     resources.set(key, finding.resource);
-    if (finding.owner) {
-      // The root cause a person confirms names the entity to change (the Deployment); its pods are replaced by a fix,
-      // so the fault is also recorded on that entity, where a fix validation looks for it.
-      const owner = { ...finding.owner, namespace: finding.owner.namespace ?? finding.resource.namespace };
-      items.push({
-        id: `symptom:${finding.code}:${resourceKey(owner)}`,
-        type: 'symptoms',
-        description: `${finding.code} on ${describeResource(owner)}: ${finding.message}`,
-        source: 'envelope',
-        resource: owner,
-        code: finding.code,
-        severity: finding.severity,
-        at,
-      });
-      resources.set(resourceKey(owner), owner);
-    }
     for (const related of finding.related ?? []) {
       const ref = { ...related, namespace: related.namespace ?? finding.resource.namespace };
       resources.set(resourceKey(ref), ref);
@@ -412,13 +404,20 @@ function sameResource(a: ResourceRef, b: ResourceRef): boolean {
  */
 export function isStillPresent(
   targets: readonly ValidationTarget[],
-  finding: { code?: string | undefined; resource?: ResourceRef | undefined; severity?: Severity | undefined },
+  finding: {
+    code?: string | undefined;
+    resource?: ResourceRef | undefined;
+    owner?: ResourceRef | undefined;
+    severity?: Severity | undefined;
+  },
 ): boolean {
   if (!finding.code) return false;
   if (finding.severity !== undefined && !BLOCKING_SEVERITIES.has(finding.severity)) return false;
-  return targets.some(
-    (t) => t.code === finding.code && (!t.resource || !finding.resource || sameResource(t.resource, finding.resource)),
-  );
+  const on = (target: ResourceRef) =>
+    !finding.resource ||
+    sameResource(target, finding.resource) ||
+    (finding.owner !== undefined && sameResource(target, finding.owner));
+  return targets.some((t) => t.code === finding.code && (!t.resource || on(t.resource)));
 }
 
 /** The targets of a validation, also for contexts stored before targets existed. */
