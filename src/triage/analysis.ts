@@ -1,6 +1,6 @@
 import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { Finding, FindingInput } from './findings.js';
-import { FindingSchema } from './findings.js';
+import { clip, FindingSchema } from './findings.js';
 import { dedupeFindings } from './root-cause.js';
 import { scrubText } from './scrub.js';
 
@@ -53,14 +53,10 @@ export function runAnalyzers(
 function bounded(f: Finding): Finding {
   return {
     ...f,
-    message: clipText(scrubText(f.message), MAX_MESSAGE),
-    evidence: [...new Set(f.evidence.map((e) => clipText(scrubText(e), MAX_EVIDENCE_TEXT)))].slice(0, MAX_EVIDENCE),
+    message: clip(scrubText(f.message), MAX_MESSAGE),
+    evidence: [...new Set(f.evidence.map((e) => clip(scrubText(e), MAX_EVIDENCE_TEXT)))].slice(0, MAX_EVIDENCE),
     confidence: Math.round(f.confidence * 100) / 100,
   };
-}
-
-function clipText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 export type { FindingInput };

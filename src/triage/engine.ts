@@ -10,6 +10,7 @@ import { TriageEnvelopeSchema } from './envelope.js';
 import { InvalidNamespaceError, InvalidTriageRequestError } from './errors.js';
 import { summarizeEvidence } from './evidence-summary.js';
 import type { Finding } from './findings.js';
+import { clip } from './findings.js';
 import { followTemplate, foreignNamespaces } from './follow.js';
 import type { EvidenceAssessment, Gathered, OutcomeIndex } from './gathering.js';
 import { assessEvidence, gather, indexOutcomes, newestTimestamp, podsListedInFull } from './gathering.js';
@@ -20,7 +21,7 @@ import { attributeOwners } from './owners.js';
 import type { RankedCauseWithFinding } from './root-cause.js';
 import { dedupeFindings, rankRootCauses } from './root-cause.js';
 import type { EntryResolution, RouteDecision } from './routing.js';
-import { clip, decideRoute, SWEEP_INTENT } from './routing.js';
+import { decideRoute, SWEEP_INTENT } from './routing.js';
 import { confidenceRubric, priorityRubric, safetyRubric } from './rubrics.js';
 import { scrubDeep } from './scrub.js';
 import {

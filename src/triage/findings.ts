@@ -74,3 +74,8 @@ export function compareFindings(a: Finding, b: Finding): number {
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** Bound a text for the envelope, marking the cut. */
+export function clip(text: string, max = 300): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

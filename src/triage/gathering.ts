@@ -3,10 +3,10 @@ import { RESOURCES } from '../cluster/resources.js';
 import { logKey } from '../cluster/snapshot.js';
 import type { ClusterReader, KubeObject, ResourceKind } from '../cluster/types.js';
 import type { EvidenceGap } from './envelope.js';
+import { clip } from './findings.js';
 import { eventTime } from './root-cause.js';
 import type { ReadOutcome } from './rounds.js';
 import { executeRound } from './rounds.js';
-import { clip } from './routing.js';
 import type { TriageTemplate } from './template.js';
 
 /**

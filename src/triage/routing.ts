@@ -1,6 +1,7 @@
 import damerauLevenshtein from 'damerau-levenshtein';
 import type { TriggerMode } from './envelope.js';
 import { InvalidTriageRequestError, UnknownIntentError } from './errors.js';
+import { clip } from './findings.js';
 import { SWEEP_INTENT, withSweep } from './sweep.js';
 
 export { SWEEP_INTENT };
@@ -189,10 +190,6 @@ function intentsOf(suggestions: EntryResolution['suggestions']): string[] {
     .map((s) => (typeof s === 'string' ? s : (s.intent ?? s.id)))
     .filter((s): s is string => typeof s === 'string' && s !== '');
   return [...new Set(out)];
-}
-
-export function clip(text: string, max = 300): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function clamp01(n: number): number {

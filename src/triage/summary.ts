@@ -1,11 +1,10 @@
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Finding } from './findings.js';
-import { compareFindings, findingKey } from './findings.js';
+import { clip, compareFindings, findingKey } from './findings.js';
 import type { EvidenceAssessment, OutcomeIndex } from './gathering.js';
 import { renderAction } from './next-actions.js';
 import type { RankedCauseWithFinding } from './root-cause.js';
-import { clip } from './routing.js';
 import type { TriageTemplate } from './template.js';
 
 /** Presentation: the summary sentence, prompt suggestions, and keeping the envelope within its size limit. */

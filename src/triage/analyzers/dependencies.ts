@@ -2,6 +2,7 @@ import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { findEvents, isRecent } from './events.js';
+import { namespaceLabels, policyTypes } from './network-policy.js';
 import { containers, decisiveLogLine, namespacePods, ownerOf, podRef, ref } from './pods.js';
 import { type LabelSelector, matchesSelector } from './selectors.js';
 import { endpointState } from './services.js';
@@ -213,17 +214,6 @@ export function egressVerdict(
     ),
   );
   return { allowed, policies };
-}
-
-function policyTypes(p: KubeObject): string[] {
-  const declared = p.spec?.policyTypes as string[] | undefined;
-  if (declared && declared.length > 0) return declared;
-  return p.spec?.egress ? ['Ingress', 'Egress'] : ['Ingress'];
-}
-
-function namespaceLabels(ctx: AnalyzerContext, name: string): Record<string, string> {
-  const ns = ctx.objects('namespaces').find((n) => n.metadata.name === name);
-  return { 'kubernetes.io/metadata.name': name, ...(ns?.metadata.labels ?? {}) };
 }
 
 function peersAdmit(

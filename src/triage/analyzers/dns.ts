@@ -3,6 +3,7 @@ import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { scrubText } from '../scrub.js';
 import { clip, formatAge } from './events.js';
+import { namespaceLabels, policyTypes } from './network-policy.js';
 import {
   containers,
   decisiveLogLine,
@@ -176,17 +177,6 @@ function inCidr(ip: string, cidr: string): boolean | undefined {
   const n = Number(bits ?? 32);
   const mask = n === 0 ? 0 : (0xffffffff << (32 - n)) >>> 0;
   return (a & mask) >>> 0 === (b & mask) >>> 0;
-}
-
-function policyTypes(p: KubeObject): string[] {
-  const declared = p.spec?.policyTypes as string[] | undefined;
-  if (declared && declared.length > 0) return declared;
-  return p.spec?.egress ? ['Ingress', 'Egress'] : ['Ingress'];
-}
-
-function namespaceLabels(ctx: AnalyzerContext, name: string): Record<string, string> {
-  const ns = ctx.objects('namespaces').find((n) => n.metadata.name === name);
-  return { 'kubernetes.io/metadata.name': name, ...(ns?.metadata.labels ?? {}) };
 }
 
 interface Peer {
