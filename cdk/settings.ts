@@ -1,5 +1,5 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Deployment settings, read from CDK context (`cdk.json` or `-c key=value`). Values given on the command line

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DemoClusterView } from '../demo/control.js';
 import { hostRefusal, isStateChanging, originRefusal, refuse } from '../request-guard.js';
 import type { RecordedCall, SlackStandIn, StandInMessage, StandInView } from '../slack/server.js';

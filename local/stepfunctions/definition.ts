@@ -1,6 +1,6 @@
 import './polyfill.js';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import { z } from 'zod';
+import * as z from 'zod';
 import { StateMachineDefinitionError } from './errors.js';
 import { classifyResource, type ResourceSpec } from './resources.js';
 

@@ -1,7 +1,7 @@
 import './polyfill.js';
 import { randomUUID } from 'node:crypto';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, type RunOptions } from 'aws-local-stepfunctions';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type AccountScope,
   assertValidName,

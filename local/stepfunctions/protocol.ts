@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ExecutionRecord, LocalStepFunctionsEngine, RegisteredStateMachine } from './engine.js';
 import { SfnServiceError } from './errors.js';
 import type { HistoryEvent } from './history.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { redactText } from '../redact/index.js';
 import { ClusterReadError, type ReadFailureReason } from './types.js';
 

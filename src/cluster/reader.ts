@@ -1,6 +1,6 @@
 import type { Agent } from 'node:http';
 import { HttpMethod, RequestContext } from '@kubernetes/client-node';
-import { z } from 'zod';
+import * as z from 'zod';
 import { boundedGet, ResponseTooLargeError } from './bounded-get.js';
 import { httpFailure, redactCredentials, transportFailure } from './classify.js';
 import { eksTokenMinter } from './eks-token.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments, stringify } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KubeObject } from './types.js';
 
 /**

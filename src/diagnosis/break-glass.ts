@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DIAGNOSTIC_STATES, type DiagnosticState, DiagnosticStateSchema, stateIndex } from './states.js';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TriageEnvelope } from '../triage/envelope.js';
 import { type ResourceRef, ResourceRefSchema, type Severity, SeveritySchema } from '../triage/findings.js';
 import { canonicalKind, isClusterScoped, kindLabel } from './kinds.js';

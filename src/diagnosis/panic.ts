@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Domain } from '../triage/findings.js';
 import { type EvidenceItem, supportsTarget } from './evidence.js';
 import type { UserRequest } from './request.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainSchema } from '../triage/findings.js';
 import { TOOL_CLASSES } from './states.js';
 

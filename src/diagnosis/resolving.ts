@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type SafetyLabel, SafetyLabelSchema } from '../triage/envelope.js';
 import { classifyCommandLine } from './commands.js';
 import { canonicalKind } from './kinds.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The diagnostic workflow of ADR-005. A session moves forward only when the evidence a state asks for is present;

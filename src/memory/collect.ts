@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { StoreValidationError } from '../store/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
 import type { TimelineEvent } from '../store/timeline.js';

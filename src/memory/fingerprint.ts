@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalKind } from '../diagnosis/kinds.js';
 import type { TriageEnvelope } from '../triage/envelope.js';
 import { DomainSchema } from '../triage/findings.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BreakGlassAuditEntry } from '../diagnosis/break-glass.js';
 import {
   PANIC_TYPES,

@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreContext } from '../store/client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from '../store/dynamo.js';
 import { StoreError } from '../store/errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The remediation plan contract. A plan is the only artifact calmops synthesizes; it is guarded before any review

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The least a verified Slack request must carry before Bolt and the handlers see it. Slack always sends these

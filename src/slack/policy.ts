@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Who may do what, per channel. The file names, for each channel, the cluster it talks about, the intents it may

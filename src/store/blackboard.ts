@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory, ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainSchema, ResourceRefSchema, SeveritySchema } from '../triage/findings.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';

@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreContext } from './client.js';
 import { conditional, getItem, parseInput } from './dynamo.js';
 import { keys, toEpochSeconds, toIso } from './keys.js';

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { StoreContext } from './client.js';
 import {
   ItemTooLargeError,

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Base class of every error the store raises, so callers can tell storage problems from domain ones. */
 export class StoreError extends Error {

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory, ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
 import { AppendConflictError, ClaimContentionError } from './errors.js';

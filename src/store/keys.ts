@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Key layout of the single table. Every PK/SK string is built here and nowhere else, so the layout in

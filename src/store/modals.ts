@@ -1,5 +1,5 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreContext } from './client.js';
 import { conditional, parseInput, parseRecord } from './dynamo.js';
 import { StoreError } from './errors.js';

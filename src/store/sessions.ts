@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
 import { SessionAlreadyExistsError, SessionNotFoundError, StaleVersionError } from './errors.js';

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreContext } from './client.js';
 import { conditional, getItem, parseInput, parseRecord } from './dynamo.js';
 import { ThreadAlreadyBoundError } from './errors.js';

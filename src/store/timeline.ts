@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
 import { AppendConflictError } from './errors.js';

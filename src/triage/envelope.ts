@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainSchema, FindingSchema, ResourceRefSchema } from './findings.js';
 
 /** The triage envelope (ADR-023) plus calmops' findings and ranked root cause. This schema is the contract. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const DOMAINS = ['storage', 'compute', 'networking', 'platform'] as const;
 export const DomainSchema = z.enum(DOMAINS);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { READABLE_KINDS } from '../cluster/types.js';
 import { DomainSchema } from './findings.js';
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { RESOURCES } from '../cluster/resources.js';
 import { type ReadSpec, TemplateSchema, type TriageTemplate } from './template.js';
 

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { OverrideSchema } from '../diagnosis/break-glass.js';
 import { EvidenceItemSchema as DiagnosisEvidenceSchema, ValidationContextSchema } from '../diagnosis/evidence.js';
 import { PanicSignalSchema } from '../diagnosis/panic.js';

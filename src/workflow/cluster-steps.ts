@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createClusterReader, type KubeClusterReader } from '../cluster/reader.js';
 import type { ClusterReader } from '../cluster/types.js';
 import { type ClusterEntry, resolveKubeconfig } from '../config.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ApprovalFacts, decidersFor } from '../slack/policy.js';
 import { decidedView } from '../slack/views/decided.js';
 import type { ThreadMessage } from '../slack/views/limits.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type DeliveryOutcome, tryDeliver } from './delivery.js';
 import type { WorkflowDeps } from './deps.js';
 import { resumeSession, SessionClosedError } from './sessions.js';

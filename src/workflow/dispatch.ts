@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import * as bg from './break-glass-steps.js';
 import type { WorkflowDeps } from './deps.js';
 import { AskNamespacePayload, askNamespace } from './locate-steps.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { classifyRequest } from '../diagnosis/commands.js';
 import { replyView } from '../slack/views/intervention.js';
 import { code, escapeText } from '../slack/views/limits.js';

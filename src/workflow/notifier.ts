@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
 import { breakGlassApprovalView } from '../slack/views/break-glass.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isOverrideActive } from '../diagnosis/break-glass.js';
 import { evidenceFromPlan } from '../diagnosis/evidence.js';
 import type { RemediationPlan } from '../review/plan.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { breakGlassAudit } from '../diagnosis/break-glass.js';
 import { classifyRequest } from '../diagnosis/commands.js';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { groupFindings } from '../diagnosis/blackboard.js';
 import { type EvidenceItem, evidenceFromEnvelope, evidenceFromMemorySearch } from '../diagnosis/evidence.js';
 import { STATE_MACHINE } from '../diagnosis/states.js';

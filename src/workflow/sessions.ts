@@ -1,5 +1,5 @@
 import { DescribeExecutionCommand, ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import * as z from 'zod';
 import { StaleVersionError } from '../store/errors.js';
 import { resolveEntry } from '../triage/dictionary.js';
 import { SWEEP_INTENT } from '../triage/routing.js';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { kubeconfigYaml } from '../../local/kube/kubeconfig.js';
 import { startSnapshotServer } from '../../local/kube/server.js';
 import { createClusterReader } from '../../src/cluster/reader.js';

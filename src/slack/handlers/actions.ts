@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApprovalRecord } from '../../store/approvals.js';
 import {
   ApprovalAlreadyDecidedError,

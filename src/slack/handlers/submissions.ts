@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { App, ViewOutput } from '@slack/bolt';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
 import type { ModalRecord } from '../../store/modals.js';
 import type { SlackAppDeps } from '../deps.js';
