@@ -9,6 +9,8 @@ import { type AttributeType, BillingMode, type ProjectionType, Table, TableEncry
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -161,6 +163,7 @@ export class CalmopsStack extends Stack {
     });
 
     this.grantPermissions(prefix);
+    this.scheduleReconciler();
     this.api = this.buildEndpoint(settings);
     this.alarms = new CalmopsAlarms(this, 'Alarms', {
       functions: this.functions,
@@ -207,6 +210,22 @@ export class CalmopsStack extends Stack {
     return table;
   }
 
+  /**
+   * Every minute the workflow function repairs what lost or failed runs left behind (src/workflow/reconcile.ts):
+   * resumes sessions whose execution is gone, hands over stranded input, withdraws approvals nobody waits on and
+   * revokes overrides past their deadline. A revoke is therefore never later than the deadline plus one period.
+   */
+  private scheduleReconciler(): void {
+    new Schedule(this, 'ReconcileSchedule', {
+      description: 'calmops reconciler: repair sessions, inboxes, approvals and overrides left by lost runs',
+      schedule: ScheduleExpression.rate(Duration.minutes(1)),
+      target: new LambdaInvoke(this.functions.workflow, {
+        input: ScheduleTargetInput.fromObject({ step: 'reconcile' }),
+        retryAttempts: 0,
+      }),
+    });
+  }
+
   private grantPermissions(prefix: string): void {
     const { slack, workflow, notifier, clusterReader } = this.functions;
 
@@ -236,8 +255,14 @@ export class CalmopsStack extends Stack {
         }),
       );
     }
-    // Approval decisions (Slack) and buffered input handed to a waiting task (all three). The review and
-    // break-glass machines are started by the state machines themselves, never by a function.
+    // The reconciler (workflow) asks whether an approval's task still waits, and starts the mandatory review of an
+    // override whose break-glass run was lost.
+    workflow.addToRolePolicy(new PolicyStatement({ actions: ['states:SendTaskHeartbeat'], resources: ['*'] }));
+    workflow.addToRolePolicy(
+      new PolicyStatement({ actions: ['states:StartExecution'], resources: [machineArn(this, prefix, 'review')] }),
+    );
+    // Approval decisions (Slack) and buffered input handed to a waiting task (all three). The review machine is
+    // otherwise started by the state machines themselves.
     for (const fn of [slack, workflow, notifier]) {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['states:SendTaskSuccess'], resources: ['*'] }));
     }

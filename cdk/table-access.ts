@@ -16,11 +16,12 @@ export const DELETE = 'dynamodb:DeleteItem';
 export const TABLE_ACCESS = {
   /**
    * Sessions, threads, dedupe marks, modal records, timeline and inbox appends, approval decisions, waits claimed
-   * on delivery (src/slack, src/workflow/sessions.ts and deliver-input.ts). Deleting only the approver index entries
-   * a decision leaves behind (`APPROVAL#<id>` / `DECIDER#<user>`); the GSI1 lists for `/triage list`, stats and App
+   * on delivery (src/slack, src/workflow/sessions.ts and deliver-input.ts). Deleting only the index entries a
+   * decision leaves behind (`APPROVAL#<id>` / `DECIDER#<user>` and `SESSION`) and the event marks an attempt that
+   * failed gives back (`DEDUPE#<key>`); the GSI1 lists for `/triage list`, stats and App
    * Home.
    */
-  slack: { table: [GET, QUERY, PUT, UPDATE], deleteUnder: ['APPROVAL#'], index: true },
+  slack: { table: [GET, QUERY, PUT, UPDATE], deleteUnder: ['APPROVAL#', 'DEDUPE#'], index: true },
   /**
    * The `await` step only (src/workflow/notifier.ts): wait and approval items, pending-approval artifacts, timeline
    * appends, the inbox peek and wait claim on delivery. Nothing is deleted and no index is listed.

@@ -55,6 +55,11 @@ export interface LocalStackOptions {
   policy?: unknown;
   /** More cluster names (besides `default`) that the one cluster read here answers to, as a policy names them. */
   clusterNames?: readonly string[];
+  /**
+   * Runs the reconciler (the workflow function's `reconcile` step, what the schedule invokes in AWS) this often, and
+   * once right after start so a restart repairs at once; 60 by default, 0 turns it off.
+   */
+  reconcileEverySeconds?: number;
   /** `SILENT` in tests; `INFO` by default. */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** Replace the metrics sink (tests count ApprovalsExpired). */
@@ -132,6 +137,40 @@ export function validateLocalStateMachines(validatedDefinitionsFile = localCache
 
 export function defaultLocalPolicy(): unknown {
   return { defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors } };
+}
+
+/** The local stand-in for the EventBridge schedule: one run at a time, the first right away. */
+function scheduleReconciler(
+  run: () => Promise<unknown>,
+  everySeconds: number,
+  logger: Logger,
+): { stop(): Promise<void> } {
+  if (everySeconds <= 0) return { stop: async () => undefined };
+  let current: Promise<void> | undefined;
+  let stopped = false;
+  // A run still going when the next is due is left alone, as overlapping runs only repeat each other's checks.
+  const tick = () => {
+    if (stopped || current !== undefined) return;
+    current = run()
+      .then(() => undefined)
+      .catch((error: unknown) => logger.error('reconciler run failed', { error: String(error) }))
+      .finally(() => {
+        current = undefined;
+      });
+  };
+  // Right after start: a restart's stranded sessions should not wait a whole period.
+  const first = setTimeout(tick, 0);
+  const timer = setInterval(tick, everySeconds * 1000);
+  first.unref();
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(timer);
+      await current;
+    },
+  };
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -245,9 +284,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
       ...(options.waitTimeScale === undefined ? {} : { waitTimeScale: options.waitTimeScale }),
       validatedDefinitionsFile: options.validatedDefinitionsFile ?? localCache.validatedDefinitions,
+      // Executions, their history and task tokens survive a restart, as in AWS; without a data dir, memory only.
+      ...(options.dataDir === undefined ? {} : { stateDir: join(resolve(options.dataDir), 'stepfunctions') }),
       onError: (error) => logger.error('local Step Functions endpoint error', { error: String(error) }),
     });
     closers.push(() => sfn.close());
+    const reconciler = scheduleReconciler(
+      () => workflow({ step: 'reconcile' }),
+      options.reconcileEverySeconds ?? 60,
+      logger,
+    );
+    closers.push(async () => reconciler.stop());
     env['AWS_ENDPOINT_URL_SFN'] = sfn.endpoint;
 
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -441,6 +441,23 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  watchParent(() => stop('parent exited'));
+}
+
+/**
+ * npm does not pass a SIGTERM sent to `npm start` on to this process; it exits and this one is re-parented. Noticing
+ * the new parent stops calmops too, so nothing is left holding the port.
+ */
+function watchParent(onGone: () => void): void {
+  const parent = process.ppid;
+  if (parent <= 1) return;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    onGone();
+  }, 500);
+  timer.unref();
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

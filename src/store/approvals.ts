@@ -98,8 +98,24 @@ export class ApprovalRepository {
 
     // Index entries first, the approval itself last: if anything fails midway, no decidable approval exists yet,
     // and an index entry without its approval is skipped when listing.
-    await Promise.all(
-      record.allowedDeciders.map((userId) => {
+    const sessionEntry = keys.approvalSession(record.id);
+    await Promise.all([
+      request('PutItem', sessionEntry, () =>
+        this.ctx.client.send(
+          new PutCommand({
+            TableName: this.ctx.tableName,
+            Item: {
+              ...sessionEntry,
+              GSI1PK: gsi1.pendingApprovalsOfSession(record.sessionId),
+              GSI1SK: `${at}#${record.id}`,
+              approvalId: record.id,
+              kind: record.kind,
+              expiresAtEpoch: ttl,
+            },
+          }),
+        ),
+      ),
+      ...record.allowedDeciders.map((userId) => {
         const key = keys.approvalDecider(record.id, userId);
         return request('PutItem', key, () =>
           this.ctx.client.send(
@@ -117,7 +133,7 @@ export class ApprovalRepository {
           ),
         );
       }),
-    );
+    ]);
 
     const key = keys.approval(record.id);
     const writeId = ulid();
@@ -243,6 +259,27 @@ export class ApprovalRepository {
       .slice(0, options.limit ?? 50);
   }
 
+  /**
+   * Approvals of a session still marked pending (expired or not), oldest first: what a repair must look at when the
+   * execution that waits on them may be gone.
+   */
+  async listPendingForSession(sessionId: string, options: { limit?: number } = {}): Promise<ApprovalRecord[]> {
+    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const entries = await queryItems(
+      this.ctx,
+      {
+        IndexName: GSI1,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1.pendingApprovalsOfSession(id) },
+      },
+      options.limit ?? 50,
+    );
+    const approvals = await Promise.all(entries.map((entry) => this.get(String(entry['approvalId']))));
+    return approvals
+      .filter((a): a is ApprovalRecord => a !== undefined && a.status === 'pending')
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
   private async close(
     id: string,
     status: 'expired' | 'cancelled',
@@ -279,12 +316,12 @@ export class ApprovalRepository {
    * approver's list short, and TTL removes any this misses.
    */
   private async dropIndexEntries(approval: ApprovalRecord): Promise<void> {
+    const entries = [
+      keys.approvalSession(approval.id),
+      ...approval.allowedDeciders.map((userId) => keys.approvalDecider(approval.id, userId)),
+    ];
     await Promise.allSettled(
-      approval.allowedDeciders.map((userId) =>
-        this.ctx.client.send(
-          new DeleteCommand({ TableName: this.ctx.tableName, Key: keys.approvalDecider(approval.id, userId) }),
-        ),
-      ),
+      entries.map((Key) => this.ctx.client.send(new DeleteCommand({ TableName: this.ctx.tableName, Key }))),
     );
   }
 }

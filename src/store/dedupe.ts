@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import type { StoreContext } from './client.js';
@@ -23,6 +23,22 @@ export const DedupeOptionsSchema = z.strictObject({
   now: z.date().optional(),
 });
 export type DedupeOptions = z.input<typeof DedupeOptionsSchema>;
+
+export const DedupeClaimOptionsSchema = DedupeOptionsSchema.extend({
+  /**
+   * How long an unfinished first attempt holds the key. Past it, the attempt is presumed dead (a crash between the
+   * mark and the work it guards) and a repeat is let through, so a retry can never be dropped for a delivery that
+   * never happened. Slack gives up on an attempt after 3 s and retries.
+   */
+  leaseSeconds: z.number().int().min(1).max(3600).default(3),
+});
+export type DedupeClaimOptions = z.input<typeof DedupeClaimOptionsSchema>;
+
+/** A claimed key; finish it once the guarded work is done, release it when the work failed. */
+export interface DedupeClaim {
+  key: string;
+  writeId: string;
+}
 
 /** Remembers deliveries so Slack retries and double submissions are processed once. */
 export class DedupeRepository {
@@ -52,5 +68,78 @@ export class DedupeRepository {
     if (result.ok) return true;
     // A retried request whose first attempt landed must still report the first delivery, or the event is dropped.
     return (await getItem(this.ctx, itemKey))?.['writeId'] === writeId;
+  }
+
+  /**
+   * The first phase of a delivery that must not be lost: claims `key` unless a finished delivery or a live attempt
+   * (inside its lease) holds it. Returns the claim, or undefined for a repeat. The mark only becomes final with
+   * `finish`, after the work it guards succeeded, so the work behind it must tolerate running twice (inbox input
+   * does: the consumer drops a repeated message key).
+   */
+  async claim(key: string, options: DedupeClaimOptions = {}): Promise<DedupeClaim | undefined> {
+    const dedupeKey = parseInput(DedupeKeySchema, key, 'dedupe key');
+    const {
+      ttlSeconds,
+      leaseSeconds,
+      now = new Date(),
+    } = parseInput(DedupeClaimOptionsSchema, options, 'dedupe options');
+    const at = toIso(now);
+    const expiresAt = toIso(new Date(now.getTime() + ttlSeconds * 1000));
+    const leaseUntil = toIso(new Date(now.getTime() + leaseSeconds * 1000));
+    const itemKey = keys.dedupe(dedupeKey);
+    const writeId = ulid();
+    const result = await conditional('PutItem', itemKey, () =>
+      this.ctx.client.send(
+        new PutCommand({
+          TableName: this.ctx.tableName,
+          Item: {
+            ...itemKey,
+            firstSeenAt: at,
+            expiresAt,
+            leaseUntil,
+            writeId,
+            phase: 'pending',
+            expiresAtEpoch: toEpochSeconds(expiresAt),
+          },
+          ConditionExpression:
+            'attribute_not_exists(PK) OR expiresAt <= :now OR (phase = :pending AND leaseUntil <= :now)',
+          ExpressionAttributeValues: { ':now': at, ':pending': 'pending' },
+        }),
+      ),
+    );
+    if (result.ok || (await getItem(this.ctx, itemKey))?.['writeId'] === writeId) return { key: dedupeKey, writeId };
+    return undefined;
+  }
+
+  /** Makes the claim final: repeats of the key are dropped until it expires. False when the claim was lost. */
+  async finish(claim: DedupeClaim): Promise<boolean> {
+    const itemKey = keys.dedupe(parseInput(DedupeKeySchema, claim.key, 'dedupe key'));
+    const result = await conditional('UpdateItem', itemKey, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: itemKey,
+          UpdateExpression: 'SET phase = :done REMOVE leaseUntil',
+          ConditionExpression: 'writeId = :writeId',
+          ExpressionAttributeValues: { ':done': 'done', ':writeId': claim.writeId },
+        }),
+      ),
+    );
+    return result.ok;
+  }
+
+  /** Gives the key back after the guarded work failed, so the sender's retry is processed. */
+  async release(claim: DedupeClaim): Promise<void> {
+    const itemKey = keys.dedupe(parseInput(DedupeKeySchema, claim.key, 'dedupe key'));
+    await conditional('DeleteItem', itemKey, () =>
+      this.ctx.client.send(
+        new DeleteCommand({
+          TableName: this.ctx.tableName,
+          Key: itemKey,
+          ConditionExpression: 'writeId = :writeId',
+          ExpressionAttributeValues: { ':writeId': claim.writeId },
+        }),
+      ),
+    );
   }
 }

@@ -43,11 +43,18 @@ export const keys = {
     PK: `SESSION#${sessionId}`,
     SK: `REQUESTER#${userId}`,
   }),
+  /** Present while the session is open, so GSI1 can list every open session (the reconciler's worklist). */
+  sessionOpen: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: 'OPEN' }),
   finding: (sessionId: string, findingId: string): ItemKey => ({
     PK: `SESSION#${sessionId}`,
     SK: `${FINDING_PREFIX}${findingId}`,
   }),
   approval: (approvalId: string): ItemKey => ({ PK: `APPROVAL#${approvalId}`, SK: META }),
+  /**
+   * Present while the approval is pending, so GSI1 can list a session's pending approvals for repairs. It lives in
+   * the approval's partition, where a decision already deletes its index entries.
+   */
+  approvalSession: (approvalId: string): ItemKey => ({ PK: `APPROVAL#${approvalId}`, SK: 'SESSION' }),
   /** One per allowed decider, so GSI1 can list an approver's pending approvals. */
   approvalDecider: (approvalId: string, userId: string): ItemKey => ({
     PK: `APPROVAL#${approvalId}`,
@@ -73,7 +80,9 @@ export const gsi1 = {
   openSessionsInChannel: (channelId: string): string => `CHANNEL#${channelId}#OPEN`,
   openSessionsOfRequester: (userId: string): string => `REQUESTER#${userId}#OPEN`,
   sessionsWithStatus: (status: 'resolved' | 'closed'): string => `SESSIONS#${status.toUpperCase()}`,
+  openSessions: (): string => 'SESSIONS#OPEN',
   approvalsForApprover: (userId: string): string => `APPROVER#${userId}`,
+  pendingApprovalsOfSession: (sessionId: string): string => `SESSION#${sessionId}#PENDING`,
 } as const;
 
 /** Sequence numbers are zero padded so that lexical SK order is numeric order. */

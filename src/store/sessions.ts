@@ -340,6 +340,35 @@ export class SessionRepository {
     return sessions.filter((s): s is SessionRecord => s !== undefined && s.status === 'open' && s.requester === user);
   }
 
+  /**
+   * Every open session, oldest first, a page at a time: the reconciler's worklist. Pass the returned `next` to read
+   * the following page; entries whose session closed meanwhile are skipped.
+   */
+  async listOpen(
+    options: ListOptions & { after?: string } = {},
+  ): Promise<{ sessions: SessionRecord[]; next?: string }> {
+    const limit = parseInput(z.number().int().min(1).max(1000), options.limit ?? 200, 'limit');
+    const entries = await queryItems(
+      this.ctx,
+      {
+        IndexName: GSI1,
+        KeyConditionExpression: options.after === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK > :after',
+        ExpressionAttributeValues: {
+          ':pk': gsi1.openSessions(),
+          ...(options.after === undefined ? {} : { ':after': options.after }),
+        },
+      },
+      limit,
+    );
+    const ids = entries.map((e) => e['sessionId']).filter((id): id is string => typeof id === 'string');
+    const sessions = await Promise.all(ids.map((id) => this.get(id)));
+    const last = entries.at(-1)?.['GSI1SK'];
+    return {
+      sessions: sessions.filter((s): s is SessionRecord => s !== undefined && s.status === 'open'),
+      ...(entries.length === limit && typeof last === 'string' ? { next: last } : {}),
+    };
+  }
+
   /** Open sessions in a channel, newest first. Index reads are eventually consistent in DynamoDB. */
   async listOpenByChannel(channelId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
     const channel = parseInput(KeyPartSchema, channelId, 'channel id');
@@ -381,33 +410,46 @@ export class SessionRepository {
     if (changes.status === 'open') await this.putRequesterEntry(session);
     else if (changes.status !== undefined) {
       // Listing re-checks every session it finds, so an entry that outlives its session's close is harmless.
-      await this.ctx.client
-        .send(
-          new DeleteCommand({
-            TableName: this.ctx.tableName,
-            Key: keys.sessionRequester(session.id, session.requester),
-          }),
-        )
-        .catch(() => undefined);
+      await Promise.allSettled(
+        [keys.sessionRequester(session.id, session.requester), keys.sessionOpen(session.id)].map((Key) =>
+          this.ctx.client.send(new DeleteCommand({ TableName: this.ctx.tableName, Key })),
+        ),
+      );
     }
     return session;
   }
 
   private async putRequesterEntry(session: Pick<SessionRecord, 'id' | 'requester' | 'createdAt'>): Promise<void> {
     const key = keys.sessionRequester(session.id, session.requester);
-    await request('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: {
-            ...key,
-            GSI1PK: gsi1.openSessionsOfRequester(session.requester),
-            GSI1SK: `${session.createdAt}#${session.id}`,
-            sessionId: session.id,
-            userId: session.requester,
-          },
-        }),
+    const open = keys.sessionOpen(session.id);
+    await Promise.all([
+      request('PutItem', key, () =>
+        this.ctx.client.send(
+          new PutCommand({
+            TableName: this.ctx.tableName,
+            Item: {
+              ...key,
+              GSI1PK: gsi1.openSessionsOfRequester(session.requester),
+              GSI1SK: `${session.createdAt}#${session.id}`,
+              sessionId: session.id,
+              userId: session.requester,
+            },
+          }),
+        ),
       ),
-    );
+      request('PutItem', open, () =>
+        this.ctx.client.send(
+          new PutCommand({
+            TableName: this.ctx.tableName,
+            Item: {
+              ...open,
+              GSI1PK: gsi1.openSessions(),
+              GSI1SK: `${session.createdAt}#${session.id}`,
+              sessionId: session.id,
+            },
+          }),
+        ),
+      ),
+    ]);
   }
 }

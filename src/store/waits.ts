@@ -19,6 +19,11 @@ export const WaitInputSchema = z.strictObject({
     .max(64)
     .regex(/^[a-z][a-z0-9_.-]*$/)
     .default('input'),
+  /**
+   * The execution that waits. A wait of another execution is replaceable: a session has one live execution, so a
+   * wait left by an earlier one (failed, aborted, timed out) holds a dead token and must not block its successor.
+   */
+  executionArn: z.string().min(1).max(2048).optional(),
 });
 export type WaitInput = z.input<typeof WaitInputSchema>;
 
@@ -30,6 +35,7 @@ export const WaitRecordSchema = z.object({
   createdAt: IsoTimestampSchema,
   expiresAt: IsoTimestampSchema,
   claimedAt: IsoTimestampSchema.optional(),
+  executionArn: z.string().min(1).max(2048).optional(),
 });
 export type WaitRecord = z.infer<typeof WaitRecordSchema>;
 
@@ -61,17 +67,23 @@ export class WaitRepository {
       purpose: parsed.purpose,
       createdAt: at,
       expiresAt,
+      ...(parsed.executionArn === undefined ? {} : { executionArn: parsed.executionArn }),
     };
     const key = keys.wait(id);
+    const otherExecution =
+      parsed.executionArn === undefined ? '' : ' OR (attribute_exists(executionArn) AND executionArn <> :execution)';
     const result = await conditional('PutItem', key, () =>
       this.ctx.client.send(
         new PutCommand({
           TableName: this.ctx.tableName,
           Item: { ...key, ...record, expiresAtEpoch: toEpochSeconds(expiresAt) + KEEP_SECONDS },
-          ConditionExpression:
-            'attribute_not_exists(SK) OR attribute_exists(claimId) OR expiresAt <= :now OR #token = :token',
+          ConditionExpression: `attribute_not_exists(SK) OR attribute_exists(claimId) OR expiresAt <= :now OR #token = :token${otherExecution}`,
           ExpressionAttributeNames: { '#token': 'token' },
-          ExpressionAttributeValues: { ':now': at, ':token': parsed.token },
+          ExpressionAttributeValues: {
+            ':now': at,
+            ':token': parsed.token,
+            ...(parsed.executionArn === undefined ? {} : { ':execution': parsed.executionArn }),
+          },
         }),
       ),
     );

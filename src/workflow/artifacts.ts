@@ -193,6 +193,28 @@ export class ArtifactRepository {
     );
   }
 
+  /** Records that the envelope reached the thread, so a re-run of the step or a resumed session does not post it again. */
+  async markEnvelopePosted(sessionId: string, messageTs: string): Promise<void> {
+    await conditional('UpdateItem', { PK: sessionPk(sessionId), SK: 'ENVELOPE' }, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: { PK: sessionPk(sessionId), SK: 'ENVELOPE' },
+          UpdateExpression: 'SET postedTs = :ts',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':ts': messageTs },
+        }),
+      ),
+    );
+  }
+
+  /** The thread ts of the posted envelope; undefined while the triage has not reached the thread. */
+  async envelopePostedTs(sessionId: string): Promise<string | undefined> {
+    const item = await getItem(this.ctx, { PK: sessionPk(sessionId), SK: 'ENVELOPE' });
+    const ts = item?.['postedTs'];
+    return typeof ts === 'string' ? ts : undefined;
+  }
+
   async getEnvelope(sessionId: string) {
     const item = await getItem(this.ctx, { PK: sessionPk(sessionId), SK: 'ENVELOPE' });
     if (item === undefined) return undefined;

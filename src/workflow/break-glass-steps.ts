@@ -194,14 +194,29 @@ export async function breakGlassGrant(deps: WorkflowDeps, p: z.infer<typeof Gran
   return { timeLimitSeconds: override.timeLimitMinutes * 60, expiresAt: override.expiresAt };
 }
 
+/**
+ * Ends the override. Two parties may call it (the break-glass run at its deadline and the reconciler for a run that
+ * was lost); the first one revokes, audits and tells the thread, and any later call changes nothing.
+ */
 export async function breakGlassRevoke(deps: WorkflowDeps, p: z.infer<typeof RevokePayload>) {
   const now = deps.now();
   let revoked: Override | undefined;
+  let already = false;
   await deps.artifacts.mutateWorkflow(p.sessionId, now, (w) => {
+    already = false;
     if (!w.override || w.override.id !== p.requestId) return w;
+    already = w.override.revokedAt !== undefined;
     revoked = { ...w.override, revokedAt: w.override.revokedAt ?? now.toISOString() };
-    return { ...w, override: revoked };
+    return already ? w : { ...w, override: revoked };
   });
+  if (already) {
+    await deps.store.sessions.mutate(
+      p.sessionId,
+      (s) => (s.override && revoked && s.override.grantedAt === revoked.grantedAt ? { override: null } : {}),
+      { now: deps.now },
+    );
+    return {};
+  }
   const session = await deps.store.sessions.mutate(
     p.sessionId,
     (s) => (s.override && revoked && s.override.grantedAt === revoked.grantedAt ? { override: null } : {}),

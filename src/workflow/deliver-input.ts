@@ -32,7 +32,7 @@ export interface DeliverResult {
 
 /**
  * Buffers one thread input for the session and wakes its execution if it is waiting. Input is never lost: a busy
- * execution picks it up at its next wait, and an ended one (idle timeout) is resumed first.
+ * execution picks it up at its next wait, and an ended one (idle timeout, failure, a lost run) is replaced first.
  */
 export async function deliverInput(
   deps: Pick<WorkflowDeps, 'store' | 'sfn' | 'now' | 'stateMachines' | 'timeouts' | 'templates' | 'logger'>,
@@ -56,10 +56,9 @@ export async function deliverInput(
   );
   const outcome = await tryDeliver(deps, parsed.sessionId);
   if (outcome === 'delivered' || outcome === 'recovered') return { messageId: message.id, outcome };
-  const current = await deps.store.sessions.getRequired(parsed.sessionId);
-  if (!current.executionArn || outcome === 'stale') {
-    const resumed = await resumeSession(deps, parsed.sessionId);
-    if (resumed.resumed) return { messageId: message.id, outcome: 'resumed' };
-  }
+  // "Busy" is only true while the execution runs. One that failed, timed out, was aborted or is unknown to the
+  // endpoint is replaced from the stored session, and the new one finds this message in the inbox.
+  const resumed = await resumeSession(deps, parsed.sessionId);
+  if (resumed.resumed) return { messageId: message.id, outcome: 'resumed' };
   return { messageId: message.id, outcome };
 }

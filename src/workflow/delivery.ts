@@ -10,17 +10,25 @@ import type { WorkflowDeps } from './deps.js';
 
 export type DeliveryOutcome = 'delivered' | 'recovered' | 'empty' | 'busy' | 'stale';
 
-/** A claimed wait whose send never happened is re-sent after this long. */
-export const RECOVER_AFTER_MS = 10_000;
+/**
+ * A claim's lease: a claimed wait whose send never happened (the claimer died) is re-sent after this long. A send
+ * takes milliseconds; a token that was used answers TaskTimedOut, so a re-send never wakes a task twice.
+ */
+export const RECOVER_AFTER_MS = 5_000;
 
 const CLOSED_TOKEN = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
+
+/** What Step Functions answers for a token nobody waits on any more (used, timed out, or of a lost run). */
+export function isClosedTokenError(error: unknown): boolean {
+  return error instanceof Error && CLOSED_TOKEN.has(error.name);
+}
 
 async function send(deps: Pick<WorkflowDeps, 'sfn'>, token: string, messageId: string): Promise<'sent' | 'closed'> {
   try {
     await deps.sfn.send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify({ messageId }) }));
     return 'sent';
   } catch (error) {
-    if (error instanceof Error && CLOSED_TOKEN.has(error.name)) return 'closed';
+    if (isClosedTokenError(error)) return 'closed';
     throw error;
   }
 }

@@ -3,6 +3,7 @@ import * as bg from './break-glass-steps.js';
 import type { WorkflowDeps } from './deps.js';
 import { AskNamespacePayload, askNamespace } from './locate-steps.js';
 import { AwaitPayloadSchema, runAwait } from './notifier.js';
+import { ReconcilePayload, reconcile } from './reconcile.js';
 import * as review from './review-steps.js';
 import { RecordReadPayload, RecordTestPayload, RoutePayload, recordRead, recordTest, route } from './route.js';
 import * as steps from './session-steps.js';
@@ -35,6 +36,8 @@ const entry = <S extends z.ZodType>(
 });
 
 export const WORKFLOW_STEPS: Readonly<Record<string, Entry>> = {
+  /** Not a state: the schedule's (and `npm start`'s timer's) repair of what lost runs left behind. */
+  reconcile: entry(ReconcilePayload, reconcile),
   resume: entry(steps.ResumePayload, steps.resume),
   evaluate: entry(steps.EvaluatePayload, steps.evaluate),
   'ask-namespace': entry(AskNamespacePayload, askNamespace),

@@ -105,7 +105,16 @@ export async function runAwait(deps: WorkflowDeps, payload: AwaitPayload): Promi
 
   switch (payload.kind) {
     case 'input': {
-      await deps.store.waits.put(session.id, { token: payload.taskToken, expiresAt, purpose: 'input' }, deps.now());
+      await deps.store.waits.put(
+        session.id,
+        {
+          token: payload.taskToken,
+          expiresAt,
+          purpose: 'input',
+          ...(payload.executionArn ? { executionArn: payload.executionArn } : {}),
+        },
+        deps.now(),
+      );
       const outcome = await tryDeliver(deps, session.id);
       return { waiting: true, delivered: outcome === 'delivered' || outcome === 'recovered' };
     }

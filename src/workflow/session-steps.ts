@@ -61,17 +61,24 @@ export const StoreMemoryPayload = z.object({
     .optional(),
 });
 
+/**
+ * A new execution of an open session. A session whose triage never reached the thread (its execution died during the
+ * reads) gathers again; any other carries on from its stored state.
+ */
 export async function resume(deps: WorkflowDeps, p: z.infer<typeof ResumePayload>) {
   const session = await deps.store.sessions.getRequired(p.sessionId);
+  const gathered = (await deps.artifacts.envelopePostedTs(p.sessionId)) !== undefined;
   await postToSession(
     deps,
     session,
     replyView(
       session.id,
-      `:arrows_counterclockwise: Picking this session up again (state *${session.state}*, evidence kept).`,
+      gathered
+        ? `:arrows_counterclockwise: Picking this session up again (state *${session.state}*, evidence kept).`
+        : ':arrows_counterclockwise: The triage was interrupted before it reported; reading the cluster again.',
     ),
   );
-  return { state: session.state };
+  return { state: session.state, gathered };
 }
 
 type Ref = { kind: string; name: string; namespace?: string | undefined };
@@ -136,7 +143,10 @@ async function adoptRouting(deps: WorkflowDeps, sessionId: string, envelope: Tri
 export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePayload>) {
   const envelope = TriageEnvelopeSchema.parse(p.envelope);
   const at = deps.now().toISOString();
+  // A re-run after a crash between the post and the step's end must not post the envelope twice.
+  const postedTs = await deps.artifacts.envelopePostedTs(p.sessionId);
   await deps.artifacts.putEnvelope(p.sessionId, envelope, deps.now());
+  if (postedTs !== undefined) await deps.artifacts.markEnvelopePosted(p.sessionId, postedTs);
   await recordEvent(deps, p.sessionId, 'discovery_done', {
     summary: envelope.summary.slice(0, 2000),
     data: {
@@ -178,11 +188,14 @@ export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePay
       handoffDomainsProposed: handoff ? [...w.handoffDomainsProposed, handoff.domain] : w.handoffDomainsProposed,
     };
   });
-  await postToSession(
-    deps,
-    progress.session,
-    envelopeView({ sessionId: p.sessionId, envelope, state: progress.session.state, hypotheses }),
-  );
+  if (postedTs === undefined) {
+    const ts = await postToSession(
+      deps,
+      progress.session,
+      envelopeView({ sessionId: p.sessionId, envelope, state: progress.session.state, hypotheses }),
+    );
+    await deps.artifacts.markEnvelopePosted(p.sessionId, ts);
+  }
   return {
     summary: {
       state: progress.session.state,

@@ -105,7 +105,8 @@ export async function startSession(
   return { sessionId: session.id, executionArn };
 }
 
-async function isRunning(deps: SessionDeps, executionArn: string): Promise<boolean> {
+/** Whether the execution runs; one the endpoint does not know (lost, or evicted) does not. */
+export async function executionIsRunning(deps: Pick<SessionDeps, 'sfn'>, executionArn: string): Promise<boolean> {
   try {
     const out = await deps.sfn.send(new DescribeExecutionCommand({ executionArn }));
     return out.status === 'RUNNING';
@@ -126,7 +127,7 @@ export async function resumeSession(
   for (let attempt = 0; attempt < 5; attempt++) {
     const session = await deps.store.sessions.getRequired(sessionId);
     if (session.status !== 'open') throw new SessionClosedError(`Session ${sessionId} is ${session.status}`);
-    if (session.executionArn && (await isRunning(deps, session.executionArn))) {
+    if (session.executionArn && (await executionIsRunning(deps, session.executionArn))) {
       return { executionArn: session.executionArn, resumed: false };
     }
     const next = session.resumeCount + 1;

@@ -219,6 +219,28 @@ export function defineStoreConformance(label: string, endpoint: () => string): v
         expect((await store.sessions.listOpenByChannel(channelId)).map((s) => s.id)).toEqual([b.id, a.id]);
       });
 
+      it('lists every open session a page at a time, following their status (the reconciler worklist)', async () => {
+        const a = await store.sessions.create(newSession(), minutes(1));
+        const b = await store.sessions.create(newSession(), minutes(2));
+        const c = await store.sessions.create(newSession(), minutes(3));
+        await store.sessions.update(b.id, 1, { status: 'closed' }, minutes(4));
+        const seen: string[] = [];
+        let after: string | undefined;
+        do {
+          const page = await store.sessions.listOpen({ limit: 1, ...(after ? { after } : {}) });
+          seen.push(...page.sessions.map((s) => s.id));
+          after = page.next;
+        } while (after !== undefined);
+        expect(seen).toContain(a.id);
+        expect(seen).toContain(c.id);
+        expect(seen).not.toContain(b.id);
+        expect(new Set(seen).size).toBe(seen.length);
+        const entry = await client.send(
+          new GetCommand({ TableName: tableName, Key: keys.sessionOpen(b.id), ConsistentRead: true }),
+        );
+        expect(entry.Item).toBeUndefined();
+      });
+
       it("lists a person's open sessions in every channel, following their status", async () => {
         const requester = `U${ulid()}`;
         const a = await store.sessions.create(newSession({ requester, channelId: `C${ulid()}` }), minutes(1));
@@ -468,6 +490,21 @@ export function defineStoreConformance(label: string, endpoint: () => string): v
         expect(await store.waits.remove(id, next.waitId)).toBe(true);
         expect(await store.waits.get(id)).toBeUndefined();
       });
+
+      it("replaces a live wait left by another execution, never the same execution's", async () => {
+        const id = ulid();
+        const run = (n: number) => `arn:aws:states:us-east-1:000000000000:execution:calmops-diagnostic:${id}-${n}`;
+        await store.waits.put(id, { token: 'tok-old', expiresAt: minutes(10), executionArn: run(0) }, T0);
+        await expect(
+          store.waits.put(id, { token: 'tok-same', expiresAt: minutes(10), executionArn: run(0) }, minutes(1)),
+        ).rejects.toBeInstanceOf(WaitAlreadyPendingError);
+        const next = await store.waits.put(
+          id,
+          { token: 'tok-new', expiresAt: minutes(10), executionArn: run(1) },
+          minutes(1),
+        );
+        expect(await store.waits.get(id)).toEqual(next);
+      });
     });
 
     describe('approvals', () => {
@@ -533,6 +570,20 @@ export function defineStoreConformance(label: string, endpoint: () => string): v
         expect(await store.approvals.cancel(a.id)).toBe(false);
       });
 
+      it("lists a session's pending approvals, expired ones included, until they are decided or withdrawn", async () => {
+        const sessionId = ulid();
+        const first = await store.approvals.create(approval({ sessionId, expiresAt: minutes(5) }), T0);
+        const second = await store.approvals.create(approval({ sessionId }), minutes(1));
+        const third = await store.approvals.create(approval({ sessionId }), minutes(2));
+        await store.approvals.create(approval(), T0);
+        const pending = async () => (await store.approvals.listPendingForSession(sessionId)).map((a) => a.id);
+        expect(await pending()).toEqual([first.id, second.id, third.id]);
+        await store.approvals.decide(second.id, 'approved', 'U0LEAD', minutes(3));
+        expect(await store.approvals.cancel(third.id, minutes(3))).toBe(true);
+        expect(await pending()).toEqual([first.id]);
+        expect(await getItem(ctx, keys.approvalSession(second.id))).toBeUndefined();
+      });
+
       it('lists what an approver still has to decide and writes nothing for bad input', async () => {
         const approver = `U${ulid()}`;
         const later = await store.approvals.create(
@@ -589,6 +640,31 @@ export function defineStoreConformance(label: string, endpoint: () => string): v
           false,
         );
         await expect(store.dedupe.firstDelivery('has space')).rejects.toBeInstanceOf(StoreValidationError);
+      });
+
+      it('claims a key once per live attempt, lets a retry through after a dead attempt, and drops it once finished', async () => {
+        const at = (ms: number) => ({ ttlSeconds: 60, leaseSeconds: 3, now: new Date(T0.getTime() + ms) });
+        const key = `event:Ev${ulid()}`;
+        const claims = await Promise.all(Array.from({ length: 10 }, () => store.dedupe.claim(key, at(0))));
+        expect(claims.filter((c) => c !== undefined)).toHaveLength(1);
+        // A retry while the first attempt may still be working is a repeat...
+        expect(await store.dedupe.claim(key, at(2_999))).toBeUndefined();
+        // ...but past the lease the first attempt is presumed dead: the retry is processed.
+        const retry = await store.dedupe.claim(key, at(3_000));
+        expect(retry).toBeDefined();
+        expect(await store.dedupe.finish(retry!)).toBe(true);
+        // The dead attempt cannot finish or release what the retry now holds.
+        const dead = claims.find((c) => c !== undefined)!;
+        expect(await store.dedupe.finish(dead)).toBe(false);
+        await store.dedupe.release(dead);
+        expect(await store.dedupe.claim(key, at(30_000))).toBeUndefined();
+        expect(await store.dedupe.claim(key, at(60_000))).toBeUndefined();
+        expect(await store.dedupe.claim(key, at(63_001))).toBeDefined();
+
+        const failed = `event:Ev${ulid()}`;
+        const attempt = await store.dedupe.claim(failed, at(0));
+        await store.dedupe.release(attempt!);
+        expect(await store.dedupe.claim(failed, at(1))).toBeDefined();
       });
     });
 

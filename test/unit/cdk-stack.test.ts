@@ -194,11 +194,12 @@ describe('least privilege', () => {
     }
   });
 
-  it('only the diagnostic machine is started by functions (sessions and resumes); the machines start the rest', () => {
+  it('functions start the diagnostic machine (sessions and resumes); only the reconciler also starts a review', () => {
     for (const fn of ['SlackFunction', 'WorkflowFunction']) {
       const starts = roleStatements(fn).statements.filter((s) => [s.Action].flat().includes('states:StartExecution'));
       expect(starts.map((s) => text(s.Resource))).toEqual([
         expect.stringContaining(':stateMachine:calmops-diagnostic"'),
+        ...(fn === 'WorkflowFunction' ? [expect.stringContaining(':stateMachine:calmops-review"')] : []),
       ]);
       const describe = roleStatements(fn).statements.find((s) =>
         [s.Action].flat().includes('states:DescribeExecution'),
@@ -208,6 +209,17 @@ describe('least privilege', () => {
     const notifier = actionsOf(roleStatements('NotifierFunction').statements);
     expect(notifier).not.toContain('states:StartExecution');
     expect(notifier).not.toContain('states:DescribeExecution');
+  });
+
+  it('runs the reconciler every minute on the workflow function, which may ask whether a task still waits', () => {
+    const schedules = Object.values(resources).filter((r) => r.Type === 'AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(1);
+    const props = schedules[0]!.Properties as { ScheduleExpression: string; Target: { Arn: unknown; Input: string } };
+    expect(props.ScheduleExpression).toBe('rate(1 minute)');
+    expect(text(props.Target.Arn)).toContain('WorkflowFunction');
+    expect(JSON.parse(props.Target.Input)).toEqual({ step: 'reconcile' });
+    expect(actionsOf(roleStatements('WorkflowFunction').statements)).toContain('states:SendTaskHeartbeat');
+    expect(actionsOf(roleStatements('SlackFunction').statements)).not.toContain('states:SendTaskHeartbeat');
   });
 
   it('no table grant includes Scan or stream reads', () => {

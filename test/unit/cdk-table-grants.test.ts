@@ -99,14 +99,14 @@ describe('table grants per function', () => {
     ).toEqual([]);
   });
 
-  it('the Slack function deletes only approver index entries, by a leading-key condition', () => {
+  it('the Slack function deletes only approval index entries and event marks, by a leading-key condition', () => {
     const deletes = tableStatements('SlackFunction').filter((s) => [s.Action].flat().includes('dynamodb:DeleteItem'));
     expect(deletes).toEqual([
       {
         Effect: 'Allow',
         Action: 'dynamodb:DeleteItem',
         Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APPROVAL#*'] } },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APPROVAL#*', 'DEDUPE#*'] } },
       },
     ]);
   });

@@ -33,10 +33,27 @@ function stripMention(text: string, botUserId: string | undefined): string {
   return unescapeSlack(text.replace(mention, ' ')).replace(/\s+/g, ' ').trim();
 }
 
-async function firstDelivery(deps: SlackAppDeps, eventId: string | undefined): Promise<boolean> {
+type EventClaim = Awaited<ReturnType<SlackAppDeps['store']['dedupe']['claim']>>;
+
+/**
+ * Claims the event id for this attempt; 'repeat' when a finished or live attempt holds it. The mark becomes final
+ * only after the work, so a retry of an attempt that died before its input reached the inbox is processed.
+ */
+async function claimEvent(deps: SlackAppDeps, eventId: string | undefined): Promise<EventClaim | 'repeat'> {
   // Without an event id there is nothing to deduplicate on; Slack always sends one.
-  if (eventId === undefined) return true;
-  return deps.store.dedupe.firstDelivery(`event:${eventId}`);
+  if (eventId === undefined) return undefined;
+  return (await deps.store.dedupe.claim(`event:${eventId}`)) ?? 'repeat';
+}
+
+/** Runs the work behind a claimed event; the claim is made final on success and given back on failure. */
+async function underClaim(deps: SlackAppDeps, claim: EventClaim, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (claim) await deps.store.dedupe.release(claim).catch(() => undefined);
+    throw error;
+  }
+  if (claim) await deps.store.dedupe.finish(claim);
 }
 
 async function handleMention(deps: SlackAppDeps, event: MessageLike, botUserId: string | undefined): Promise<void> {
@@ -119,12 +136,13 @@ export function registerEvents(app: App, deps: SlackAppDeps): void {
   app.event('app_mention', async ({ event, body, context }) => {
     const mention = event as unknown as MessageLike;
     if (isFromBot(mention)) return;
-    if (!(await firstDelivery(deps, (body as { event_id?: string }).event_id))) {
+    const claim = await claimEvent(deps, (body as { event_id?: string }).event_id);
+    if (claim === 'repeat') {
       logger.info('duplicate event ignored', { retry: context.retryNum ?? 0 });
       return;
     }
     try {
-      await handleMention(deps, mention, context.botUserId);
+      await underClaim(deps, claim, () => handleMention(deps, mention, context.botUserId));
     } catch (error) {
       logger.error('app_mention failed', { error: (error as Error).message });
       if (mention.user !== undefined) {
@@ -144,12 +162,13 @@ export function registerEvents(app: App, deps: SlackAppDeps): void {
     if (isFromBot(message) || (message.subtype !== undefined && !HUMAN_SUBTYPES.has(message.subtype))) return;
     if (message.thread_ts === undefined || message.thread_ts === message.ts) return;
     if (context.botUserId !== undefined && (message.text ?? '').includes(`<@${context.botUserId}`)) return;
-    if (!(await firstDelivery(deps, (body as { event_id?: string }).event_id))) {
+    const claim = await claimEvent(deps, (body as { event_id?: string }).event_id);
+    if (claim === 'repeat') {
       logger.info('duplicate event ignored', { retry: context.retryNum ?? 0 });
       return;
     }
     try {
-      await handleMessage(deps, message, context.botUserId);
+      await underClaim(deps, claim, () => handleMessage(deps, message, context.botUserId));
     } catch (error) {
       logger.error('thread message failed', { error: (error as Error).message });
       if (message.user !== undefined) {
