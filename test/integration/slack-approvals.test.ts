@@ -142,6 +142,52 @@ describe('buttons and modals through the real handler', () => {
     expect(h.workflow.decisions).toHaveLength(1);
   });
 
+  it('hands a recorded decision over on "click again" after its first hand-over failed, and only then', async () => {
+    const target = await approvalMessage('handoff');
+    const original = h.deps.workflow.sendTaskSuccess;
+    let failures = 1;
+    h.deps.workflow.sendTaskSuccess = async (token, output) => {
+      if (failures-- > 0) throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+      return original(token, output);
+    };
+    try {
+      await click(engineer, target, { actionTs: '1700000200.000001' });
+      expect(ephemeralTexts().at(-1)).toMatch(/please click again/);
+      expect(h.workflow.decisions).toHaveLength(0);
+      expect((await h.store.approvals.get(target.approval.id))?.status).toBe('approved');
+
+      // Someone else's click is still "already decided"; the decider's own repeat delivers the recorded decision.
+      await click(senior, target, { actionTs: '1700000200.000002' });
+      expect(h.workflow.decisions).toHaveLength(0);
+      await click(engineer, target, { actionTs: '1700000200.000003' });
+      expect(h.workflow.decisions).toEqual([
+        { token: `token-handoff-${target.session.id}`, output: expect.objectContaining({ decision: 'approve' }) },
+      ]);
+      // A denial by the same person is a different decision: refused, nothing sent.
+      await click(engineer, target, { actionTs: '1700000200.000004', actionId: 'approval_deny' });
+      expect(h.workflow.decisions).toHaveLength(1);
+      expect(ephemeralTexts().at(-1)).toMatch(/already decided/);
+    } finally {
+      h.deps.workflow.sendTaskSuccess = original;
+    }
+  });
+
+  it('says the run is gone when the task that asked no longer waits, instead of "click again"', async () => {
+    const target = await approvalMessage('handoff');
+    const original = h.deps.workflow.sendTaskSuccess;
+    h.deps.workflow.sendTaskSuccess = async () => {
+      throw Object.assign(new Error('Task Timed Out'), { name: 'TaskTimedOut' });
+    };
+    try {
+      await click(engineer, target, { actionTs: '1700000300.000001' });
+      expect(ephemeralTexts().at(-1)).toMatch(/workflow run that asked for it has ended/);
+      await click(engineer, target, { actionTs: '1700000300.000002' });
+      expect(ephemeralTexts().at(-1)).toMatch(/already decided/);
+    } finally {
+      h.deps.workflow.sendTaskSuccess = original;
+    }
+  });
+
   it('lets exactly one of two simultaneous clicks win', async () => {
     const target = await approvalMessage('handoff');
     await Promise.all([click(engineer, target), click(senior, target, { actionId: 'approval_deny' })]);

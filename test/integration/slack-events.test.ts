@@ -88,6 +88,41 @@ describe('Slack events through the real handler', () => {
     ]);
   });
 
+  it("delivers Slack's retry of a reply whose first attempt died before the inbox, and drops one that landed", async () => {
+    const { session, threadTs } = await openSession(h);
+    const reply = (ts: string) => ({
+      type: 'message',
+      channel_type: 'channel',
+      user: DEMO_IDS.engineer,
+      text: `reply ${ts}`,
+      ts,
+      thread_ts: threadTs,
+      channel: DEMO_IDS.incidents,
+    });
+    // The first attempt claimed the event and was killed before its append: the mark is pending, its lease over.
+    await h.store.dedupe.claim('event:EvDIED1', { now: new Date(Date.now() - 10_000) });
+    await sendEvent(reply('1700000002.000100'), { eventId: 'EvDIED1', retryNum: 1 });
+    expect(h.workflow.delivered.map((d) => d.messageKey)).toEqual([`${DEMO_IDS.incidents}:1700000002.000100`]);
+
+    // A retry of the attempt that did land (its mark final) is dropped, however late.
+    await sendEvent(reply('1700000002.000100'), { eventId: 'EvDIED1', retryNum: 2 });
+    expect(h.workflow.delivered).toHaveLength(1);
+
+    // A failed delivery gives its mark back, so the retry is taken in.
+    const deliver = h.deps.workflow.deliverInput;
+    h.deps.workflow.deliverInput = async () => {
+      throw new Error('inbox unavailable');
+    };
+    await sendEvent(reply('1700000002.000200'), { eventId: 'EvFAILED1' });
+    h.deps.workflow.deliverInput = deliver;
+    await sendEvent(reply('1700000002.000200'), { eventId: 'EvFAILED1', retryNum: 1 });
+    expect(h.workflow.delivered.map((d) => d.messageKey)).toEqual([
+      `${DEMO_IDS.incidents}:1700000002.000100`,
+      `${DEMO_IDS.incidents}:1700000002.000200`,
+    ]);
+    expect(session.id).toBeDefined();
+  });
+
   it('delivers a mention inside a session thread as input, not a new session', async () => {
     const { session, threadTs } = await openSession(h);
     await sendEvent({

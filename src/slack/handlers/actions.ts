@@ -7,6 +7,7 @@ import {
   ApprovalNotAllowedError,
   ApprovalNotFoundError,
 } from '../../store/errors.js';
+import { isClosedTokenError } from '../../workflow/delivery.js';
 import type { ApprovalOutcome, SlackAppDeps } from '../deps.js';
 import { checkApproval, checkHandoff, checkIntent, noChannelPolicy, type PolicyDecision } from '../policy.js';
 import type { KnownBlock } from '../views/blocks.js';
@@ -154,6 +155,28 @@ async function authorize(
  * SendTaskSuccess and updates the message. Everyone else (a second click, a second approver, a late click) gets an
  * ephemeral answer and changes nothing.
  */
+async function repeatedDecision(
+  deps: SlackAppDeps,
+  input: { approvalId: string; userId: string; decision: ApprovalOutcome['decision'] },
+  now: Date,
+): Promise<ApprovalRecord | undefined> {
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(input.approvalId)) return undefined;
+  const approval = await deps.store.approvals.get(input.approvalId);
+  if (approval === undefined || approval.token === undefined || approval.status === 'pending') return undefined;
+  if (isExpired(approval, now) || !sameDecision(approval, input)) return undefined;
+  return approval;
+}
+
+function sameDecision(
+  approval: ApprovalRecord,
+  input: { userId: string; decision: ApprovalOutcome['decision'] },
+): boolean {
+  if (approval.decidedBy !== input.userId) return false;
+  const status = input.decision === 'approve' ? 'approved' : 'rejected';
+  const changes = (approval.reason ?? '').startsWith('request-changes');
+  return approval.status === status && (input.decision === 'request-changes') === changes;
+}
+
 export async function decideApproval(
   deps: SlackAppDeps,
   input: {
@@ -169,8 +192,11 @@ export async function decideApproval(
 ): Promise<{ ok: true } | { ok: false; message: string }> {
   const now = nowOf(deps);
   const loaded = await loadDecidable(deps, input.approvalId, now);
-  if (!loaded.ok) return loaded;
-  const { approval, facts } = loaded;
+  // "Please click again" after a decision whose hand-over failed: the same person repeating the same decision.
+  const repeat = loaded.ok ? undefined : await repeatedDecision(deps, input, now);
+  if (!loaded.ok && repeat === undefined) return loaded;
+  const approval = loaded.ok ? loaded.approval : (repeat as ApprovalRecord);
+  const facts = loaded.ok ? loaded.facts : approvalFacts(approval);
   const { decision: policy } = await authorize(deps, approval, facts, {
     userId: input.userId,
     action: `approval.${input.decision}`,
@@ -181,42 +207,52 @@ export async function decideApproval(
     return { ok: false, message: 'This request is still being set up; try again in a few seconds.' };
   }
 
-  let decided: ApprovalRecord;
+  let decided: ApprovalRecord = approval;
+  let redelivery = repeat !== undefined;
   try {
-    decided = await deps.store.approvals.decide(
-      approval.id,
-      input.decision === 'approve' ? 'approved' : 'rejected',
-      input.userId,
-      now,
-      input.decision === 'request-changes'
-        ? { reason: `request-changes${input.note === undefined ? '' : `: ${input.note}`}`.slice(0, 2000) }
-        : input.note === undefined
-          ? {}
-          : { reason: input.note.slice(0, 2000) },
-    );
+    if (!redelivery)
+      decided = await deps.store.approvals.decide(
+        approval.id,
+        input.decision === 'approve' ? 'approved' : 'rejected',
+        input.userId,
+        now,
+        input.decision === 'request-changes'
+          ? { reason: `request-changes${input.note === undefined ? '' : `: ${input.note}`}`.slice(0, 2000) }
+          : input.note === undefined
+            ? {}
+            : { reason: input.note.slice(0, 2000) },
+      );
   } catch (error) {
     if (error instanceof ApprovalExpiredError) return { ok: false, message: EXPIRED_TEXT };
     if (error instanceof ApprovalAlreadyDecidedError) {
       const current = await deps.store.approvals.get(approval.id);
       if (current !== undefined && isExpired(current, now)) return { ok: false, message: EXPIRED_TEXT };
-      const by = current?.decidedBy === undefined ? '' : ` by <@${current.decidedBy}>`;
-      return { ok: false, message: `This was already decided${by}; nothing was changed.` };
+      // The same person repeating the same decision after "please click again": the first click recorded it but
+      // its hand-over to the waiting run failed. Hand it over now; a task that already has it answers closed.
+      if (current !== undefined && sameDecision(current, input)) {
+        decided = current;
+        redelivery = true;
+      } else {
+        const by = current?.decidedBy === undefined ? '' : ` by <@${current.decidedBy}>`;
+        return { ok: false, message: `This was already decided${by}; nothing was changed.` };
+      }
+    } else {
+      if (error instanceof ApprovalNotAllowedError) {
+        const decision = {
+          allowed: false as const,
+          code: 'not-approver' as const,
+          reason: 'You are not among the people who may decide this approval.',
+        };
+        await auditRefusal(deps, approval.sessionId, {
+          actor: input.userId,
+          action: `approval.${input.decision}`,
+          decision,
+        });
+        return { ok: false, message: decision.reason };
+      }
+      if (error instanceof ApprovalNotFoundError) return { ok: false, message: 'This approval no longer exists.' };
+      throw error;
     }
-    if (error instanceof ApprovalNotAllowedError) {
-      const decision = {
-        allowed: false as const,
-        code: 'not-approver' as const,
-        reason: 'You are not among the people who may decide this approval.',
-      };
-      await auditRefusal(deps, approval.sessionId, {
-        actor: input.userId,
-        action: `approval.${input.decision}`,
-        decision,
-      });
-      return { ok: false, message: decision.reason };
-    }
-    if (error instanceof ApprovalNotFoundError) return { ok: false, message: 'This approval no longer exists.' };
-    throw error;
   }
 
   const decidedAt = decided.decidedAt ?? now.toISOString();
@@ -226,15 +262,36 @@ export async function decideApproval(
     decidedAt,
     ...(input.note === undefined ? {} : { note: input.note }),
   };
-  await deps.store.timeline
-    .append(approval.sessionId, {
-      type: 'approval.decided',
-      actor: input.userId,
-      summary: `${approval.kind} ${input.decision}${input.note === undefined ? '' : `: ${input.note}`}`.slice(0, 2000),
-      data: { approvalId: approval.id, kind: approval.kind, decision: input.decision },
-    })
-    .catch((error: Error) => (deps.logger ?? console).error('timeline append failed', { error: error.message }));
-  await deps.workflow.sendTaskSuccess(approval.token, outcome);
+  if (!redelivery) {
+    await deps.store.timeline
+      .append(approval.sessionId, {
+        type: 'approval.decided',
+        actor: input.userId,
+        summary: `${approval.kind} ${input.decision}${input.note === undefined ? '' : `: ${input.note}`}`.slice(
+          0,
+          2000,
+        ),
+        data: { approvalId: approval.id, kind: approval.kind, decision: input.decision },
+      })
+      .catch((error: Error) => (deps.logger ?? console).error('timeline append failed', { error: error.message }));
+  }
+  try {
+    await deps.workflow.sendTaskSuccess(approval.token, outcome);
+  } catch (error) {
+    if (!isClosedTokenError(error)) throw error;
+    // A repeat whose first hand-over did land: nothing more to do than say so.
+    if (redelivery) {
+      const by = decided.decidedBy === undefined ? '' : ` by <@${decided.decidedBy}>`;
+      return { ok: false, message: `This was already decided${by}; nothing was changed.` };
+    }
+    // The run that asked is gone (a restart or a failure). The decision is on record; the session is picked up
+    // again by the reconciler, and the request can be made again there.
+    return {
+      ok: false,
+      message:
+        'Your decision is recorded, but the workflow run that asked for it has ended, so it could not act on it. The session will pick up again in this thread; ask for this again there.',
+    };
+  }
 
   const channel = input.channelId ?? facts.channelId;
   const ts = input.messageTs ?? facts.messageTs;
