@@ -82,6 +82,17 @@ function value(env: Env, name: string): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
+/** CALMOPS_RECONCILE_SECONDS: how often the reconciler runs (the schedule in AWS runs it every minute). */
+function reconcileSecondsFrom(env: Env): number {
+  const raw = value(env, 'CALMOPS_RECONCILE_SECONDS');
+  if (raw === undefined) return 60;
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw) || seconds > 3600) {
+    throw new StartError(`CALMOPS_RECONCILE_SECONDS must be whole seconds 0–3600 (0 turns it off), got "${raw}"`);
+  }
+  return seconds;
+}
+
 function portFrom(env: Env): number {
   const raw = value(env, 'PORT');
   if (raw === undefined) return DEFAULT_PORT;
@@ -212,6 +223,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   const dataDir = resolve(options.dataDir ?? value(env, 'CALMOPS_DATA_DIR') ?? join(process.cwd(), '.calmops'));
   await mkdir(dataDir, { recursive: true });
   const port = options.port ?? portFrom(env);
+  const reconcileEverySeconds = reconcileSecondsFrom(env);
   const secret = await signingSecret(env, dataDir);
   const cluster = clusterSource(env);
   const policy = await policyFrom(env);
@@ -250,6 +262,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       signingSecret: secret,
       ...(policy === undefined ? {} : { policy, clusterNames: policyClusterNames(policy) }),
       logLevel: options.logLevel ?? 'WARN',
+      reconcileEverySeconds,
       ...(options.approvalTimeoutSeconds === undefined
         ? {}
         : { approvalTimeoutSeconds: options.approvalTimeoutSeconds }),

@@ -128,6 +128,44 @@ export class InboxRepository {
     );
   }
 
+  /** The message, while it is neither consumed nor removed. */
+  async get(sessionId: string, messageId: string): Promise<InboxMessage | undefined> {
+    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const msgId = parseInput(z.string().length(26), messageId, 'message id');
+    const item = await getItem(this.ctx, keys.inboxMessage(id, msgId));
+    return item === undefined || item['claimId'] !== undefined ? undefined : parseRecord(InboxMessageSchema, item);
+  }
+
+  /**
+   * Marks a message as being handled, keeping it: it stays the oldest pending message until `remove`, so a handler
+   * that dies midway (its run lost, its step retried) leaves it to be handled again instead of losing it.
+   * False when the message is gone.
+   */
+  async take(sessionId: string, messageId: string, now: Date = new Date()): Promise<boolean> {
+    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const msgId = parseInput(z.string().length(26), messageId, 'message id');
+    const key = keys.inboxMessage(id, msgId);
+    const result = await conditional('UpdateItem', key, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          UpdateExpression: 'SET takenAt = if_not_exists(takenAt, :now)',
+          ConditionExpression: 'attribute_exists(SK) AND attribute_not_exists(claimId)',
+          ExpressionAttributeValues: { ':now': toIso(now) },
+        }),
+      ),
+    );
+    return result.ok;
+  }
+
+  /** Removes a handled message. */
+  async remove(sessionId: string, messageId: string): Promise<void> {
+    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const msgId = parseInput(z.string().length(26), messageId, 'message id');
+    await this.ctx.client.send(new DeleteCommand({ TableName: this.ctx.tableName, Key: keys.inboxMessage(id, msgId) }));
+  }
+
   /** Consumes one given message; undefined when it does not exist or another consumer already took it. */
   async claim(sessionId: string, messageId: string, now: Date = new Date()): Promise<InboxMessage | undefined> {
     const id = parseInput(KeyPartSchema, sessionId, 'session id');

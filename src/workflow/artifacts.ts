@@ -64,6 +64,8 @@ export const WorkflowRecordSchema = z.object({
   /** Keys of consumed inbox messages: a message appended twice (a retried delivery) is consumed once. */
   consumedKeys: z.array(z.string()).default([]),
   lastInboxId: z.string().optional(),
+  /** When the last message was marked consumed: where a retried route step looks for its consumed event. */
+  lastInboxAt: z.string().optional(),
   hypotheses: z.array(HypothesisSchema).default([]),
   activeHypothesisId: z.string().optional(),
   handoffDomainsProposed: z.array(z.string()).default([]),

@@ -71,35 +71,60 @@ export type RouteResult =
 
 const CLOSE = /^\s*(close|close (this )?session|cancel (this )?session|end (this )?session)\s*[.!]?\s*$/i;
 
-/** Takes the oldest buffered input exactly once: a key seen before (a retried append) is dropped. */
+/**
+ * Takes the oldest buffered input exactly once: a key seen before (a retried append) is dropped. The message stays
+ * in the inbox, marked as taken, until the route step that handles it has finished (`finishInput`), so a step that
+ * dies midway (a crash, a lost run) leaves it to be handled again rather than lost; its consumption is still
+ * recorded once.
+ */
 async function consume(deps: WorkflowDeps, sessionId: string): Promise<InboxMessage | undefined> {
   for (let round = 0; round < 5; round++) {
     const message = await deps.store.inbox.peekOldest(sessionId);
     if (!message) return undefined;
     const key = typeof message.data?.['messageKey'] === 'string' ? (message.data['messageKey'] as string) : message.id;
-    let duplicate = false;
+    const seen: { state: 'new' | 'again' | 'duplicate'; markedAt?: string | undefined } = { state: 'new' };
+    const at = deps.now().toISOString();
     await deps.artifacts.mutateWorkflow(sessionId, deps.now(), (w) => {
-      duplicate = w.consumedKeys.includes(key) && w.lastInboxId !== message.id;
-      if (duplicate || w.lastInboxId === message.id) return w;
-      return { ...w, consumedKeys: [...w.consumedKeys, key], lastInboxId: message.id };
+      if (w.lastInboxId === message.id) {
+        seen.state = 'again';
+        seen.markedAt = w.lastInboxAt;
+        return w;
+      }
+      seen.state = w.consumedKeys.includes(key) ? 'duplicate' : 'new';
+      if (seen.state === 'duplicate') return w;
+      return { ...w, consumedKeys: [...w.consumedKeys, key], lastInboxId: message.id, lastInboxAt: at };
     });
-    // Marked first, deleted second: a retry of this step after a crash finds the same message marked as its own.
-    await deps.store.inbox.claim(sessionId, message.id, deps.now());
-    if (duplicate) {
+    if (seen.state === 'duplicate') {
+      await deps.store.inbox.remove(sessionId, message.id);
       await recordEvent(deps, sessionId, 'input.duplicate', {
         summary: `Dropped a repeat of ${key}`,
         data: { messageId: message.id, key },
       });
       continue;
     }
-    await recordEvent(deps, sessionId, 'input.consumed', {
-      actor: message.userId,
-      summary: message.text.slice(0, 300),
-      data: { messageId: message.id, key, kind: message.kind },
-    });
+    await deps.store.inbox.take(sessionId, message.id, deps.now());
+    if (seen.state === 'new' || !(await consumedEventRecorded(deps, sessionId, message.id, seen.markedAt))) {
+      await recordEvent(deps, sessionId, 'input.consumed', {
+        actor: message.userId,
+        summary: message.text.slice(0, 300),
+        data: { messageId: message.id, key, kind: message.kind },
+      });
+    }
     return message;
   }
   return undefined;
+}
+
+/** Whether a route step that died after marking the message also recorded its consumption. */
+async function consumedEventRecorded(
+  deps: WorkflowDeps,
+  sessionId: string,
+  messageId: string,
+  markedAt: string | undefined,
+): Promise<boolean> {
+  const since = markedAt === undefined ? undefined : new Date(Date.parse(markedAt) - 1).toISOString();
+  const events = await deps.store.timeline.list(sessionId, since === undefined ? {} : { after: { at: since, seq: 0 } });
+  return events.some((e) => e.type === 'input.consumed' && e.data?.['messageId'] === messageId);
 }
 
 function guidance(state: SessionRecord['state'], workflow: WorkflowRecord): string {
@@ -135,6 +160,23 @@ function brief(request: UserRequest): Record<string, unknown> {
 export async function route(deps: WorkflowDeps, p: z.infer<typeof RoutePayload>): Promise<RouteResult> {
   const message = await consume(deps, p.sessionId);
   if (!message) return { action: 'none', reason: 'no buffered input' };
+  let result: RouteResult;
+  try {
+    result = await routeMessage(deps, p, message);
+  } catch (error) {
+    // A message that fails is not retried forever: the failure is told in the thread, and the next input is next.
+    await deps.store.inbox.remove(p.sessionId, message.id).catch(() => undefined);
+    throw error;
+  }
+  await deps.store.inbox.remove(p.sessionId, message.id);
+  return result;
+}
+
+async function routeMessage(
+  deps: WorkflowDeps,
+  p: z.infer<typeof RoutePayload>,
+  message: InboxMessage,
+): Promise<RouteResult> {
   const session = await deps.store.sessions.getRequired(p.sessionId);
   const cluster = session.cluster ?? 'default';
   const now = deps.now();

@@ -65,7 +65,9 @@ describe('the reconciler repairs what lost runs leave behind', () => {
       (await consumed(h, sessionId)).includes('stranded-1'),
     );
     await waitForThread(h, threadTs, /Picking this session up again/);
-    expect(await h.deps.store.inbox.list(sessionId)).toEqual([]);
+    await waitFor('the handled input to leave the inbox', async () =>
+      (await h.deps.store.inbox.list(sessionId)).length === 0 ? true : undefined,
+    );
 
     // Nothing left to repair: a second run changes nothing.
     const again = await reconcile(h.deps);
