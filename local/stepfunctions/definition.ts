@@ -11,6 +11,10 @@ const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 /** Resource of the Task that stands in for a Wait state at run time (never visible in the API). */
 export const LOCAL_WAIT_RESOURCE = 'arn:aws:states:::calmops-local:wait';
 
+/** The state a resumed execution starts with: it hands the resumed state its input (never visible in the API). */
+export const RESUME_STATE_NAME = 'calmops-local:resume';
+const LOCAL_RESUME_RESOURCE = 'arn:aws:states:::calmops-local:resume';
+
 export interface TaskStateInfo {
   kind: 'task';
   stateName: string;
@@ -34,8 +38,15 @@ export interface PreparedDefinition {
   stateTypes: ReadonlyMap<string, string>;
   /** Task and Wait states, which run through local handlers. */
   runnable: ReadonlyMap<string, RunnableStateInfo>;
+  /** Names of the top-level states (not inside Map or Parallel), the points an execution can resume from. */
+  topLevel: ReadonlySet<string>;
+  startAt: string;
+  /** The state machine's own `TimeoutSeconds`, if any. */
+  timeoutSeconds?: number;
   /** The validated, rewritten machine; one instance serves every execution. */
   machine: StateMachine;
+  /** The rewritten definition `machine` runs, the base of resumed runs. */
+  runtimeDefinition: Readonly<Record<string, unknown>>;
 }
 
 export interface PrepareOptions {
@@ -294,5 +305,55 @@ export function prepareDefinition(definition: object | string, options: PrepareO
   const machine = new StateMachine(runtime as unknown as StateMachineDefinition, {
     validationOptions: { noValidate: true },
   });
-  return { definitionText, stateTypes: ctx.stateTypes, runnable: ctx.runnable, machine };
+  const prepared: PreparedDefinition = {
+    definitionText,
+    stateTypes: ctx.stateTypes,
+    runnable: ctx.runnable,
+    topLevel: new Set(Object.keys(parsed.States as JsonObject)),
+    startAt: parsed.StartAt as string,
+    machine,
+    runtimeDefinition: runtime,
+  };
+  if (typeof parsed.TimeoutSeconds === 'number') prepared.timeoutSeconds = parsed.TimeoutSeconds;
+  return prepared;
+}
+
+/**
+ * The same machine, entered at a top-level state: a first state (run by a local handler) gives `stateName` the
+ * input it was entered with, so `$$.Execution.Input` stays the execution's input. `timeoutSeconds` replaces the
+ * machine's own timeout (what is left of it); undefined removes it. The definition was validated when it was
+ * registered, and changing where it starts keeps it valid, so it is not validated again.
+ */
+export function resumedMachine(
+  prepared: PreparedDefinition,
+  stateName: string,
+  timeoutSeconds: number | undefined,
+): StateMachine {
+  if (!prepared.topLevel.has(stateName)) {
+    throw new StateMachineDefinitionError(`State '${stateName}' is not a top-level state of this state machine`);
+  }
+  const states = prepared.runtimeDefinition.States as JsonObject;
+  if (RESUME_STATE_NAME in states) {
+    throw new StateMachineDefinitionError(`The state name '${RESUME_STATE_NAME}' is reserved for resumed executions`);
+  }
+  const definition: JsonObject = {
+    ...prepared.runtimeDefinition,
+    StartAt: RESUME_STATE_NAME,
+    States: {
+      ...states,
+      [RESUME_STATE_NAME]: {
+        Type: 'Task',
+        Resource: LOCAL_RESUME_RESOURCE,
+        // The handler receives the context's Execution object itself and restores the original StartTime on it.
+        Parameters: { 'execution.$': '$$.Execution' },
+        TimeoutSeconds: MAX_TIMER_SECONDS,
+        Next: stateName,
+      },
+    },
+  };
+  delete definition.TimeoutSeconds;
+  if (timeoutSeconds !== undefined && timeoutSeconds <= MAX_TIMER_SECONDS) {
+    definition.TimeoutSeconds = timeoutSeconds;
+  }
+  return new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: true } });
 }

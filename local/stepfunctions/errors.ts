@@ -56,3 +56,15 @@ export class TaskFailureError extends Error {
     this.original = original;
   }
 }
+
+/** The on-disk journal of an execution could not be written, read or understood. */
+export class ExecutionJournalError extends Error {
+  /** The journal file concerned. */
+  readonly file: string;
+
+  constructor(message: string, file: string, options?: { cause?: unknown }) {
+    super(`${message} (${file})`, { cause: options?.cause });
+    this.name = 'ExecutionJournalError';
+    this.file = file;
+  }
+}

@@ -30,6 +30,10 @@ export interface HistoryOptions {
   runnable: ReadonlyMap<string, RunnableStateInfo>;
   /** error/cause given to StopExecution, for the ExecutionAborted event. */
   stopDetails: () => { error?: string; cause?: string };
+  /** Events recorded before a restart, continued from. */
+  restored?: readonly HistoryEvent[];
+  /** Called with every event as it is recorded. */
+  onRecord?: (event: HistoryEvent) => void;
 }
 
 function json(value: unknown): string {
@@ -47,10 +51,12 @@ function text(value: unknown): string | undefined {
  * Bounded: once `maxEvents` is reached further events are dropped and `truncated` is set.
  */
 export class ExecutionHistory {
-  readonly events: HistoryEvent[] = [];
+  readonly events: HistoryEvent[];
   truncated = false;
 
-  constructor(private readonly options: HistoryOptions) {}
+  constructor(private readonly options: HistoryOptions) {
+    this.events = [...(options.restored ?? [])];
+  }
 
   ingest(event: EngineEvent): void {
     switch (event.type) {
@@ -197,12 +203,14 @@ export class ExecutionHistory {
       this.truncated = true;
       return;
     }
-    const id = this.events.length + 1;
+    // Ids continue from the last event: a restart may have lost the page cache's last unsynced events.
+    const id = (this.events.at(-1)?.id ?? 0) + 1;
     const event: HistoryEvent = { id, previousEventId: id - 1, timestamp: this.options.now(), type };
     if (detailsKey && details) {
       event[detailsKey] = Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined));
     }
     this.events.push(event);
+    this.options.onRecord?.(event);
   }
 }
 

@@ -5,7 +5,12 @@ export type {
   TaskHandler,
   TaskHandlerContext,
 } from './engine.js';
-export { SfnServiceError, StateMachineDefinitionError, TaskFailureError } from './errors.js';
+export {
+  ExecutionJournalError,
+  SfnServiceError,
+  StateMachineDefinitionError,
+  TaskFailureError,
+} from './errors.js';
 export type { LocalStepFunctions, LocalStepFunctionsOptions } from './server.js';
 export { startLocalStepFunctions } from './server.js';
 export { validateStateMachines } from './validate.js';

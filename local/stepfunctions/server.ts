@@ -37,7 +37,13 @@ export interface LocalStepFunctionsOptions {
    * without it, validation is remembered for this process only.
    */
   validatedDefinitionsFile?: string;
-  /** Receives a line for every request that fails with a server error. */
+  /**
+   * A directory (created with mode 0700) where executions, their histories and task tokens are journaled, so they
+   * survive a restart of this endpoint, killed or stopped: closed executions are served as they were and running
+   * ones resume, their task tokens still valid. Without it everything lives in memory.
+   */
+  stateDir?: string;
+  /** Receives every request that fails with a server error, and journal problems (ExecutionJournalError). */
   onError?: (error: unknown) => void;
 }
 
@@ -46,7 +52,10 @@ export interface LocalStepFunctions {
   endpoint: string;
   /** ARN of a state machine of this endpoint, by name. */
   stateMachineArn(name: string): string;
-  /** Stops running executions, then the server. */
+  /**
+   * Stops running executions, then the server. With `stateDir` running executions are not aborted: they stay
+   * running in their journals and the next start resumes them.
+   */
   close(): Promise<void>;
 }
 
@@ -91,7 +100,8 @@ function send(response: ServerResponse, status: number, body: unknown, errorType
 /**
  * Starts an HTTP endpoint speaking the Step Functions JSON protocol (`X-Amz-Target: AWSStepFunctions.<Action>`),
  * so `@aws-sdk/client-sfn` works unchanged against it. Executions run in this process with
- * aws-local-stepfunctions; Task resources are bound to the given handlers. State lives in memory only.
+ * aws-local-stepfunctions; Task resources are bound to the given handlers. State lives in memory unless
+ * `stateDir` is given.
  */
 export async function startLocalStepFunctions(options: LocalStepFunctionsOptions = {}): Promise<LocalStepFunctions> {
   const region = options.region ?? 'us-east-1';
@@ -113,10 +123,13 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       options.validatedDefinitionsFile === undefined
         ? validatedInThisProcess
         : fileValidatedDefinitions(options.validatedDefinitionsFile),
+    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+    ...(options.onError === undefined ? {} : { onError: options.onError }),
   });
   for (const registration of options.stateMachines ?? []) {
     engine.registerStateMachine(registration);
   }
+  engine.restore();
 
   const server = createServer((request, response) => {
     void (async () => {

@@ -8,11 +8,26 @@ export interface TaskTokenCallbacks {
   fail(error: string | undefined, cause: string | undefined): void;
 }
 
+/** What SendTaskSuccess / SendTaskFailure said, for tokens answered by the API. */
+export type TaskTokenAnswer = { output: unknown } | { error: string | undefined; cause: string | undefined };
+
+export interface TaskTokenRegistryOptions {
+  /** Called whenever an open token closes: answered (with the answer), timed out, failed or stopped. */
+  onClose?: (
+    token: string,
+    entry: { executionArn: string; stateName: string },
+    status: Exclude<TaskTokenStatus, 'open'>,
+    answer?: TaskTokenAnswer,
+  ) => void;
+}
+
 interface TokenEntry {
   status: TaskTokenStatus;
   executionArn: string;
   stateName: string;
-  callbacks: TaskTokenCallbacks;
+  /** Absent for a restored token whose task has not been resumed yet; its answer waits in `pending`. */
+  callbacks?: TaskTokenCallbacks;
+  pending?: TaskTokenAnswer;
 }
 
 const TOKEN_PREFIX = 'AQ';
@@ -30,28 +45,60 @@ export class TaskTokenRegistry {
   private readonly entries = new Map<string, TokenEntry>();
   private readonly byExecution = new Map<string, Set<string>>();
 
+  constructor(private readonly options: TaskTokenRegistryOptions = {}) {}
+
   issue(executionArn: string, stateName: string, callbacks: TaskTokenCallbacks): string {
     const token = `${TOKEN_PREFIX}${randomBytes(TOKEN_BODY_BYTES).toString('base64url')}`;
-    this.entries.set(token, { status: 'open', executionArn, stateName, callbacks });
-    let tokens = this.byExecution.get(executionArn);
-    if (!tokens) {
-      tokens = new Set();
-      this.byExecution.set(executionArn, tokens);
-    }
-    tokens.add(token);
+    this.add(token, { status: 'open', executionArn, stateName, callbacks });
     return token;
   }
 
+  /**
+   * Registers a token issued before a restart. An open one accepts answers at once; they reach the task when it
+   * attaches (see `attach`).
+   */
+  restore(token: string, executionArn: string, stateName: string, status: TaskTokenStatus): void {
+    if (!TOKEN_PATTERN.test(token) || this.entries.has(token)) return;
+    this.add(token, { status, executionArn, stateName });
+  }
+
+  /** Binds a restored open token to its resumed task; an answer that came in meanwhile is delivered now. */
+  attach(token: string, callbacks: TaskTokenCallbacks): void {
+    const entry = this.entries.get(token);
+    if (!entry) return;
+    entry.callbacks = callbacks;
+    const pending = entry.pending;
+    entry.pending = undefined;
+    if (pending) deliver(callbacks, pending);
+  }
+
+  private add(token: string, entry: TokenEntry): void {
+    this.entries.set(token, entry);
+    let tokens = this.byExecution.get(entry.executionArn);
+    if (!tokens) {
+      tokens = new Set();
+      this.byExecution.set(entry.executionArn, tokens);
+    }
+    tokens.add(token);
+  }
+
   succeed(token: string, output: unknown): void {
-    const entry = this.openEntry(token);
-    entry.status = 'succeeded';
-    entry.callbacks.succeed(output);
+    this.answer(token, 'succeeded', { output });
   }
 
   fail(token: string, error: string | undefined, cause: string | undefined): void {
+    this.answer(token, 'failed', { error, cause });
+  }
+
+  private answer(token: string, status: 'succeeded' | 'failed', answer: TaskTokenAnswer): void {
     const entry = this.openEntry(token);
-    entry.status = 'failed';
-    entry.callbacks.fail(error, cause);
+    entry.status = status;
+    this.options.onClose?.(token, entry, status, answer);
+    if (entry.callbacks) {
+      deliver(entry.callbacks, answer);
+    } else {
+      entry.pending = answer;
+    }
   }
 
   heartbeat(token: string): void {
@@ -63,6 +110,7 @@ export class TaskTokenRegistry {
     const entry = this.entries.get(token);
     if (entry?.status === 'open') {
       entry.status = status;
+      this.options.onClose?.(token, entry, status);
     }
   }
 
@@ -102,5 +150,13 @@ export class TaskTokenRegistry {
       throw new SfnServiceError('TaskTimedOut', "Task Timed Out: 'Provided task does not exist anymore'");
     }
     return entry;
+  }
+}
+
+function deliver(callbacks: TaskTokenCallbacks, answer: TaskTokenAnswer): void {
+  if ('output' in answer) {
+    callbacks.succeed(answer.output);
+  } else {
+    callbacks.fail(answer.error, answer.cause);
   }
 }
