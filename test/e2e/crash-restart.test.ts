@@ -309,8 +309,16 @@ describe('kill -9 and restarts of npm start lose nothing and leave nothing stuck
         const record = await b.store.sessions.get(session.sessionId);
         const wait = await b.store.waits.get(session.sessionId);
         const inbox = await b.store.inbox.list(session.sessionId);
-        const timeline = (await b.store.timeline.list(session.sessionId)).map((e) => `${e.at} ${e.type} ${e.summary?.slice(0, 80)}`);
-        console.error(JSON.stringify({ record, wait: wait && { ...wait, token: wait.token.slice(0, 8) }, inbox: inbox.length, timeline }, null, 1));
+        const timeline = (await b.store.timeline.list(session.sessionId)).map(
+          (e) => `${e.at} ${e.type} ${e.summary?.slice(0, 80)}`,
+        );
+        console.error(
+          JSON.stringify(
+            { record, wait: wait && { ...wait, token: wait.token.slice(0, 8) }, inbox: inbox.length, timeline },
+            null,
+            1,
+          ),
+        );
         console.error(b.proc.output().slice(-3000));
         throw error;
       });
@@ -351,7 +359,7 @@ describe('kill -9 and restarts of npm start lose nothing and leave nothing stuck
   }, 300_000);
 
   it('a plan approved after a graceful restart takes effect, and an override granted before a kill -9 ends at its deadline', async () => {
-    const b = product as Product;
+    const b = product ?? (await restart('kill'));
     // A plan waiting for review.
     const r = await triage(b, 'pvc stuck pending in ml-team');
     const hypothesis = await waitForButton(b, r.threadTs, 'hypothesis_choose');
@@ -430,6 +438,14 @@ describe('kill -9 and restarts of npm start lose nothing and leave nothing stuck
     // One reconciler period, plus the time a run takes and this machine's jitter.
     expect(Date.parse(revoked.at)).toBeLessThanOrEqual(deadline + RECONCILE_SECONDS * 1000 + 10_000);
     expect((await d.store.sessions.get(o.sessionId))?.override ?? null).toBeNull();
+    // Its mandatory review was started, by the resumed run or by the reconciler.
+    const requestId = (await d.artifacts.getWorkflow(o.sessionId))?.override?.id;
+    expect(requestId).toBeDefined();
+
+    // A kill -9 right after a /triage was acknowledged, while its reads run: the envelope still reaches the thread.
+    const t = await triage(d, 'crashloop in orders');
+    const e = await restart('kill');
+    await until('the envelope of the interrupted triage', () => e.artifacts.envelopePostedTs(t.sessionId), 90_000);
   }, 300_000);
 
   it('SIGTERM to `npm start` stops everything it started, and nothing holds the port', async () => {

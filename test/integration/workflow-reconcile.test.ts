@@ -1,4 +1,4 @@
-import { DescribeExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverInput } from '../../src/workflow/deliver-input.js';
 import { reconcile } from '../../src/workflow/reconcile.js';
@@ -106,6 +106,27 @@ describe('the reconciler repairs what lost runs leave behind', () => {
       new DescribeExecutionCommand({ executionArn: resumed.executionArn ?? '' }),
     );
     expect(described.status).toBe('RUNNING');
+  }, 120_000);
+
+  it('resumes a session whose execution failed outright (it never reached the thread to say so)', async () => {
+    const { sessionId } = await openSession(h);
+    await waitForInputWait(h, sessionId, 60_000);
+    const session = await h.deps.store.sessions.getRequired(sessionId);
+    await h.stack.sfnClient.send(new StopExecutionCommand({ executionArn: session.executionArn ?? '' }));
+    // An execution of the same machine that fails: its input names no session, so even its failure notice fails.
+    const failed = await h.stack.sfnClient.send(
+      new StartExecutionCommand({
+        stateMachineArn: h.stack.stateMachineArns.diagnostic,
+        name: `broken-${sessionId}`,
+        input: JSON.stringify({ resume: 0 }),
+      }),
+    );
+    const failedArn = failed.executionArn ?? '';
+    await waitFor('the execution to fail', async () => (await executionStatus(h, failedArn)) === 'FAILED');
+    await h.deps.store.sessions.mutate(sessionId, () => ({ executionArn: failedArn }));
+    const report = await reconcile(h.deps);
+    expect(report.resumed).toContain(sessionId);
+    expect((await h.deps.store.sessions.getRequired(sessionId)).executionArn).not.toBe(failedArn);
   }, 120_000);
 
   it('leaves a paused (idle) session alone until someone writes', async () => {
