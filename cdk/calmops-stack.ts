@@ -1,12 +1,21 @@
 import { join } from 'node:path';
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  type CfnElement,
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type AttributeType, BillingMode, type ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
@@ -216,13 +225,25 @@ export class CalmopsStack extends Stack {
    * revokes overrides past their deadline. A revoke is therefore never later than the deadline plus one period.
    */
   private scheduleReconciler(): void {
+    const workflow = this.functions.workflow;
+    const role = new Role(this, 'ReconcileScheduleRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'EventBridge Scheduler invokes the calmops reconciler (the workflow function) and nothing else',
+    });
     new Schedule(this, 'ReconcileSchedule', {
       description: 'calmops reconciler: repair sessions, inboxes, approvals and overrides left by lost runs',
       schedule: ScheduleExpression.rate(Duration.minutes(1)),
-      target: new LambdaInvoke(this.functions.workflow, {
+      // A missed run is not retried: the next one, a minute later, repeats every check anyway.
+      target: new LambdaInvoke(workflow, {
+        role,
         input: ScheduleTargetInput.fromObject({ step: 'reconcile' }),
         retryAttempts: 0,
       }),
+    });
+    const logicalId = this.getLogicalId(workflow.node.defaultChild as CfnElement);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`,
+      reason: 'The scheduler target grant covers the workflow function and its versions; it invokes nothing else.',
     });
   }
 
