@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { BREAK_GLASS_LIMITS } from '../diagnosis/break-glass.js';
 import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
 import { breakGlassApprovalView } from '../slack/views/break-glass.js';
@@ -59,7 +60,7 @@ function expiry(deps: WorkflowDeps, payload: AwaitPayload): Date {
     payload.kind === 'input'
       ? (payload.idleTimeoutSeconds ?? deps.timeouts.idleTimeoutSeconds)
       : payload.kind === 'postmortem'
-        ? 604_800
+        ? BREAK_GLASS_LIMITS.reviewDueDays * 86_400
         : (payload.approvalTimeoutSeconds ?? deps.timeouts.approvalTimeoutSeconds);
   return new Date(deps.now().getTime() + seconds * 1000);
 }
@@ -235,8 +236,17 @@ export async function runAwait(deps: WorkflowDeps, payload: AwaitPayload): Promi
     }
     case 'postmortem': {
       const record = await deps.artifacts.getPlan(session.id, payload.planId);
-      const deciders = await decidersOf(deps, session, { kind: 'postmortem', requester: session.requester });
-      if (deciders.length === 0) throw new NoEligibleApproverError('Nobody may complete this post-incident review');
+      // The review checks the override, so whoever asked for it cannot sign it off.
+      const request = await deps.artifacts.getApprovalItem(payload.requestId);
+      const overrideRequester = typeof request?.['requester'] === 'string' ? request['requester'] : undefined;
+      const deciders = (await decidersOf(deps, session, { kind: 'postmortem', requester: session.requester })).filter(
+        (user) => user !== overrideRequester,
+      );
+      if (deciders.length === 0) {
+        throw new NoEligibleApproverError(
+          'Nobody but the override’s requester may complete this post-incident review; name other approvers in the channel policy',
+        );
+      }
       await createApproval(deps, {
         id: approvalId,
         kind: 'postmortem',

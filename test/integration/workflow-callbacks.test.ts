@@ -1,6 +1,7 @@
 import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalAlreadyDecidedError } from '../../src/store/errors.js';
+import { BREAK_GLASS_LIMITS } from '../../src/diagnosis/break-glass.js';
+import { ApprovalAlreadyDecidedError, ApprovalNotAllowedError } from '../../src/store/errors.js';
 import { deliverInput } from '../../src/workflow/deliver-input.js';
 import {
   DEMO_IDS,
@@ -142,6 +143,16 @@ describe('callbacks answered by people', () => {
     await waitForThread(h, threadTs, /override ended/, 30_000);
     expect((await h.deps.store.sessions.getRequired(sessionId)).override).toBeUndefined();
     await waitForThread(h, threadTs, /Post-incident review/);
+    // The review checks the override, so its requester may not sign it off; it is due when the form said.
+    const review = await waitFor('the review approval', () => h.deps.artifacts.getPending(sessionId, 'postmortem'));
+    const approval = await h.deps.store.approvals.get(review.approvalId);
+    expect(approval?.allowedDeciders).not.toContain(DEMO_IDS.requester);
+    expect(approval?.allowedDeciders.length).toBeGreaterThan(0);
+    const dueInDays = (Date.parse(approval?.expiresAt ?? '') - Date.now()) / 86_400_000;
+    expect(Math.round(dueInDays)).toBe(BREAK_GLASS_LIMITS.reviewDueDays);
+    await expect(
+      h.deps.store.approvals.decide(review.approvalId, 'approved', DEMO_IDS.requester),
+    ).rejects.toBeInstanceOf(ApprovalNotAllowedError);
     await decide(h, sessionId, 'postmortem', 'approve', DEMO_IDS.senior);
     await waitFor('the review to complete', async () =>
       (await h.deps.store.timeline.list(sessionId)).some((e) => e.type === 'break-glass.review-completed'),
