@@ -6,6 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { build } from 'esbuild';
+import { lambdaBuildOptions } from '../cdk/bundling.js';
+import { FUNCTION_ENTRIES } from '../cdk/calmops-stack.js';
 import { localClientOptions, startLocalDynamo } from '../local/dynamodb/index.js';
 import { DEMO_IDS, startSlackStandIn } from '../local/slack/index.js';
 import { startLocalStepFunctions } from '../local/stepfunctions/index.js';
@@ -19,7 +21,8 @@ import { createAwsClients } from '../src/workflow/deps.js';
  * The Slack function's ack latency: 1,000 signed requests of each kind through the real handler (signature check,
  * Bolt, DynamoDB on dynalite, StartExecution / SendTaskSuccess on the local Step Functions endpoint, Web API calls to
  * the stand-in), measured from handing the request over to having the HTTP answer. Slack's budget is 3 s.
- * Then the deployed bundle of functions/slack.ts (esbuild as the CDK builds it): size and cold import time.
+ * Then the deployed bundle of functions/slack.ts (cdk/bundling.ts, as the CDK builds it): size and cold import time;
+ * bench/bundles.bench.ts does the same for every function.
  */
 
 const N = 1000;
@@ -309,21 +312,7 @@ async function bundle() {
   try {
     const outfile = join(dir, 'slack.mjs');
     const started = performance.now();
-    await build({
-      entryPoints: [join(root, 'functions/slack.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node24',
-      mainFields: ['module', 'main'],
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-      minify: true,
-      keepNames: true,
-      sourcemap: true,
-      sourcesContent: false,
-      outfile,
-      logLevel: 'error',
-    });
+    await build(lambdaBuildOptions({ projectRoot: root, entry: FUNCTION_ENTRIES.slack, outfile }));
     const buildMs = performance.now() - started;
     const bytes = (await stat(outfile)).size;
     const gzipBytes = gzipSync(await readFile(outfile)).length;
@@ -364,7 +353,7 @@ export default async function slackBench() {
   );
   return {
     description:
-      'Ack latency of functions/slack.ts through the real handler on the local stack (dynalite, local Step Functions, Slack stand-in), and the deployed bundle (esbuild ESM, node24, minified, AWS SDK bundled).',
+      'Ack latency of functions/slack.ts through the real handler on the local stack (dynalite, local Step Functions, Slack stand-in), and the deployed bundle (cdk/bundling.ts: esbuild ESM, node24, minified, AWS SDK bundled, Bolt receivers other than AwsLambdaReceiver left out).',
     requestsPerKind: N,
     warmupPerKind: WARMUP,
     ack: latency.results,

@@ -15,6 +15,17 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type AttributeType, BillingMode, type ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  InterfaceVpcEndpoint,
+  InterfaceVpcEndpointAwsService,
+  type ISecurityGroup,
+  type IVpc,
+  Port,
+  SecurityGroup,
+  Subnet,
+  type SubnetSelection,
+  Vpc,
+} from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -23,12 +34,13 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { ParameterTier, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../src/store/table.js';
 import { CalmopsAlarms } from './constructs/alarms.js';
 import { CalmopsFunction } from './constructs/calmops-function.js';
 import { executionsArn, machineArn, WorkflowMachines } from './constructs/workflow-machines.js';
-import type { Settings } from './settings.js';
+import { DEFAULT_VPC_ENDPOINTS, type Settings, type VpcEndpointService } from './settings.js';
 import { DELETE, QUERY, TABLE_ACCESS } from './table-access.js';
 
 /**
@@ -56,11 +68,31 @@ export const NO_ALARM_DESTINATION_WARNING =
 /** Lambda rejects a function whose environment variables exceed 4 KB in total. */
 const LAMBDA_ENV_LIMIT = 4096;
 
+/** The largest SSM parameter value (advanced tier; the intelligent tier picks standard up to 4 KB). */
+export const POLICY_PARAMETER_LIMIT = 8192;
+
+/** The interface endpoint each VPC endpoint setting stands for. */
+const ENDPOINT_SERVICES: Record<VpcEndpointService, InterfaceVpcEndpointAwsService> = {
+  secretsmanager: InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+  sts: InterfaceVpcEndpointAwsService.STS,
+  logs: InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS,
+};
+
+/** Where the cluster reader runs when it is attached to a VPC (context vpcId, subnetIds, securityGroupIds). */
+interface ReaderNetwork {
+  vpc: IVpc;
+  subnets: SubnetSelection;
+  securityGroups?: ISecurityGroup[];
+}
+
 export const SERVICE_NAME = 'calmops';
 
 export interface CalmopsStackProps extends StackProps {
   settings: Settings;
-  /** The validated channel policy as JSON (see cdk/policy.ts), or undefined for the app's default policy. */
+  /**
+   * The validated channel policy as JSON (see cdk/policy.ts), stored in an SSM parameter the functions read; undefined
+   * for none (every channel is then refused until one is deployed).
+   */
   policyJson?: string;
   /** The repository root (package.json, templates/, statemachines/). */
   projectRoot: string;
@@ -76,6 +108,7 @@ export class CalmopsStack extends Stack {
   readonly kubeconfigSecrets: Record<string, Secret>;
   readonly api: HttpApi;
   readonly alarms: CalmopsAlarms;
+  readonly policyParameter: StringParameter | undefined;
 
   constructor(scope: Construct, id: string, props: CalmopsStackProps) {
     super(scope, id, props);
@@ -107,6 +140,8 @@ export class CalmopsStack extends Stack {
         ]),
       ),
     );
+    this.policyParameter = this.storePolicy(prefix, props.policyJson);
+    const readerNetwork = this.readerNetwork(settings);
     const smArns = {
       CALMOPS_DIAGNOSTIC_SM_ARN: machineArn(this, prefix, 'diagnostic'),
       CALMOPS_REVIEW_SM_ARN: machineArn(this, prefix, 'review'),
@@ -118,7 +153,7 @@ export class CalmopsStack extends Stack {
       CALMOPS_SLACK_SECRET_ARN: this.slackSecret.secretArn,
       CALMOPS_IDLE_TIMEOUT_SECONDS: String(settings.idleTimeoutSeconds),
       CALMOPS_APPROVAL_TIMEOUT_SECONDS: String(settings.approvalTimeoutSeconds),
-      ...(props.policyJson === undefined ? {} : { CALMOPS_POLICY_JSON: props.policyJson }),
+      ...(this.policyParameter === undefined ? {} : { CALMOPS_POLICY_PARAMETER: this.policyParameter.parameterName }),
     };
 
     const common = { projectRoot, logRetention: settings.logRetentionDays, serviceName: SERVICE_NAME };
@@ -158,8 +193,10 @@ export class CalmopsStack extends Stack {
         environment: { CALMOPS_CLUSTERS: clustersJson },
         withTemplates: true,
         extraFiles: [EKS_TOKEN_SCRIPT],
+        ...(readerNetwork === undefined ? {} : { vpc: readerNetwork }),
       }),
     };
+    if (readerNetwork !== undefined) this.connectReader(readerNetwork, settings);
     checkEnvironmentSize('session', sessionEnv);
 
     this.machines = new WorkflowMachines(this, 'Workflow', {
@@ -172,6 +209,9 @@ export class CalmopsStack extends Stack {
     });
 
     this.grantPermissions(prefix);
+    for (const fn of [this.functions.slack, this.functions.workflow, this.functions.notifier]) {
+      this.policyParameter?.grantRead(fn);
+    }
     this.scheduleReconciler();
     this.api = this.buildEndpoint(settings);
     this.alarms = new CalmopsAlarms(this, 'Alarms', {
@@ -184,6 +224,89 @@ export class CalmopsStack extends Stack {
     });
     this.acknowledgeChecks();
     this.outputs(settings);
+  }
+
+  /**
+   * The channel policy lives in an SSM parameter, read through Powertools Parameters and cached for a minute: an
+   * edited policy (`aws ssm put-parameter --overwrite`) is in force without a redeploy, and it is not bounded by
+   * Lambda's 4 KB of environment variables. Each deploy writes the policy file again, so the file stays the source.
+   */
+  private storePolicy(prefix: string, policyJson: string | undefined): StringParameter | undefined {
+    if (policyJson === undefined) return undefined;
+    const bytes = Buffer.byteLength(policyJson);
+    if (bytes > POLICY_PARAMETER_LIMIT) {
+      throw new PolicyTooLargeError(
+        `The channel policy is ${bytes} bytes as JSON; an SSM parameter holds at most ${POLICY_PARAMETER_LIMIT}. ` +
+          'Move shared rules into defaults, or split the channels across stacks.',
+      );
+    }
+    return new StringParameter(this, 'PolicyParameter', {
+      parameterName: `/${prefix}/policy`,
+      description:
+        'calmops channel policy (JSON or YAML, see docs/policy.md); the functions re-read it within a minute',
+      stringValue: policyJson,
+      // Standard (free) while the policy fits in 4 KB, advanced above.
+      tier: ParameterTier.INTELLIGENT_TIERING,
+    });
+  }
+
+  /**
+   * The cluster reader in the user's VPC, for API servers with private endpoints. Nothing is looked up (synth
+   * stays offline): the VPC, subnets and security groups are referenced by id.
+   */
+  private readerNetwork(settings: Settings): ReaderNetwork | undefined {
+    if (settings.vpcId === undefined) return undefined;
+    // The subnets are given one by one below; the VPC's own subnet lists (and so its zones) are never consulted.
+    const vpc = Vpc.fromVpcAttributes(this, 'ReaderVpc', {
+      vpcId: settings.vpcId,
+      availabilityZones: this.availabilityZones,
+    });
+    const subnets = (settings.subnetIds ?? []).map((id) => Subnet.fromSubnetId(this, `ReaderSubnet-${id}`, id));
+    // Imported immutable: the stack adds no rules to groups it does not own.
+    const securityGroups = settings.securityGroupIds?.map((id) =>
+      SecurityGroup.fromSecurityGroupId(this, `ReaderSecurityGroup-${id}`, id, { mutable: false }),
+    );
+    return { vpc, subnets: { subnets }, ...(securityGroups === undefined ? {} : { securityGroups }) };
+  }
+
+  /**
+   * What the reader needs once it is in a VPC: the permissions Lambda uses to attach it (network interfaces have no
+   * resource-level scope before they exist), and interface endpoints for the AWS APIs it calls, since a private
+   * subnet may have no route to them. Each endpoint admits HTTPS from the reader's security groups only.
+   */
+  private connectReader(network: ReaderNetwork, settings: Settings): void {
+    const reader = this.functions.clusterReader;
+    reader.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'ec2:CreateNetworkInterface',
+          'ec2:DescribeNetworkInterfaces',
+          'ec2:DescribeSubnets',
+          'ec2:DeleteNetworkInterface',
+          'ec2:AssignPrivateIpAddresses',
+          'ec2:UnassignPrivateIpAddresses',
+        ],
+        resources: ['*'],
+      }),
+    );
+    const services = settings.vpcEndpoints ?? DEFAULT_VPC_ENDPOINTS;
+    if (services.length === 0) return;
+    const endpointGroup = new SecurityGroup(this, 'ReaderEndpointSecurityGroup', {
+      vpc: network.vpc,
+      description: 'calmops interface endpoints: HTTPS from the cluster reader only',
+      allowAllOutbound: false,
+    });
+    endpointGroup.connections.allowFrom(reader, Port.tcp(443), 'HTTPS from the calmops cluster reader');
+    for (const service of services) {
+      new InterfaceVpcEndpoint(this, `ReaderEndpoint-${service}`, {
+        vpc: network.vpc,
+        service: ENDPOINT_SERVICES[service],
+        subnets: network.subnets,
+        securityGroups: [endpointGroup],
+        open: false,
+        privateDnsEnabled: true,
+      });
+    }
   }
 
   private buildTable(settings: Settings): Table {
@@ -396,7 +519,8 @@ export class CalmopsStack extends Stack {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
           name === 'clusterReader'
-            ? 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.'
+            ? 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions; in a VPC, ' +
+              'neither do the network interface actions Lambda uses to attach the function.'
             : 'X-Ray PutTraceSegments/PutTelemetryRecords and Step Functions SendTaskSuccess do not support ' +
               'resource-level permissions; for the latter the task token itself is the authorization.',
       });
@@ -460,6 +584,21 @@ export class CalmopsStack extends Stack {
       value: this.functions.clusterReader.role!.roleArn,
       description: 'The IAM role to grant read-only access on EKS (access entry)',
     });
+    if (this.policyParameter !== undefined) {
+      new CfnOutput(this, 'PolicyParameterName', {
+        value: this.policyParameter.parameterName,
+        description: 'The channel policy the functions read (re-read within a minute of a change)',
+      });
+    }
+    const readerGroups = this.functions.clusterReader.isBoundToVpc
+      ? this.functions.clusterReader.connections.securityGroups
+      : [];
+    if (readerGroups.length > 0) {
+      new CfnOutput(this, 'ClusterReaderSecurityGroupIds', {
+        value: readerGroups.map((group) => group.securityGroupId).join(','),
+        description: 'Allow HTTPS (443) from these into each private API server’s security group',
+      });
+    }
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'DiagnosticStateMachineArn', { value: this.machines.diagnostic.stateMachineArn });
   }
@@ -467,6 +606,10 @@ export class CalmopsStack extends Stack {
 
 export class EnvironmentTooLargeError extends Error {
   override readonly name = 'EnvironmentTooLargeError';
+}
+
+export class PolicyTooLargeError extends Error {
+  override readonly name = 'PolicyTooLargeError';
 }
 
 /**
@@ -481,7 +624,7 @@ export function checkEnvironmentSize(what: string, env: Record<string, string>):
   if (bytes > LAMBDA_ENV_LIMIT) {
     throw new EnvironmentTooLargeError(
       `The ${what} functions' environment would be about ${bytes} bytes; Lambda allows ${LAMBDA_ENV_LIMIT}. ` +
-        'Shorten the channel policy (context policyFile) or deploy fewer clusters per stack.',
+        'Deploy fewer clusters per stack.',
     );
   }
 }

@@ -26,6 +26,38 @@ const clusterList = z
       .refine((names) => new Set(names).size === names.length, 'a cluster is listed twice'),
   );
 
+/** A comma-separated list on the command line, an array in cdk.json; each id must have its AWS shape. */
+const idList = (pattern: RegExp, what: string) =>
+  z
+    .union([z.array(z.string()), z.string()])
+    .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((id) => id.trim()).filter((id) => id !== ''))
+    .pipe(
+      z
+        .array(z.string().regex(pattern, `must be ${what} ids such as ${what}-0123456789abcdef0`))
+        .min(1, `name at least one ${what} id`)
+        .max(16)
+        .refine((ids) => new Set(ids).size === ids.length, `a ${what} id is listed twice`),
+    );
+
+/** Interface endpoints the stack may create for the cluster reader in a VPC. */
+export const VPC_ENDPOINT_SERVICES = ['secretsmanager', 'sts', 'logs'] as const;
+export type VpcEndpointService = (typeof VPC_ENDPOINT_SERVICES)[number];
+/** What the cluster reader itself calls: Secrets Manager, for its kubeconfigs (EKS tokens are signed in-process). */
+export const DEFAULT_VPC_ENDPOINTS: readonly VpcEndpointService[] = ['secretsmanager'];
+
+const endpointList = z
+  .union([z.array(z.string()), z.string()])
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))
+  .pipe(
+    z.union([
+      z.tuple([z.literal('none')]).transform((): VpcEndpointService[] => []),
+      z
+        .array(z.enum(VPC_ENDPOINT_SERVICES, { message: `each one of ${VPC_ENDPOINT_SERVICES.join(', ')}, or none` }))
+        .min(1)
+        .transform((list) => [...new Set(list)]),
+    ]),
+  );
+
 export const SettingsSchema = z.object({
   /** The CloudFormation stack name; also the prefix of the secret and state machine names. */
   stackName: z
@@ -57,9 +89,37 @@ export const SettingsSchema = z.object({
   idleTimeoutSeconds: integer(60, 7 * 24 * 3600).default(14_400),
   /** How long an approval waits for a decision. */
   approvalTimeoutSeconds: integer(60, 7 * 24 * 3600).default(3_600),
+  /** Runs the cluster reader in this VPC, for API servers reachable only from inside it (private EKS, OpenShift). */
+  vpcId: z
+    .string()
+    .regex(/^vpc-[0-9a-f]{8}([0-9a-f]{9})?$/, 'must be a VPC id such as vpc-0123456789abcdef0')
+    .optional(),
+  /** The reader's subnets (private ones, with a route to the API servers); required with vpcId. */
+  subnetIds: idList(/^subnet-[0-9a-f]{8}([0-9a-f]{9})?$/, 'subnet').optional(),
+  /** The reader's security groups; without them the stack creates one that allows all outbound traffic. */
+  securityGroupIds: idList(/^sg-[0-9a-f]{8}([0-9a-f]{9})?$/, 'sg').optional(),
+  /**
+   * Interface endpoints to create in the reader's subnets: `secretsmanager` (default), `sts`, `logs`, or `none`
+   * when the VPC has them already (or reaches AWS through a NAT).
+   */
+  vpcEndpoints: endpointList.optional(),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;
+
+/** Settings that only mean something together: the VPC ones. */
+function crossChecks(settings: Settings): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  if (settings.vpcId !== undefined && settings.subnetIds === undefined) {
+    problems.push({ path: 'subnetIds', message: 'required with vpcId: the subnets the cluster reader runs in' });
+  }
+  if (settings.vpcId === undefined) {
+    for (const key of ['subnetIds', 'securityGroupIds', 'vpcEndpoints'] as const) {
+      if (settings[key] !== undefined) problems.push({ path: key, message: 'only takes effect with vpcId' });
+    }
+  }
+  return problems;
+}
 
 /** Every context key the app reads; anything else under these names in cdk.json is a typo the user should see. */
 export const CONTEXT_KEYS = Object.keys(SettingsSchema.shape) as (keyof Settings)[];
@@ -79,6 +139,11 @@ export function parseSettings(lookup: (key: string) => unknown): Settings {
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  context ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     throw new SettingsError(`Invalid calmops deployment settings:\n${lines.join('\n')}`, { cause: parsed.error });
+  }
+  const problems = crossChecks(parsed.data);
+  if (problems.length > 0) {
+    const lines = problems.map((p) => `  context ${p.path}: ${p.message}`);
+    throw new SettingsError(`Invalid calmops deployment settings:\n${lines.join('\n')}`);
   }
   return parsed.data;
 }

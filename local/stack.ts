@@ -49,6 +49,11 @@ export interface LocalStackOptions {
   signingSecret?: string;
   idleTimeoutSeconds?: number;
   approvalTimeoutSeconds?: number;
+  /**
+   * ADR-005's minimum time in a state (CALMOPS_MIN_TIME_IN_STATE_SECONDS). 0 by default: tests drive a session faster
+   * than a person reads; `npm start` passes the deployed default.
+   */
+  minTimeInStateSeconds?: number;
   /** Multiplies every Wait state (the break-glass hold), so a one-minute override lasts seconds in tests. */
   waitTimeScale?: number;
   /** Channel policy (defaults: every channel, the stand-in's approver and senior groups, cluster `default`). */
@@ -232,6 +237,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       CALMOPS_POLICY_JSON: JSON.stringify(options.policy ?? defaultLocalPolicy()),
       CALMOPS_IDLE_TIMEOUT_SECONDS: String(options.idleTimeoutSeconds ?? 14_400),
       CALMOPS_APPROVAL_TIMEOUT_SECONDS: String(options.approvalTimeoutSeconds ?? 3_600),
+      CALMOPS_MIN_TIME_IN_STATE_SECONDS: String(options.minTimeInStateSeconds ?? 0),
       ...(kubeconfigFile
         ? {
             CALMOPS_CLUSTERS: JSON.stringify(

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { loadSnapshotFiles, secretsSkippedNotice } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
+import { DEFAULT_MIN_TIME_IN_STATE_SECONDS } from '../src/diagnosis/states.js';
 import { PolicyError, parsePolicy } from '../src/slack/policy.js';
 import { localCache } from './cache-dir.js';
 import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';
@@ -89,6 +90,17 @@ function reconcileSecondsFrom(env: Env): number {
   const seconds = Number(raw);
   if (!/^\d+$/.test(raw) || seconds > 3600) {
     throw new StartError(`CALMOPS_RECONCILE_SECONDS must be whole seconds 0–3600 (0 turns it off), got "${raw}"`);
+  }
+  return seconds;
+}
+
+/** ADR-005's minimum time in a state: what the deployment would enforce unless CALMOPS_MIN_TIME_IN_STATE_SECONDS says. */
+function minTimeInStateFrom(env: Env): number {
+  const raw = value(env, 'CALMOPS_MIN_TIME_IN_STATE_SECONDS');
+  if (raw === undefined) return DEFAULT_MIN_TIME_IN_STATE_SECONDS;
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw) || seconds > 3600) {
+    throw new StartError(`CALMOPS_MIN_TIME_IN_STATE_SECONDS must be whole seconds 0–3600, got "${raw}"`);
   }
   return seconds;
 }
@@ -224,6 +236,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   await mkdir(dataDir, { recursive: true });
   const port = options.port ?? portFrom(env);
   const reconcileEverySeconds = reconcileSecondsFrom(env);
+  const minTimeInStateSeconds = minTimeInStateFrom(env);
   const secret = await signingSecret(env, dataDir);
   const cluster = clusterSource(env);
   const policy = await policyFrom(env);
@@ -263,6 +276,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       ...(policy === undefined ? {} : { policy, clusterNames: policyClusterNames(policy) }),
       logLevel: options.logLevel ?? 'WARN',
       reconcileEverySeconds,
+      minTimeInStateSeconds,
       ...(options.approvalTimeoutSeconds === undefined
         ? {}
         : { approvalTimeoutSeconds: options.approvalTimeoutSeconds }),

@@ -43,6 +43,15 @@ export const ClusterEntrySchema = z.union([
 ]);
 export type ClusterEntry = z.infer<typeof ClusterEntrySchema>;
 
+/** SSM's own rule for parameter names (a path of at most 15 levels, or a plain name). */
+const ParameterNameSchema = z
+  .string()
+  .max(1011)
+  .regex(/^(\/[A-Za-z0-9_.-]+){1,15}$|^[A-Za-z0-9_.-]+$/, {
+    message: 'must be an SSM parameter name such as /calmops/policy',
+  })
+  .refine((name) => !/^\/?(aws|ssm)/i.test(name), { message: 'names starting with aws or ssm are reserved by SSM' });
+
 const ClusterNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9._:-]{1,128}$/, { message: 'cluster names use letters, digits and . _ : -' });
@@ -65,12 +74,19 @@ export type SlackConfig = {
 export interface ClustersConfig {
   clusters: Readonly<Record<string, ClusterEntry>>;
 }
+/**
+ * The channel policy: parsed here when it comes inline or from a file, or the name of the SSM parameter that holds it
+ * (read, and re-read when it changes, at run time: see src/slack/policy-source.ts).
+ */
 export interface PolicyConfig {
   policy: Policy | undefined;
+  parameterName?: string;
 }
 export interface TimeoutsConfig {
   idleTimeoutSeconds: number;
   approvalTimeoutSeconds: number;
+  /** ADR-005's minimum time in a state before the evidence may move a session on; the diagnosis default when unset. */
+  minTimeInStateSeconds?: number;
 }
 /** Only the SDK's own standard variables; endpoints select the local stand-ins. */
 export interface AwsConfig {
@@ -179,6 +195,17 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
   policy(env, problems) {
     const inline = value(env, 'CALMOPS_POLICY_JSON');
     const file = value(env, 'CALMOPS_POLICY');
+    const parameter = value(env, 'CALMOPS_POLICY_PARAMETER');
+    if (parameter !== undefined) {
+      if (inline !== undefined || file !== undefined) {
+        problems.push('CALMOPS_POLICY_PARAMETER: set it or CALMOPS_POLICY / CALMOPS_POLICY_JSON, not both');
+        return undefined;
+      }
+      const parsed = ParameterNameSchema.safeParse(parameter);
+      if (parsed.success) return { policy: undefined, parameterName: parsed.data };
+      problems.push(...issues('CALMOPS_POLICY_PARAMETER', parsed.error));
+      return undefined;
+    }
     try {
       if (inline !== undefined) return { policy: parsePolicyText(inline, { source: 'CALMOPS_POLICY_JSON' }) };
       if (file !== undefined) return { policy: parsePolicyText(readFileSync(file, 'utf8'), { source: file }) };
@@ -194,8 +221,21 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
     const approval = Seconds(3_600).safeParse(value(env, 'CALMOPS_APPROVAL_TIMEOUT_SECONDS'));
     if (!idle.success) problems.push(...issues('CALMOPS_IDLE_TIMEOUT_SECONDS', idle.error));
     if (!approval.success) problems.push(...issues('CALMOPS_APPROVAL_TIMEOUT_SECONDS', approval.error));
-    if (!idle.success || !approval.success) return undefined;
-    return { idleTimeoutSeconds: idle.data, approvalTimeoutSeconds: approval.data };
+    const minTime = z
+      .string()
+      .trim()
+      .regex(/^\d+$/, { message: 'must be a whole number of seconds' })
+      .transform(Number)
+      .pipe(z.number().int().min(0).max(3_600))
+      .optional()
+      .safeParse(value(env, 'CALMOPS_MIN_TIME_IN_STATE_SECONDS'));
+    if (!minTime.success) problems.push(...issues('CALMOPS_MIN_TIME_IN_STATE_SECONDS', minTime.error));
+    if (!idle.success || !approval.success || !minTime.success) return undefined;
+    return {
+      idleTimeoutSeconds: idle.data,
+      approvalTimeoutSeconds: approval.data,
+      ...(minTime.data === undefined ? {} : { minTimeInStateSeconds: minTime.data }),
+    };
   },
   aws(env, problems) {
     const region = value(env, 'AWS_REGION') ?? value(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1';

@@ -1,21 +1,21 @@
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { nodejsBundling } from '../bundling.js';
 
 /**
- * A Lambda function with the house defaults: esbuild bundling on the local machine (no Docker), ESM output with a
- * `createRequire` banner (bundled CommonJS dependencies call `require` for Node built-ins), Node 24 on ARM64, source
+ * A Lambda function with the house defaults: esbuild bundling on the local machine (no Docker) with the settings of
+ * cdk/bundling.ts (ESM with a `createRequire` banner, Bolt's unused receivers left out), Node 24 on ARM64, source
  * maps, X-Ray tracing, Powertools settings, and its own log group with a retention period. Each function also gets
  * its own role whose only built-in permission is writing to that log group, so every other permission is an
  * explicit grant in the stack.
  */
 
-/** Lets bundled CommonJS code `require()` Node built-ins from an ES module. */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+export { ESM_REQUIRE_BANNER } from '../bundling.js';
 
 /** Where Lambda unpacks the bundle; the copied templates folder lives beside the handler. */
 export const LAMBDA_TASK_ROOT = '/var/task';
@@ -36,6 +36,8 @@ export interface CalmopsFunctionProps {
   extraFiles?: readonly string[];
   /** Powertools service name; defaults to `calmops`. */
   serviceName?: string;
+  /** Attach the function to a VPC (the role then needs the ENI permissions, granted by the caller). */
+  vpc?: { vpc: IVpc; subnets: SubnetSelection; securityGroups?: ISecurityGroup[] };
 }
 
 export class CalmopsFunction extends NodejsFunction {
@@ -63,6 +65,13 @@ export class CalmopsFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       role,
       logGroup,
+      ...(props.vpc === undefined
+        ? {}
+        : {
+            vpc: props.vpc.vpc,
+            vpcSubnets: props.vpc.subnets,
+            ...(props.vpc.securityGroups === undefined ? {} : { securityGroups: props.vpc.securityGroups }),
+          }),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'calmops',
@@ -72,20 +81,8 @@ export class CalmopsFunction extends NodejsFunction {
         ...props.environment,
       },
       bundling: {
+        ...nodejsBundling(props.projectRoot),
         forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        keepNames: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        // The SDK versions in package-lock.json are the ones tested; the runtime's copy may differ.
-        bundleAwsSDK: true,
-        externalModules: [],
-        tsconfig: `${props.projectRoot}/tsconfig.json`,
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],

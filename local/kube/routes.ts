@@ -10,7 +10,11 @@ export type Route =
   | { type: 'log'; namespace: string; name: string }
   /** Secrets exist in every real cluster but are never served: lists are empty and gets are not found. */
   | { type: 'secrets'; namespace?: string; name?: string }
+  /** `POST …/selfsubjectrulesreviews` (`kubectl auth can-i --list`, `calmops doctor`): what this server lets a caller do. */
+  | { type: 'rulesReview' }
   | { type: 'unknown' };
+
+const RULES_REVIEW_PATH = ['apis', 'authorization.k8s.io', 'v1', 'selfsubjectrulesreviews'];
 
 const BY_PREFIX = new Map<string, Map<string, ResourceInfo>>();
 for (const info of Object.values(RESOURCES)) {
@@ -41,6 +45,9 @@ export function route(pathname: string): Route {
     if (a !== 'v1') return { type: 'unknown' };
     if (segments.length === 2) return documentOrUnknown(apiResourceList('', 'v1'));
     return resourceRoute('api/v1', segments.slice(2));
+  }
+  if (segments.length === RULES_REVIEW_PATH.length && RULES_REVIEW_PATH.every((p, i) => segments[i] === p)) {
+    return { type: 'rulesReview' };
   }
   if (root === 'apis') {
     if (segments.length === 1) return { type: 'document', body: apiGroupList() };
@@ -79,4 +86,45 @@ function resourceRoute(prefix: string, rest: string[]): Route {
   if (rest.length === 1) return { type: 'list', info };
   if (rest.length === 2 && second !== undefined && !info.namespaced) return { type: 'get', info, name: second };
   return { type: 'unknown' };
+}
+
+/**
+ * The answer to a SelfSubjectRulesReview: what anyone may do here, which is what the server serves. Every kind it
+ * knows may be read (get, list, watch) and pod logs fetched; Secrets are not among them (their lists are empty). As
+ * on a real cluster, every caller may also ask about its own access, and read the discovery documents.
+ */
+export function selfSubjectRulesReview(request: unknown): object {
+  const spec = (request as { spec?: { namespace?: unknown } } | null)?.spec;
+  const namespace = typeof spec?.namespace === 'string' ? spec.namespace : '';
+  const byGroup = new Map<string, string[]>();
+  for (const info of Object.values(RESOURCES))
+    byGroup.set(info.group, [...(byGroup.get(info.group) ?? []), info.plural]);
+  return {
+    kind: 'SelfSubjectRulesReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: {},
+    spec: { namespace },
+    status: {
+      resourceRules: [
+        {
+          verbs: ['create'],
+          apiGroups: ['authorization.k8s.io'],
+          resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+        },
+        ...[...byGroup].map(([group, resources]) => ({
+          verbs: ['get', 'list', 'watch'],
+          apiGroups: [group],
+          resources,
+        })),
+        { verbs: ['get'], apiGroups: [''], resources: ['pods/log'] },
+      ],
+      nonResourceRules: [
+        {
+          verbs: ['get'],
+          nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/version', '/healthz', '/livez', '/readyz'],
+        },
+      ],
+      incomplete: false,
+    },
+  };
 }

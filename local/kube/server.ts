@@ -7,7 +7,7 @@ import { buildCatalog, objectKey, type SnapshotCatalog } from './catalog.js';
 import { FaultInjector, type FaultRule, type RequestFacts, type RequestVerb } from './faults.js';
 import { podLog } from './logs.js';
 import { type ContinueContext, paginate } from './paging.js';
-import { type Route, route } from './routes.js';
+import { type Route, route, selfSubjectRulesReview } from './routes.js';
 import {
   matchesFields,
   matchesLabels,
@@ -170,6 +170,12 @@ export async function startSnapshotServer(options: SnapshotServerOptions): Promi
       return;
     }
     try {
+      // The one write a read-only server takes: a caller asking what it may do, which changes nothing.
+      if (target.type === 'rulesReview') {
+        if (method !== 'POST') throw methodNotAllowed();
+        writeJson(res, 201, selfSubjectRulesReview(await readJson(req)));
+        return;
+      }
       if (!READ_METHODS.has(method)) throw methodNotAllowed();
       respond(target, url, req, res);
     } catch (error) {
@@ -190,6 +196,7 @@ export async function startSnapshotServer(options: SnapshotServerOptions): Promi
         res.end('ok');
         return;
       case 'unknown':
+      case 'rulesReview':
         throw pathNotFound();
       case 'secrets':
         if (target.name !== undefined) throw notFound('secrets', target.name);
@@ -472,6 +479,20 @@ function optionalInt<K extends string>(key: K, value: string | null): { [P in K]
   if (value === null || value === '') return {};
   if (!/^-?\d+$/.test(value)) throw badRequest(`${key}: invalid value "${value}": must be an integer`);
   return { [key]: Number(value) } as { [P in K]?: number };
+}
+
+/** A small JSON request body; anything else is a 400, as the API server would answer. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of req) {
+    text += String(chunk);
+    if (text.length > 64 * 1024) throw badRequest('request body too large');
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('the request body is not JSON');
+  }
 }
 
 function writeJson(res: ServerResponse, code: number, body: unknown): void {

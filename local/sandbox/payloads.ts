@@ -172,6 +172,8 @@ export interface ActionInput {
   style?: string | undefined;
   selected_option?: { text: { type: 'plain_text'; text: string; emoji?: boolean }; value: string } | undefined;
   selected_user?: string | undefined;
+  /** Slack's id of this one interaction; a repeated delivery of the same click carries the same one. */
+  action_ts?: string | undefined;
 }
 
 export type ViewStateValues = Record<string, Record<string, Record<string, unknown>>>;
@@ -195,7 +197,7 @@ function actionEntry(action: ActionInput): Record<string, unknown> {
     action_id: action.action_id,
     block_id: action.block_id,
     type: action.type,
-    action_ts: eventTs(),
+    action_ts: action.action_ts ?? eventTs(),
   };
   if (action.type === 'button') {
     entry['text'] = { type: 'plain_text', text: action.text ?? '', emoji: true };

@@ -2,10 +2,12 @@ import { statSync } from 'node:fs';
 import {
   type LoadedSnapshot,
   loadSnapshotFiles,
+  type ParsedSnapshotCache,
   SnapshotFileError,
   SnapshotFormatError,
   siblingLogsPath,
 } from '../cluster/snapshot.js';
+import { defaultSnapshotCacheDir, snapshotCacheIn } from '../cluster/snapshot-cache.js';
 import { UsageError } from './io.js';
 import { shown } from './text.js';
 
@@ -69,16 +71,20 @@ export function checkInputFile(path: string, what: string, maxBytes: number): vo
   }
 }
 
-/** A snapshot and its logs, each checked first; any parse failure names the snapshot file and exits 2. */
+/**
+ * A snapshot and its logs, each checked first; any parse failure names the snapshot file and exits 2. A snapshot
+ * replayed again is read from the parsed-snapshot cache (src/cluster/snapshot-cache.ts) instead of parsed.
+ */
 export async function loadSnapshotInput(
   snapshotPath: string,
   logsPath: string | undefined,
   maxBytes: number,
+  cache: ParsedSnapshotCache = snapshotCacheIn(defaultSnapshotCacheDir()),
 ): Promise<LoadedSnapshot> {
   checkInputFile(snapshotPath, 'snapshot', maxBytes);
   checkInputFile(logsPath ?? siblingLogsPath(snapshotPath), 'logs', maxBytes);
   try {
-    return await loadSnapshotFiles(snapshotPath, logsPath);
+    return await loadSnapshotFiles(snapshotPath, logsPath, cache);
   } catch (error) {
     if (error instanceof SnapshotFileError || error instanceof SnapshotFormatError) throw error;
     // The parser's own limits (an alias bomb, nesting deeper than the stack) surface as plain errors; they are

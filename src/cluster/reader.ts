@@ -24,7 +24,7 @@ export interface ClusterReaderOptions {
   context?: string;
   /** Deadline for each HTTP request (each page of a list counts as one). Default 10 s. */
   requestTimeoutMs?: number;
-  /** Objects per page when listing. Default 500, as kubectl. */
+  /** Objects per page when listing. Default DEFAULT_PAGE_SIZE. */
   pageSize?: number;
   userAgent?: string;
   /** Upper bound on the bytes of one log read (sent as `limitBytes`). Default 1 MiB. */
@@ -40,7 +40,12 @@ export interface KubeClusterReader extends ClusterReader {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-export const DEFAULT_PAGE_SIZE = 500;
+/**
+ * Objects per page when listing: four times kubectl's 500, so 3,000 pods take 2 round trips instead of 6. API servers
+ * accept any limit (and may answer with fewer); a page too large for DEFAULT_MAX_RESPONSE_BYTES is fetched again in
+ * smaller pages (paging.ts), so large objects cost round trips rather than the read.
+ */
+export const DEFAULT_PAGE_SIZE = 2000;
 export const DEFAULT_MAX_LOG_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { parseAllDocuments, stringify } from 'yaml';
+import { FAILSAFE_SCHEMA, loadAll, Type, YAMLException } from 'js-yaml';
+import { stringify } from 'yaml';
 import * as z from 'zod';
 import type { KubeObject } from './types.js';
 
@@ -32,55 +33,154 @@ export interface ParsedSnapshot {
   objects: KubeObject[];
   /** Secret documents dropped at parse time: their data is never kept, printed or cached. */
   secretsSkipped: number;
+  /** The newest timestamp in the kept objects (see snapshotNow), found while parsing; absent when none has one. */
+  taken?: Date;
 }
+
+// YAML 1.2's core schema, read as the YAML specification (and kubectl's output) means it: `1_000`, `0b1` and `-0x1`
+// are strings there, as are timestamps; js-yaml's own core schema would read the first three as numbers.
+const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
+  implicit: [
+    new Type('tag:yaml.org,2002:null', {
+      kind: 'scalar',
+      resolve: (data: string | null) =>
+        data === null || data === '~' || data === 'null' || data === 'Null' || data === 'NULL',
+      construct: () => null,
+    }),
+    new Type('tag:yaml.org,2002:bool', {
+      kind: 'scalar',
+      resolve: (data: string) => /^(?:true|True|TRUE|false|False|FALSE)$/.test(data),
+      construct: (data: string) => data.charCodeAt(0) === 116 || data.charCodeAt(0) === 84,
+    }),
+    new Type('tag:yaml.org,2002:int', {
+      kind: 'scalar',
+      resolve: (data: string) => /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(data),
+      // Number() reads the 0o and 0x prefixes too.
+      construct: (data: string) => Number(data),
+    }),
+    new Type('tag:yaml.org,2002:float', {
+      kind: 'scalar',
+      resolve: (data: string) =>
+        /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/.test(
+          data,
+        ),
+      construct: (data: string) =>
+        /inf$/i.test(data)
+          ? data.startsWith('-')
+            ? Number.NEGATIVE_INFINITY
+            : Number.POSITIVE_INFINITY
+          : Number(data),
+    }),
+  ],
+});
+
+/**
+ * Where documents start: a `---` line, with the directives before it. The specification forbids such a line inside
+ * any node (a block scalar or quoted string included), so splitting here never cuts a document in two.
+ */
+const DOCUMENT_START = /^(?:%[^\n]*\n)*---(?=[ \t\r\n]|$)/gm;
+/** Text before the first `---` that is only comments and blank lines is not a document of its own. */
+const NOTHING = /^(?:[ \t]*(?:#[^\n]*)?(?:\r?\n|$))*$/;
+
+/** The text of each document (or, after a `...` end marker, each run of documents), in order. */
+function* documentTexts(text: string): Generator<{ start: number; text: string }> {
+  let start = 0;
+  DOCUMENT_START.lastIndex = 0;
+  for (let match = DOCUMENT_START.exec(text); match !== null; match = DOCUMENT_START.exec(text)) {
+    if (match.index > start && !(start === 0 && NOTHING.test(text.slice(0, match.index)))) {
+      yield { start, text: text.slice(start, match.index) };
+      start = match.index;
+    } else if (start === 0) start = match.index;
+  }
+  if (start < text.length) yield { start, text: text.slice(start) };
+}
+
+/**
+ * How many nodes the kept objects may add up to, counted as a JSON serializer visits them (a subtree reached through
+ * several aliases counts each time). Without aliases every node needs a character of its own, so only a document
+ * that expands far beyond its text reaches this: the "billion laughs", or an anchor that contains itself.
+ */
+function nodeBudget(textLength: number): number {
+  return 2 * textLength + 10_000;
+}
+
+/** The aliases of a document expanded past the budget. The words are the ones YAML libraries use. */
+const ALIAS_EXPANSION = 'Excessive alias count indicates a resource exhaustion attack';
 
 /**
  * Real dumps (`kubectl get all,cm,secret -o yaml`, a must-gather) always hold Secrets. They are dropped here, before
  * anything else sees them, so that nothing downstream can keep, print or cache their data; the rest of the dump is
- * still evidence.
+ * still evidence. Documents are parsed one at a time, so a dropped Secret's tree is garbage before the next document
+ * is read, and a broken document stops the parse where it is.
  */
 export function parseSnapshotText(text: string, source = 'snapshot'): ParsedSnapshot {
-  const docs = parseAllDocuments(text);
   const objects: KubeObject[] = [];
   let secretsSkipped = 0;
-  docs.forEach((doc, index) => {
-    if (doc.errors.length > 0) {
-      throw new SnapshotFormatError(`${source}: document ${index + 1} is not valid YAML: ${doc.errors[0]?.message}`, {
-        cause: doc.errors[0],
+  let read = 0;
+  const walk = { budget: nodeBudget(text.length), newest: Number.NEGATIVE_INFINITY };
+  for (const part of documentTexts(text)) {
+    let values: unknown[];
+    try {
+      values = loadAll(part.text, null, { schema: CORE_SCHEMA });
+    } catch (error) {
+      throw parseFailure(error, `${source}: document ${read + 1}`, text, part.start);
+    }
+    for (const value of values) {
+      read++;
+      if (value === null || value === undefined) continue;
+      if (isSecret(value)) {
+        secretsSkipped++;
+        continue;
+      }
+      const inList = isList(value);
+      const items = inList ? value.items : [value];
+      items.forEach((item, itemIndex) => {
+        if (isSecret(item)) {
+          secretsSkipped++;
+          return;
+        }
+        if (!visit(item, walk)) {
+          throw new SnapshotFormatError(`${source}: document ${read} cannot be read: ${ALIAS_EXPANSION}`);
+        }
+        const parsed = ObjectSchema.safeParse(item);
+        if (!parsed.success) {
+          throw new SnapshotFormatError(
+            `${source}: ${describePosition(read - 1, itemIndex, inList)} is not a Kubernetes object (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message})`,
+            { cause: parsed.error },
+          );
+        }
+        objects.push(parsed.data as KubeObject);
       });
     }
-    let value: unknown;
-    try {
-      // Aliases are expanded here: an alias bomb fails with the yaml package's own limit, named after the file.
-      value = doc.toJS();
-    } catch (error) {
-      throw new SnapshotFormatError(
-        `${source}: document ${index + 1} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    }
-    if (value === null || value === undefined) return;
-    if (isSecret(value)) {
-      secretsSkipped++;
-      return;
-    }
-    const items = isList(value) ? value.items : [value];
-    items.forEach((item, itemIndex) => {
-      if (isSecret(item)) {
-        secretsSkipped++;
-        return;
-      }
-      const parsed = ObjectSchema.safeParse(item);
-      if (!parsed.success) {
-        throw new SnapshotFormatError(
-          `${source}: ${describePosition(index, itemIndex, isList(value))} is not a Kubernetes object (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message})`,
-          { cause: parsed.error },
-        );
-      }
-      objects.push(parsed.data as KubeObject);
-    });
-  });
-  return { objects, secretsSkipped };
+  }
+  return {
+    objects,
+    secretsSkipped,
+    ...(Number.isFinite(walk.newest) ? { taken: new Date(walk.newest) } : {}),
+  };
+}
+
+/** A parser error as the snapshot's fault, placed by line and column in the whole file. */
+function parseFailure(error: unknown, where: string, text: string, offset: number): SnapshotFormatError {
+  if (!(error instanceof YAMLException)) {
+    // The parser's own limits (nesting deeper than the stack) are still a property of the document.
+    return new SnapshotFormatError(
+      `${where} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const position = Math.min(offset + (error.mark?.position ?? 0), text.length);
+  const lineStart = text.lastIndexOf('\n', position - 1) + 1;
+  let line = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < lineStart; at = text.indexOf('\n', at + 1)) line++;
+  const lineEnd = text.indexOf('\n', position) === -1 ? text.length : text.indexOf('\n', position);
+  const previousStart = lineStart > 0 ? text.lastIndexOf('\n', lineStart - 2) + 1 : lineStart;
+  const context = text.slice(previousStart, lineEnd);
+  const column = position - lineStart + 1;
+  return new SnapshotFormatError(
+    `${where} is not valid YAML: ${error.reason} at line ${line}, column ${column}:\n\n${context}\n${' '.repeat(column - 1)}^\n`,
+    { cause: error },
+  );
 }
 
 /** The objects of a snapshot, Secrets dropped. */
@@ -143,26 +243,44 @@ export function formatSnapshot(objects: readonly KubeObject[]): string {
 // Any RFC 3339 timestamp in UTC, as the API server writes creationTimestamp, lastTimestamp, startedAt, …
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
+/** The instant a string names if it is such a timestamp. Most strings are not, and fail on their length or shape. */
+function timestampMs(value: string): number | undefined {
+  if (value.length < 20 || value.charCodeAt(10) !== 84 || !TIMESTAMP.test(value)) return undefined;
+  return Date.parse(value);
+}
+
+/**
+ * Visit every value under `root` as a JSON serializer would (a subtree shared through aliases once per path),
+ * keeping the newest timestamp. False when the walk would take more than the budget left.
+ */
+function visit(root: unknown, walk: { budget: number; newest: number }): boolean {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (--walk.budget < 0) return false;
+    if (typeof value === 'string') {
+      const ms = timestampMs(value);
+      if (ms !== undefined && ms > walk.newest) walk.newest = ms;
+    } else if (typeof value === 'object' && value !== null) {
+      if (Array.isArray(value)) {
+        for (const item of value) pending.push(item);
+      } else {
+        for (const key in value) pending.push((value as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
+}
+
 /**
  * The moment a snapshot was taken, as far as its contents tell: the newest timestamp anywhere in it. Replays use it
  * as "now" so ages and event recency read as they did during the incident. Undefined when nothing carries a time.
+ * A parsed snapshot carries it already (`taken`).
  */
 export function snapshotNow(objects: readonly KubeObject[]): Date | undefined {
-  let newest = Number.NEGATIVE_INFINITY;
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string') {
-      if (TIMESTAMP.test(value)) {
-        const ms = Date.parse(value);
-        if (ms > newest) newest = ms;
-      }
-    } else if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-    } else if (typeof value === 'object' && value !== null) {
-      for (const item of Object.values(value)) visit(item);
-    }
-  };
-  for (const object of objects) visit(object);
-  return Number.isFinite(newest) ? new Date(newest) : undefined;
+  const walk = { budget: Number.POSITIVE_INFINITY, newest: Number.NEGATIVE_INFINITY };
+  for (const object of objects) visit(object, walk);
+  return Number.isFinite(walk.newest) ? new Date(walk.newest) : undefined;
 }
 
 /** Where the logs of a snapshot live by convention: `incident.yaml` → `incident.logs.json`, next to it. */
@@ -181,11 +299,13 @@ export interface LoadedSnapshot {
   logs: SnapshotLogs;
   /** The logs file actually read, if any. */
   logsPath?: string;
+  /** The newest timestamp in the objects (see snapshotNow), absent when none has one. */
+  taken?: Date;
 }
 
 /**
- * Parsed snapshots by the exact text they were parsed from. Parsing YAML is the slow part of loading a snapshot
- * (hundreds of milliseconds for the demo cluster), and the result depends on nothing else.
+ * Parsed snapshots by the exact text they were parsed from (see snapshot-cache.ts). Parsing YAML is the slow part of
+ * loading a snapshot, and the result depends on nothing else.
  */
 export interface ParsedSnapshotCache {
   get(text: string): ParsedSnapshot | undefined;
@@ -207,24 +327,20 @@ export async function loadSnapshotFiles(
     parsed = parseSnapshotText(text, snapshotPath);
     cache?.set(text, parsed);
   }
-  const { objects, secretsSkipped } = parsed;
+  const { objects, secretsSkipped, taken } = parsed;
+  const found = { objects, secretsSkipped, ...(taken !== undefined ? { taken } : {}) };
   if (logsPath !== undefined) {
-    return {
-      objects,
-      secretsSkipped,
-      logs: parseSnapshotLogs(await readText(logsPath, 'logs'), logsPath),
-      logsPath,
-    };
+    return { ...found, logs: parseSnapshotLogs(await readText(logsPath, 'logs'), logsPath), logsPath };
   }
   const sibling = siblingLogsPath(snapshotPath);
   let siblingText: string;
   try {
     siblingText = await readFile(sibling, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { objects, secretsSkipped, logs: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ...found, logs: {} };
     throw new SnapshotFileError(`cannot read logs file ${sibling}: ${(error as Error).message}`, { cause: error });
   }
-  return { objects, secretsSkipped, logs: parseSnapshotLogs(siblingText, sibling), logsPath: sibling };
+  return { ...found, logs: parseSnapshotLogs(siblingText, sibling), logsPath: sibling };
 }
 
 async function readText(path: string, what: string): Promise<string> {

@@ -224,13 +224,14 @@ const VERB_SHORT_BOOLEANS: Record<string, ReadonlySet<string>> = {
   log: new Set(['p', 'f']),
 };
 
-interface ParsedKube {
+export interface ParsedKube {
   positionals: string[];
   flags: Map<string, string | true>;
   trailing: string[];
 }
 
-function parseKubeArgs(args: readonly string[]): ParsedKube {
+/** kubectl/oc arguments (after the program) as positionals and flags; the one reading of kubectl grammar. */
+export function parseKubeArgs(args: readonly string[]): ParsedKube {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
   const trailing: string[] = [];

@@ -1,17 +1,16 @@
 import * as z from 'zod';
 import type { TriageEnvelope } from '../triage/envelope.js';
 import { type ResourceRef, ResourceRefSchema, type Severity, SeveritySchema } from '../triage/findings.js';
+import { resourceKey } from './blackboard.js';
 import { canonicalKind, isClusterScoped, kindLabel } from './kinds.js';
 import type { RequestTarget, UserRequest } from './request.js';
 import {
-  canTransition,
   type DiagnosticState,
   type EvidenceRequirement,
   type EvidenceType,
   EvidenceTypeSchema,
   evidenceLabel,
   STATE_MACHINE,
-  type TransitionCause,
 } from './states.js';
 
 /**
@@ -39,11 +38,6 @@ export const EvidenceItemSchema = z.object({
   at: z.iso.datetime({ offset: true }),
 });
 export type EvidenceItem = z.infer<typeof EvidenceItemSchema>;
-
-function resourceKey(ref: ResourceRef): string {
-  const kind = canonicalKind(ref.kind);
-  return `${kind}/${isClusterScoped(kind) ? '' : (ref.namespace ?? '')}/${ref.name}`;
-}
 
 export function describeResource(ref: ResourceRef): string {
   const ns = ref.namespace && !isClusterScoped(ref.kind) ? `${ref.namespace}/` : '';
@@ -260,7 +254,7 @@ export function evidenceFromHypothesis(
   ];
 }
 
-function latest(evidence: readonly EvidenceItem[], type: EvidenceType): EvidenceItem | undefined {
+export function latest(evidence: readonly EvidenceItem[], type: EvidenceType): EvidenceItem | undefined {
   let best: EvidenceItem | undefined;
   for (const item of evidence) if (item.type === type && (!best || item.at >= best.at)) best = item;
   return best;
@@ -344,7 +338,19 @@ export function mergeEvidence(existing: readonly EvidenceItem[], incoming: reado
 
 export function countEvidence(evidence: readonly EvidenceItem[], requirement: EvidenceRequirement): number {
   const floor = requirement.newerThan ? latest(evidence, requirement.newerThan)?.at : undefined;
-  return evidence.filter((e) => e.type === requirement.type && (!floor || e.at >= floor)).length;
+  const have = evidence.filter(
+    (e) =>
+      e.type === requirement.type &&
+      (!floor || e.at >= floor) &&
+      (requirement.source === undefined || e.source === requirement.source),
+  ).length;
+  const kinds = requirement.orKinds;
+  if (!kinds || have === 0 || have >= requirement.minCount) return have;
+  // The record of a triage run says that it ran, not how the fault shows: it is no kind of evidence about the fault.
+  const seen = new Set(
+    evidence.filter((e) => kinds.includes(e.type) && !e.id.startsWith('triage:')).map((e) => e.type),
+  );
+  return Math.max(have, seen.size);
 }
 
 export interface EvidenceGapItem extends EvidenceRequirement {
@@ -359,17 +365,33 @@ export function missingEvidence(state: DiagnosticState, evidence: readonly Evide
     .filter((r) => r.have < r.minCount);
 }
 
-/** ADR-005's "evidence quality": the share of every forward requirement of the workflow the session met. */
-export function evidenceCompleteness(evidence: readonly EvidenceItem[]): number {
-  const requirements = (['GATHERING', 'ANALYZING', 'HYPOTHESIZING', 'TESTING'] as const).flatMap(
-    (s) => STATE_MACHINE[s].exitRequirements,
-  );
-  const met = requirements.filter((r) => countEvidence(evidence, r) >= r.minCount).length;
-  return requirements.length === 0 ? 1 : met / requirements.length;
+/** How complete the evidence is, against the threshold that makes it complete enough. */
+export interface EvidenceFigure {
+  value: number;
+  threshold: number;
+}
+
+/**
+ * The one evidence figure of a session: how much of what its template needs the latest triage could read (ADR-023's
+ * completeness, against the template's threshold). The envelope shows it, `/triage status` shows it, and the plan
+ * review and fix validation judge by it. Where the session stands in the workflow is a different question, answered
+ * by the state and what it still needs (`missingEvidence`), never by a second percentage.
+ */
+export function evidenceFigure(evidence: readonly EvidenceItem[]): EvidenceFigure | undefined {
+  let triage: EvidenceItem | undefined;
+  for (const e of evidence) {
+    if (e.completeness !== undefined && e.id.startsWith('triage:') && (!triage || e.at >= triage.at)) triage = e;
+  }
+  return triage?.completeness ? { ...triage.completeness } : undefined;
 }
 
 export function formatMissing(gaps: readonly EvidenceGapItem[]): string {
-  return gaps.map((g) => `${g.label} (${g.have}/${g.minCount}, ${g.quality})`).join(', ');
+  return gaps
+    .map((g) => {
+      const alternative = g.orKinds && g.minCount > 1 ? `, or one seen in ${g.minCount} kinds of evidence` : '';
+      return `${g.label} (${g.have}/${g.minCount}, ${g.quality}${alternative})`;
+    })
+    .join(', ');
 }
 
 /** What must be gone for a fix to count: a finding code, on one resource when the resource is known. */
@@ -459,177 +481,6 @@ export function currentEvidence(session: Pick<WorkflowSnapshot, 'evidence' | 'cy
   const start = session.cycleStartedAt;
   if (!start) return [...session.evidence];
   return session.evidence.filter((e) => !CYCLE_EVIDENCE_TYPES.has(e.type) || e.at >= start);
-}
-
-export type TransitionResult =
-  | {
-      kind: 'transition';
-      from: DiagnosticState;
-      to: DiagnosticState;
-      cause: TransitionCause;
-      reason: string;
-      /** Set when the transition starts validating a fix: store it on the session. */
-      validation?: ValidationContext;
-      /** Set when the transition starts a new reasoning cycle: store it on the session. */
-      cycleStartedAt?: string;
-      /** Set when a fresh triage still shows the fault: the fix did not work. */
-      fixValidation?: 'failed';
-    }
-  | { kind: 'validated'; from: DiagnosticState; reason: string }
-  /**
-   * The fault is not seen, but the fresh triage read too little to say it is gone: the session stays in GATHERING
-   * and the fix is judged again by the next triage after `validation.startedAt`.
-   */
-  | { kind: 'validation-incomplete'; from: DiagnosticState; reason: string; validation: ValidationContext };
-
-/**
- * What a fix must remove: the root cause confirmed in this reasoning cycle; else the session's latest confirmed
- * root cause (a failed validation starts a new cycle, and the next fix still answers to that cause); else the
- * symptoms seen so far.
- */
-function validationTargets(current: readonly EvidenceItem[], all: readonly EvidenceItem[]): ValidationTarget[] {
-  const confirmed = current.filter((e) => e.type === 'confirmed_root_cause' && e.code);
-  const earlier = latest(
-    all.filter((e) => e.code),
-    'confirmed_root_cause',
-  );
-  const chosen =
-    confirmed.length > 0 ? confirmed : earlier ? [earlier] : current.filter((e) => e.type === 'symptoms' && e.code);
-  const targets = new Map<string, ValidationTarget>();
-  for (const e of chosen) {
-    const target: ValidationTarget = { code: e.code as string, ...(e.resource ? { resource: e.resource } : {}) };
-    targets.set(`${target.code}|${target.resource ? resourceKey(target.resource) : ''}`, target);
-  }
-  return [...targets.values()];
-}
-
-/** The outcome of a fix validation a step stands for, if it is one: what the first-time-fix metric counts. */
-export function validationOutcome(step: TransitionResult): { passed: boolean; reason: string } | undefined {
-  if (step.kind === 'validated') return { passed: true, reason: step.reason };
-  if (step.kind === 'validation-incomplete') return { passed: false, reason: step.reason };
-  if (step.fixValidation === 'failed') return { passed: false, reason: step.reason };
-  return undefined;
-}
-
-const percent = (value: number) => `${Math.round(value * 100)}%`;
-
-function summarizeMet(state: DiagnosticState, evidence: readonly EvidenceItem[]): string {
-  return STATE_MACHINE[state].exitRequirements
-    .map((r) => `${countEvidence(evidence, r)} ${evidenceLabel(r.type)}`)
-    .join(', ');
-}
-
-/**
- * The next step the evidence allows, or null. Order matters: a validation in progress judges the fix first (nothing
- * else moves the session meanwhile), then a fix report (validate it, from whatever state it was reported in), then a
- * new hypothesis during TESTING (back to HYPOTHESIZING), then the forward move.
- */
-export function evaluateTransition(session: WorkflowSnapshot): TransitionResult | null {
-  const { state, stateEnteredAt } = session;
-  const evidence = currentEvidence(session);
-  const since = (type: EvidenceType) => evidence.filter((e) => e.type === type && e.at > stateEnteredAt);
-
-  if (session.validation && state === 'GATHERING') {
-    const { startedAt } = session.validation;
-    const targets = validationTargetsOf(session.validation);
-    const fresh = evidence.filter((e) => e.source === 'envelope' && e.at > startedAt);
-    let triage: EvidenceItem | undefined;
-    for (const e of fresh) if (e.id.startsWith('triage:') && (!triage || e.at >= triage.at)) triage = e;
-    if (!triage) return null;
-    const persisting = fresh.filter((e) => e.type === 'symptoms' && isStillPresent(targets, e));
-    if (persisting.length > 0) {
-      return {
-        kind: 'transition',
-        from: state,
-        to: 'ANALYZING',
-        cause: 'validation',
-        reason: `Validation failed: ${persisting.map((e) => e.description).join('; ')} still present after the fix`,
-        cycleStartedAt: [startedAt, ...persisting.map((e) => e.at)].sort().at(-1),
-        fixValidation: 'failed',
-      };
-    }
-    const gone = targets.length > 0 ? targets.map(describeTarget).join(', ') : 'the original symptoms';
-    const complete = triage.completeness;
-    if (complete && complete.value < complete.threshold) {
-      return {
-        kind: 'validation-incomplete',
-        from: state,
-        reason: `Not validated: evidence incomplete (the fresh triage read ${percent(complete.value)} of what it needs, threshold ${percent(complete.threshold)}), so the absence of ${gone} proves nothing yet`,
-        validation: { ...session.validation, startedAt: triage.at },
-      };
-    }
-    return { kind: 'validated', from: state, reason: `Validation passed: a fresh triage no longer shows ${gone}` };
-  }
-
-  const fix = since('fix_applied')[0];
-  if (fix && (state === 'GATHERING' || canTransition(state, 'GATHERING', 'validation'))) {
-    const early = state !== 'RESOLVING' ? ' before a confirmed, planned fix' : '';
-    const targets = validationTargets(evidence, session.evidence);
-    return {
-      kind: 'transition',
-      from: state,
-      to: 'GATHERING',
-      cause: 'validation',
-      reason: `${fix.description}${early}; validating the fix with a fresh triage`,
-      validation: { startedAt: fix.at, codes: [...new Set(targets.map((t) => t.code))], targets },
-    };
-  }
-
-  if (state === 'TESTING') {
-    const hypothesis = since('hypothesis').at(-1);
-    if (hypothesis) {
-      return {
-        kind: 'transition',
-        from: state,
-        to: 'HYPOTHESIZING',
-        cause: 'evidence',
-        reason: `New hypothesis replaces the one under test: ${hypothesis.description}`,
-      };
-    }
-  }
-
-  const config = STATE_MACHINE[state];
-  const forward = config.nextStates[0];
-  if (!forward || state === 'RESOLVING') return null;
-  if (missingEvidence(state, evidence).length > 0) return null;
-  return {
-    kind: 'transition',
-    from: state,
-    to: forward,
-    cause: 'evidence',
-    reason: `${state} → ${forward}: requirements met (${summarizeMet(state, evidence)})`,
-  };
-}
-
-/** Applies evaluateTransition until nothing moves: one envelope may carry a session through several states. */
-export function advance(
-  session: WorkflowSnapshot,
-  at: string,
-): { snapshot: WorkflowSnapshot; steps: TransitionResult[] } {
-  let snapshot = { ...session };
-  const steps: TransitionResult[] = [];
-  for (let i = 0; i < 8; i++) {
-    const step = evaluateTransition(snapshot);
-    if (!step) break;
-    steps.push(step);
-    if (step.kind === 'validated') {
-      snapshot = { ...snapshot, validation: null };
-      break;
-    }
-    if (step.kind === 'validation-incomplete') {
-      snapshot = { ...snapshot, validation: step.validation };
-      break;
-    }
-    snapshot = {
-      ...snapshot,
-      state: step.to,
-      stateEnteredAt: at,
-      validation: step.validation ?? (step.cause === 'validation' ? null : snapshot.validation),
-      cycleStartedAt: step.cycleStartedAt ?? snapshot.cycleStartedAt,
-    };
-    // Entering with `at` equal to the triggering evidence keeps `since(...)` from firing twice on the same item.
-  }
-  return { snapshot, steps };
 }
 
 export function supportsTarget(evidence: readonly EvidenceItem[], target: RequestTarget, namespace?: string): boolean {

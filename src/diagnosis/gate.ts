@@ -1,6 +1,20 @@
 import { effectiveState, isOverrideActive, type Override } from './break-glass.js';
-import { currentEvidence, type EvidenceItem, formatMissing, missingEvidence } from './evidence.js';
-import { detectPanicSignals, type Intervention, intervene, type PanicSignal, type RecordedRequest } from './panic.js';
+import {
+  currentEvidence,
+  type EvidenceFigure,
+  type EvidenceItem,
+  evidenceFigure,
+  formatMissing,
+  missingEvidence,
+} from './evidence.js';
+import {
+  detectPanicSignals,
+  type Intervention,
+  intervene,
+  type PanicSignal,
+  type RecordedRequest,
+  type RequestGuidance,
+} from './panic.js';
 import type { UserRequest } from './request.js';
 import {
   type DiagnosticState,
@@ -23,6 +37,8 @@ export interface GateSession {
   recentRequests: readonly RecordedRequest[];
   panicHistory: readonly PanicSignal[];
   cycleStartedAt?: string | null;
+  /** What calmops proposed that this request follows (a suggested read, the plan's next step). */
+  guidance?: RequestGuidance;
 }
 
 export const GATE_CODES = [
@@ -70,6 +86,8 @@ export interface GateDecision {
   intervention?: Intervention;
   /** A caution shown with an allowed request (low/medium signals). */
   warning?: string;
+  /** The session's evidence figure, the one the envelope and `/triage status` show. */
+  evidence?: EvidenceFigure;
 }
 
 function stateGuidance(state: DiagnosticState, evidence: readonly EvidenceItem[]): string {
@@ -97,11 +115,19 @@ export function gateRequest(session: GateSession, request: UserRequest, now: Dat
       panicHistory: session.panicHistory,
       overrideActive,
       now,
+      ...(session.guidance ? { guidance: session.guidance } : {}),
     },
     request,
   );
   const intervention = intervene(signals);
-  const base = { effectiveState: state, overrideActive, signals, intervention };
+  const figure = evidenceFigure(session.evidence);
+  const base = {
+    effectiveState: state,
+    overrideActive,
+    signals,
+    intervention,
+    ...(figure ? { evidence: figure } : {}),
+  };
 
   if (intervention?.blocked) {
     return {
@@ -181,13 +207,8 @@ export function gateRequest(session: GateSession, request: UserRequest, now: Dat
       );
     }
     case 'hypothesis': {
-      if (state === 'GATHERING') {
-        return block(
-          'HYPOTHESIS_TOO_EARLY',
-          'Hypotheses are formed after the evidence is gathered',
-          `Noted, but first: ${stateGuidance(state, evidence)}`,
-        );
-      }
+      // Whether the session may go on to test it is the transition rules' call (walkTo), the same for a button
+      // and a sentence: the gate only says hypotheses are welcome.
       return allow(
         'HYPOTHESIS_RECORDED',
         'record-evidence',

@@ -48,6 +48,26 @@ export const PANIC_RULES = {
 export interface RecordedRequest {
   request: UserRequest;
   at: string;
+  /** calmops proposed it (a read it suggested, a handoff it offered): following it is no jump between areas. */
+  guided?: boolean;
+  /** The approved plan's step it was, when it came in the plan's order: a person working through the plan. */
+  planStep?: number;
+}
+
+/**
+ * What calmops itself proposed, as it bears on one request. ADR-005 warns about people who jump around or rush; a
+ * person who does what calmops suggested, or runs the approved plan step after step, is doing neither.
+ */
+export interface RequestGuidance {
+  /** A read calmops suggested (a next action, a hypothesis's test, a prompt it offered) or a handoff it offered. */
+  suggested?: boolean;
+  /** The step of the approved plan this request is, and whether the steps it needs came first. */
+  planStep?: { stepIndex: number; inOrder: boolean };
+  /**
+   * The domains the incident's own evidence and calmops' offers point at (the findings' domains, the handoffs it
+   * proposed): reads across them are one investigation area, not several.
+   */
+  relatedDomains?: readonly Domain[];
 }
 
 export interface PanicContext {
@@ -59,6 +79,7 @@ export interface PanicContext {
   /** With an approved override, skipping diagnostics is the point: bypass and no-evidence signals stay quiet. */
   overrideActive: boolean;
   now: Date;
+  guidance?: RequestGuidance;
 }
 
 /** Changes to the cluster: the requests a rapid-fire burst is made of. Exec and port-forward only look. */
@@ -78,12 +99,25 @@ function brief(r: RecordedRequest): { at: string; kind: string; verb: string; ra
   return { at: r.at, kind: r.request.kind, verb: r.request.verb, raw: r.request.raw.slice(0, 200) };
 }
 
+/** A change that is the approved plan's next step: the plan is the evidence, the review was the pause. */
+function isPlannedStep(guidance: RequestGuidance | undefined): boolean {
+  return guidance?.planStep?.inOrder === true;
+}
+
 export function detectPanicSignals(context: PanicContext, request: UserRequest): PanicSignal[] {
   const at = context.now.toISOString();
-  const current: RecordedRequest = { request, at };
+  const guidance = context.guidance;
+  const planned = isPlannedStep(guidance);
+  const current: RecordedRequest = {
+    request,
+    at,
+    ...(guidance?.suggested ? { guided: true } : {}),
+    ...(planned && guidance?.planStep ? { planStep: guidance.planStep.stepIndex } : {}),
+  };
   const signals: PanicSignal[] = [];
 
-  if (isRisky(request)) {
+  if (isRisky(request) && !planned) {
+    // A planned step is never the burst's trigger, but an off-plan change right after one is still a rush.
     const burst = [...within(context.recentRequests, context.now, PANIC_RULES.rapidFireWindowMs), current].filter((r) =>
       isRisky(r.request),
     );
@@ -99,7 +133,7 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
   }
 
   const isChange = request.kind === 'write' || (request.kind === 'dangerous' && request.toolClass === 'destructive');
-  if (isChange && !context.overrideActive) {
+  if (isChange && !context.overrideActive && !planned) {
     const early = context.state === 'GATHERING' || context.state === 'ANALYZING';
     const thin = context.evidence.length < PANIC_RULES.bypassMinEvidence;
     if (early || thin) {
@@ -113,14 +147,22 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     }
   }
 
-  if (request.domain && (request.kind === 'read' || request.kind === 'write' || request.kind === 'dangerous')) {
+  const followed = (r: RecordedRequest) => r.guided === true || r.planStep !== undefined;
+  if (
+    request.domain &&
+    !followed(current) &&
+    (request.kind === 'read' || request.kind === 'write' || request.kind === 'dangerous')
+  ) {
     const window = [...context.recentRequests, current].slice(-PANIC_RULES.domainWindowRequests);
     const lastHypothesis = window.map((r) => r.request.kind).lastIndexOf('hypothesis');
-    const path = window.slice(lastHypothesis + 1).filter((r) => r.request.domain);
+    const path = window.slice(lastHypothesis + 1).filter((r) => r.request.domain && !followed(r));
     const firstAt = path[0]?.at ?? at;
     const hypothesisSince = context.evidence.some((e) => e.type === 'hypothesis' && e.at >= firstAt);
+    const related = new Set(guidance?.relatedDomains ?? []);
     const domains = [...new Set(path.map((r) => r.request.domain as Domain))];
-    if (domains.length >= PANIC_RULES.domainCount && !hypothesisSince) {
+    // Everything the incident itself points at is one area; only areas outside it add to the count.
+    const areas = new Set(domains.map((d) => (related.has(d) ? 'incident' : d)));
+    if (areas.size >= PANIC_RULES.domainCount && !hypothesisSince) {
       signals.push({
         type: 'jumping_between_domains',
         severity: 'medium',
@@ -146,7 +188,7 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     }
   }
 
-  if (request.kind === 'dangerous' && request.toolClass === 'destructive' && !context.overrideActive) {
+  if (request.kind === 'dangerous' && request.toolClass === 'destructive' && !context.overrideActive && !planned) {
     const target = request.resource;
     const wide = request.allNamespaces || request.reasons.some((r) => r.startsWith('--all'));
     const supported = !wide && target !== undefined && supportsTarget(context.evidence, target, request.namespace);

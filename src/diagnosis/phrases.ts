@@ -13,11 +13,18 @@ const NEGATION =
   /\b(?:don'?t|do not|never|not|no need to|shouldn'?t|should not|won'?t|without|avoid|stop)\s+(?:\S+\s+){0,2}$/;
 /** Questions about the past or about facts ("why did the pod get deleted?") are reads, not requests to act. */
 const FACT_QUESTION = /^(?:what|why|which|when|where|who|whose|did|has|have|was|were)\b/;
+/** A question about the cluster ("is a pod waiting on this claim?"): answered with what calmops can read and knows. */
+const CLUSTER_WORDS =
+  '\\b(?:pods?|nodes?|containers?|claims?|volumes?|services?|endpoints?|images?|routes?|ingress\\w*|quotas?|(?:network)?polic\\w*|configmaps?|dns|names?|ports?|rollouts?|revisions?|crash\\w*|deployments?|storage\\w*|events?|logs?|namespaces?|scheduler|probes?)\\b';
+const QUESTION = new RegExp(
+  `^(?:is|are|was|were|does|do|did|has|have|can|could|will|when|where|how|who|which|what|why)\\b.*${CLUSTER_WORDS}|${CLUSTER_WORDS}.*\\?\\s*$`,
+);
 
 const MULTIWORD_KINDS: ReadonlyArray<[RegExp, string]> = [
   [/\bpersistent ?volume ?claims?\b/, 'persistentvolumeclaims'],
   [/\bpersistent ?volumes?\b/, 'persistentvolumes'],
   [/\bstorage ?class(?:es)?\b/, 'storageclasses'],
+  [/\bingress ?class(?:es)?\b/, 'ingressclasses'],
   [/\bstateful ?sets?\b/, 'statefulsets'],
   [/\bdaemon ?sets?\b/, 'daemonsets'],
   [/\breplica ?sets?\b/, 'replicasets'],
@@ -106,9 +113,16 @@ function words(text: string): string[] {
  */
 function isLikelyName(word: string, token: string | undefined, following: string | undefined): boolean {
   if (/[-0-9.]/.test(word)) return true;
+  if (NOT_NAMES.has(word)) return false;
   if (token && /[,.;:!?]$/.test(token)) return true;
+  // "the pod waiting on this claim", "pods evicted for memory": a verb form followed by its object is no name, while
+  // "deployment billing in shop" names one.
+  if (/(?:ing|ed)$/.test(word)) return following === undefined || /^(?:in|-n|from|please|now)$/.test(following);
   return following === undefined || /^(?:in|on|from|to|-n|at|for|please|now)$/.test(following);
 }
+
+/** Words that follow a kind in questions ("pods ready", "ingress class") and never name the object. */
+const NOT_NAMES = new Set(['ready', 'ran', 'run', 'class', 'classes', 'still', 'that', 'which', 'who', 'have', 'has']);
 
 export function extractTarget(text: string): RequestTarget | undefined {
   const lower = text.toLowerCase();
@@ -264,7 +278,12 @@ const WRITES: readonly VerbPattern[] = [
 ];
 
 const READS: ReadonlyArray<{ pattern: RegExp; verb: string }> = [
-  { pattern: /\b(?:similar|seen this|happened before|past incidents?|memory)\b/, verb: 'search-memory' },
+  {
+    // "memory" alone is RAM ("which container hit its memory limit?"); incident memory is asked for in these words.
+    pattern:
+      /\b(?:similar|seen (?:this|it|that|something like this)(?: \w+)? before|happened before|past incidents?|previous incidents?|earlier incidents?|(?:operational|incident|our) memory|search (?:the )?memory)\b/,
+    verb: 'search-memory',
+  },
   { pattern: /\blogs?\b/, verb: 'logs' },
   { pattern: /\bevents?\b/, verb: 'events' },
   { pattern: /\b(?:cpu|memory usage|resource usage|top)\b/, verb: 'top' },
@@ -367,6 +386,24 @@ export function classifyPhrase(text: string): UserRequest {
     return request;
   }
 
+  // Questions about the diagnosis itself are answered from what calmops found, never taken for a request to act.
+  if (
+    /^(?:please\s+)?(?:explain|tell me (?:about|more about)|what (?:is|does) [A-Z][A-Z0-9_]{3,} mean)\b/i.test(
+      text.trim(),
+    )
+  ) {
+    const request = base(text, 'read', 'explain');
+    request.toolClass = 'read';
+    // An explanation reads nothing, so naming a Secret in it asks for no Secret.
+    delete request.resource;
+    return request;
+  }
+  if (/^(?:please\s+)?(?:re-?run|run .* again|repeat) (?:the\s+)?(?:[\w-]+\s+)?(?:triage|check)/.test(lower)) {
+    const request = base(text, 'read', 'retriage');
+    request.toolClass = 'read';
+    return request;
+  }
+
   const ranked =
     lower.match(/\b(?:hypothesis|theory|cause|option)\s*#?\s*(\d+)\b/) ??
     lower.match(
@@ -416,6 +453,12 @@ export function classifyPhrase(text: string): UserRequest {
       if (candidate.verb === 'logs' && !request.resource) request.resource = { kind: 'pods' };
       return request;
     }
+  }
+
+  if (QUESTION.test(lower)) {
+    const request = base(text, 'read', 'get');
+    request.toolClass = 'read';
+    return request;
   }
 
   if (/^(?:yes|yep|yeah|y|ok|okay|sure|go ahead|do it|proceed|sounds good|lgtm|approved?|:\+1:|👍)\b/.test(lower)) {

@@ -106,9 +106,14 @@ function asText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** Steps are named by the number the plan view shows, never by their internal id. */
+function stepLabel(plan: ApprovedPlan, step: PlanStep): string {
+  return `step ${plan.steps.indexOf(step) + 1}`;
+}
+
 function render(plan: ApprovedPlan, step: PlanStep, safety: SafetyLabel): string {
   return [
-    `calmops does not run changes. From the approved plan "${asText(plan.title ?? plan.id)}"${plan.approvedBy ? ` (approved by ${asText(plan.approvedBy)})` : ''}, step ${asText(step.id)}${step.description ? `: ${asText(step.description)}` : ''}`,
+    `calmops does not run changes. From the approved plan "${asText(plan.title ?? plan.id)}"${plan.approvedBy ? ` (approved by ${asText(plan.approvedBy)})` : ''}, ${stepLabel(plan, step)}${step.description ? `: ${asText(step.description)}` : ''}`,
     '```',
     asText(step.command),
     '```',
@@ -118,13 +123,33 @@ function render(plan: ApprovedPlan, step: PlanStep, safety: SafetyLabel): string
   ].join('\n');
 }
 
-export function answerFromPlan(request: UserRequest, plan: ApprovedPlan | undefined): PlanAnswer {
+/**
+ * `stepId` is the step a typed command was matched to word for word (src/diagnosis/plan-progress.ts); without it,
+ * the request is matched by what it changes.
+ */
+export function answerFromPlan(
+  request: UserRequest,
+  plan: ApprovedPlan | undefined,
+  options: { stepId?: string } = {},
+): PlanAnswer {
   if (!plan) {
     return {
       matched: false,
       reason: 'no approved plan',
       message: 'There is no approved plan yet. Ask for a remediation plan; changes come from the approved plan only.',
       candidates: [],
+    };
+  }
+  const exact = options.stepId === undefined ? undefined : plan.steps.find((s) => s.id === options.stepId);
+  if (exact) {
+    const safety = safetyOf(exact);
+    return {
+      matched: true,
+      step: exact,
+      command: exact.command,
+      rollback: exact.rollback,
+      safety,
+      message: render(plan, exact, safety),
     };
   }
   const writes = plan.steps.filter((s) => s.mode === 'write');
@@ -152,7 +177,7 @@ export function answerFromPlan(request: UserRequest, plan: ApprovedPlan | undefi
       reason: isGeneric(request) ? 'several plan steps could be meant' : 'no plan step matches the request',
       message: [
         `"${asText(request.raw)}" is not a step of the approved plan "${asText(plan.title ?? plan.id)}". The plan's changes are:`,
-        ...writes.map((s) => `• ${asText(s.id)}: \`${asText(s.command)}\``),
+        ...writes.map((s) => `• ${stepLabel(plan, s)}: \`${asText(s.command)}\``),
       ].join('\n'),
       candidates,
     };
@@ -164,7 +189,7 @@ export function answerFromPlan(request: UserRequest, plan: ApprovedPlan | undefi
       reason: 'several plan steps match equally',
       message: [
         `"${asText(request.raw)}" matches more than one step of the plan; name the one you mean:`,
-        ...ties.map((s) => `• ${asText(s.step.id)}: \`${asText(s.step.command)}\``),
+        ...ties.map((s) => `• ${stepLabel(plan, s.step)}: \`${asText(s.step.command)}\``),
       ].join('\n'),
       candidates: ties.map((s) => s.step),
     };

@@ -34,7 +34,18 @@ export interface EvidenceRequirement {
   quality: 'basic' | 'detailed' | 'comprehensive';
   /** Count only evidence newer than the latest item of this type (test results belong to the current theory). */
   newerThan?: EvidenceType;
+  /**
+   * An incident with fewer findings than `minCount` cannot produce more symptoms however long anyone looks. When at
+   * least one item is present, each distinct kind of evidence listed here that the session holds counts instead, so
+   * one finding seen in its events and its logs meets "2 symptoms".
+   */
+  orKinds?: readonly EvidenceType[];
+  /** Count only items from this source: a remediation plan counts once a reviewer approved it, not as a draft. */
+  source?: 'plan';
 }
+
+/** The kinds of evidence that can stand in for symptoms an incident does not have. */
+const SYMPTOM_KINDS: readonly EvidenceType[] = ['symptoms', 'events', 'logs', 'observations'];
 
 /**
  * What a request is, for gating. `read` runs with calmops' read-only identity; `inspect` opens a live session in a
@@ -57,6 +68,11 @@ export interface StateConfig {
   exitRequirements: readonly EvidenceRequirement[];
   /** Forward first, then the ADR's way back. */
   nextStates: readonly DiagnosticState[];
+  /**
+   * ADR-005's `minTimeInState`: how long the session stays before the evidence may move it on. The ADR's figure;
+   * what a deployment enforces comes from `transitionRules` (configurable, small by default).
+   */
+  minTimeInStateSeconds?: number;
   guidance: string;
 }
 
@@ -66,10 +82,11 @@ export const STATE_MACHINE: Readonly<Record<DiagnosticState, StateConfig>> = {
     allowedToolClasses: ['read'],
     blockedToolClasses: ['inspect', 'write', 'destructive'],
     exitRequirements: [
-      { type: 'symptoms', minCount: 2, quality: 'detailed' },
+      { type: 'symptoms', minCount: 2, quality: 'detailed', orKinds: SYMPTOM_KINDS },
       { type: 'affected_resources', minCount: 1, quality: 'basic' },
     ],
     nextStates: ['ANALYZING'],
+    minTimeInStateSeconds: 30,
     guidance: "Let's gather evidence about what's happening before making changes.",
   },
   ANALYZING: {
@@ -77,7 +94,7 @@ export const STATE_MACHINE: Readonly<Record<DiagnosticState, StateConfig>> = {
     allowedToolClasses: ['read'],
     blockedToolClasses: ['inspect', 'write', 'destructive'],
     exitRequirements: [
-      { type: 'symptoms', minCount: 3, quality: 'detailed' },
+      { type: 'symptoms', minCount: 3, quality: 'detailed', orKinds: SYMPTOM_KINDS },
       { type: 'logs', minCount: 1, quality: 'basic' },
       { type: 'events', minCount: 1, quality: 'basic' },
       { type: 'similar_incidents', minCount: 1, quality: 'basic' },
@@ -104,8 +121,8 @@ export const STATE_MACHINE: Readonly<Record<DiagnosticState, StateConfig>> = {
     exitRequirements: [
       { type: 'hypothesis_test_results', minCount: 1, quality: 'detailed', newerThan: 'hypothesis' },
       { type: 'confirmed_root_cause', minCount: 1, quality: 'comprehensive', newerThan: 'hypothesis' },
-      { type: 'solution_plan', minCount: 1, quality: 'comprehensive' },
-      { type: 'rollback_plan', minCount: 1, quality: 'detailed' },
+      { type: 'solution_plan', minCount: 1, quality: 'comprehensive', source: 'plan' },
+      { type: 'rollback_plan', minCount: 1, quality: 'detailed', source: 'plan' },
     ],
     nextStates: ['RESOLVING', 'HYPOTHESIZING'],
     guidance: "Let's test our theory with specific diagnostic commands.",
@@ -119,6 +136,28 @@ export const STATE_MACHINE: Readonly<Record<DiagnosticState, StateConfig>> = {
     guidance: 'Now the fix can be applied by a human, from the approved plan and with its rollback ready.',
   },
 };
+
+/**
+ * What a deployment enforces of the state machine's timing. `minTimeInStateSeconds` applies to every state the ADR
+ * gives a minimum to; it is checked against the time the session entered the state, never waited for.
+ */
+export interface TransitionRules {
+  minTimeInStateSeconds: Readonly<Partial<Record<DiagnosticState, number>>>;
+}
+
+/**
+ * The ADR's 30 s in GATHERING assumes a person collecting evidence by hand; calmops' triage collects it in seconds,
+ * so the default only keeps a session from being rushed out of GATHERING the moment its triage lands.
+ */
+export const DEFAULT_MIN_TIME_IN_STATE_SECONDS = 5;
+
+export function transitionRules(minTimeInStateSeconds: number = DEFAULT_MIN_TIME_IN_STATE_SECONDS): TransitionRules {
+  const minimums: Partial<Record<DiagnosticState, number>> = {};
+  for (const state of DIAGNOSTIC_STATES) {
+    if (STATE_MACHINE[state].minTimeInStateSeconds !== undefined) minimums[state] = Math.max(0, minTimeInStateSeconds);
+  }
+  return { minTimeInStateSeconds: minimums };
+}
 
 /** Why a state changes. Panic interventions may force ANALYZING from anywhere; everything else follows the table. */
 export type TransitionCause = 'evidence' | 'panic-intervention' | 'break-glass' | 'validation';
@@ -158,7 +197,7 @@ const TYPE_LABELS: Record<EvidenceType, string> = {
   test_plan: 'a test plan for the hypothesis',
   hypothesis_test_results: 'test results for the current hypothesis',
   confirmed_root_cause: 'a confirmed root cause',
-  solution_plan: 'an approved solution plan',
+  solution_plan: 'an approved remediation plan',
   rollback_plan: 'a rollback plan',
   fix_applied: 'a report that the fix was applied',
 };

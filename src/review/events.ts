@@ -15,6 +15,7 @@ export const WORKFLOW_EVENT_TYPES = [
   'automated_review_fail',
   'human_review_approved',
   'human_review_changes_requested',
+  'plan_revised',
   'review_rejected',
   'review_expired',
   'review_autonomous_approved',

@@ -12,6 +12,56 @@ export const FORBIDDEN_PLAN_KEYS = ['version', 'actions', 'commands', 'tasks', '
 
 const kebab = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be kebab-case');
 
+/** A Kubernetes object name (RFC 1123 subdomain): what kubectl will accept, and nothing a shell would act on. */
+const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const KUBE_NAME_MAX = 253;
+/** A namespace is an RFC 1123 label. */
+const KUBE_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const KUBE_LABEL_MAX = 63;
+
+export function isKubernetesName(name: string): boolean {
+  return name.length <= KUBE_NAME_MAX && KUBE_NAME.test(name);
+}
+
+export function isNamespaceName(name: string): boolean {
+  return name.length <= KUBE_LABEL_MAX && KUBE_LABEL.test(name);
+}
+
+/**
+ * The guard's words for a name kubectl would refuse. The synthesizer reads them back on its one regeneration
+ * (`rejectedNames`), so the message and its parser live together.
+ */
+function invalidNameMessage(name: string): string {
+  return `"${name.slice(0, 300)}" is not a valid Kubernetes name (lowercase letters, digits, "-" and "." only, at most ${KUBE_NAME_MAX})`;
+}
+
+/** The names the guard refused, read back from its errors: the guidance of a regeneration. */
+export function rejectedNames(errors: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const error of errors) {
+    for (const match of error.matchAll(/"([^"]*)" is not a valid Kubernetes name/g)) names.add(match[1] ?? '');
+  }
+  return names;
+}
+
+const kubeName = z.string().refine(isKubernetesName, { error: (issue) => invalidNameMessage(String(issue.input)) });
+const namespaceName = z
+  .string()
+  .refine(isNamespaceName, { error: (issue) => `"${String(issue.input).slice(0, 100)}" is not a valid namespace` });
+
+/** An object a step reads or changes, named as the cluster names it. */
+export const PlanTargetSchema = z
+  .object({
+    kind: z.string().min(1).max(64),
+    name: kubeName,
+    namespace: namespaceName.optional(),
+  })
+  .strict();
+export type PlanTarget = z.infer<typeof PlanTargetSchema>;
+
+/** A template placeholder left in a command means the plan was never filled in. */
+const UNRENDERED = /\{\{\s*[\w.]+\s*\}\}/;
+
 export const PlanStepSchema = z
   .object({
     id: kebab,
@@ -21,6 +71,8 @@ export const PlanStepSchema = z
     safety: z.enum(['SAFE', 'REQUIRES_APPROVAL', 'DANGEROUS']),
     rollback: z.string().min(1).optional(),
     needs: z.array(kebab).default([]),
+    /** The objects the command names; each must appear in the command or its rollback. */
+    targets: z.array(PlanTargetSchema).max(10).optional(),
   })
   .strict()
   .superRefine((step, ctx) => {
@@ -30,8 +82,79 @@ export const PlanStepSchema = z
     if (step.mode === 'write' && step.safety === 'SAFE') {
       ctx.addIssue({ code: 'custom', path: ['safety'], message: `write step "${step.id}" cannot be labelled SAFE` });
     }
+    for (const field of ['command', 'rollback', 'description'] as const) {
+      if (UNRENDERED.test(step[field] ?? '')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `step "${step.id}" has an unfilled template placeholder`,
+        });
+      }
+    }
+    const text = `${step.command}\n${step.rollback ?? ''}`;
+    (step.targets ?? []).forEach((target, index) => {
+      if (isKubernetesName(target.name) && !text.includes(target.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targets', index, 'name'],
+          message: `step "${step.id}" names ${target.kind} ${target.name} but its command does not`,
+        });
+      }
+    });
   });
 export type PlanStep = z.infer<typeof PlanStepSchema>;
+
+type StepIssue = { path: (string | number)[]; message: string };
+
+/** Ids are unique and steps run top to bottom: a step may only need steps above it. */
+function stepOrderIssues(steps: readonly PlanStep[]): StepIssue[] {
+  const issues: StepIssue[] = [];
+  const ids = new Set<string>();
+  steps.forEach((step, index) => {
+    if (ids.has(step.id)) issues.push({ path: [index, 'id'], message: `duplicate step id "${step.id}"` });
+    ids.add(step.id);
+  });
+  steps.forEach((step, index) => {
+    step.needs.forEach((need) => {
+      const position = steps.findIndex((s) => s.id === need);
+      if (position === -1) issues.push({ path: [index, 'needs'], message: `unknown step "${need}"` });
+      else if (position >= index) {
+        issues.push({ path: [index, 'needs'], message: `step "${step.id}" needs "${need}", which comes later` });
+      }
+    });
+  });
+  return issues;
+}
+
+const StepListSchema = z
+  .array(PlanStepSchema)
+  .min(1)
+  .max(20)
+  .superRefine((steps, ctx) => {
+    for (const issue of stepOrderIssues(steps)) ctx.addIssue({ code: 'custom', ...issue });
+  });
+
+/** Another way to fix the same fault; a reviewer's note can choose it. */
+export const PlanAlternativeSchema = z
+  .object({
+    id: kebab,
+    summary: z.string().min(1),
+    steps: StepListSchema,
+  })
+  .strict();
+export type PlanAlternative = z.infer<typeof PlanAlternativeSchema>;
+
+/** What a revision changed on a reviewer's request, or the question it asks when the note could not be applied. */
+export const PlanRevisionSchema = z
+  .object({
+    number: z.number().int().min(1),
+    note: z.string().min(1).max(2000),
+    requestedBy: z.string().min(1).max(64).optional(),
+    applied: z.array(z.string().min(1).max(500)).max(20),
+    question: z.string().min(1).max(1000).optional(),
+  })
+  .strict();
+export type PlanRevision = z.infer<typeof PlanRevisionSchema>;
 
 export const RemediationPlanSchema = z
   .object({
@@ -39,35 +162,13 @@ export const RemediationPlanSchema = z
     name: kebab,
     summary: z.string().min(1),
     rootCause: z.string().min(1),
-    namespace: z.string().min(1),
+    namespace: namespaceName,
     author: z.string().min(1),
-    steps: z.array(PlanStepSchema).min(1).max(20),
+    steps: StepListSchema,
+    alternatives: z.array(PlanAlternativeSchema).max(3).optional(),
+    revision: PlanRevisionSchema.optional(),
   })
-  .strict()
-  .superRefine((plan, ctx) => {
-    const ids = new Set<string>();
-    plan.steps.forEach((step, index) => {
-      if (ids.has(step.id)) {
-        ctx.addIssue({ code: 'custom', path: ['steps', index, 'id'], message: `duplicate step id "${step.id}"` });
-      }
-      ids.add(step.id);
-    });
-    plan.steps.forEach((step, index) => {
-      step.needs.forEach((need) => {
-        const position = plan.steps.findIndex((s) => s.id === need);
-        if (position === -1) {
-          ctx.addIssue({ code: 'custom', path: ['steps', index, 'needs'], message: `unknown step "${need}"` });
-        } else if (position >= index) {
-          // Steps run top to bottom; a need on a later step is a cycle or an ordering error.
-          ctx.addIssue({
-            code: 'custom',
-            path: ['steps', index, 'needs'],
-            message: `step "${step.id}" needs "${need}", which comes later`,
-          });
-        }
-      });
-    });
-  });
+  .strict();
 export type RemediationPlan = z.infer<typeof RemediationPlanSchema>;
 
 export function hasMutatingSteps(plan: RemediationPlan): boolean {
@@ -76,7 +177,7 @@ export function hasMutatingSteps(plan: RemediationPlan): boolean {
 
 export type GuardResult = { ok: true; plan: RemediationPlan } | { ok: false; errors: string[] };
 
-/** The schema guard: every plan passes here before review, whoever synthesized it. */
+/** The schema guard: every plan passes here before review, whoever synthesized or edited it. */
 export function guardPlan(candidate: unknown): GuardResult {
   const errors: string[] = [];
   if (candidate === null || typeof candidate !== 'object' || Array.isArray(candidate)) {

@@ -1,11 +1,17 @@
+import { UNKNOWN_NAME_PLACEHOLDERS } from './names.js';
 import { guardPlan, hasMutatingSteps } from './plan.js';
 
 export const COMPLETENESS_THRESHOLD = 0.8;
 
 export interface ReviewCheck {
-  id: 'schema' | 'rollback' | 'evidence' | 'safety-labels';
+  id: 'schema' | 'rollback' | 'evidence' | 'safety-labels' | 'names';
   passed: boolean;
   detail: string;
+  /**
+   * A check that informs the reviewer without failing the review: a plan that still has to look a name up is
+   * worth reviewing, but never approved automatically.
+   */
+  advisory?: boolean;
 }
 
 export interface AutomatedReview {
@@ -56,13 +62,45 @@ export function reviewPlan(
         ? 'every step has a safety label'
         : `unlabelled: ${unlabelled.map((s) => s.id ?? '?').join(', ')}`,
   });
-  const passed = checks.every((c) => c.passed);
-  return { passed, checks, humanReviewRequired: !(passed && guarded.ok && !hasMutatingSteps(guarded.plan)) };
+  const names = namesCheck(steps);
+  checks.push(names);
+  const passed = checks.every((c) => c.passed || c.advisory);
+  return {
+    passed,
+    checks,
+    humanReviewRequired: !(passed && names.passed && guarded.ok && !hasMutatingSteps(guarded.plan)),
+  };
+}
+
+/**
+ * Names the findings did not give stay as `<configmap>`-style placeholders until someone looks them up; values a
+ * person has to choose (`<larger-limit>`) are listed too, so the reviewer sees everything left to fill in.
+ */
+function namesCheck(steps: readonly LooseStep[]): ReviewCheck {
+  const unknown = new Map<string, number[]>();
+  const choices = new Map<string, number[]>();
+  steps.forEach((step, index) => {
+    const text = `${typeof step.command === 'string' ? step.command : ''}\n${typeof step.rollback === 'string' ? step.rollback : ''}`;
+    for (const match of text.matchAll(/<[a-z][a-z0-9-]*>/g)) {
+      const into = UNKNOWN_NAME_PLACEHOLDERS.includes(match[0]) ? unknown : choices;
+      const at = into.get(match[0]) ?? [];
+      if (!at.includes(index + 1)) at.push(index + 1);
+      into.set(match[0], at);
+    }
+  });
+  const list = (m: Map<string, number[]>) =>
+    [...m.entries()].map(([p, at]) => `${p} (step${at.length > 1 ? 's' : ''} ${at.join(', ')})`).join(', ');
+  const parts = [
+    unknown.size > 0 ? `names to look up first: ${list(unknown)}` : 'every object is named',
+    ...(choices.size > 0 ? [`values to choose: ${list(choices)}`] : []),
+  ];
+  return { id: 'names', passed: unknown.size === 0, detail: parts.join('; '), advisory: true };
 }
 
 interface LooseStep {
   id?: string;
   mode?: unknown;
+  command?: unknown;
   rollback?: unknown;
   safety?: unknown;
 }

@@ -4,12 +4,19 @@ import * as z from 'zod';
 
 /**
  * Who may do what, per channel. The file names, for each channel, the cluster it talks about, the intents it may
- * run and the Slack user groups whose members approve (and, for break-glass, the senior group). Group membership is
- * read from Slack (`usergroups.users.list`) and cached briefly, so a change in Slack takes effect within a minute.
- * Identity always comes from the signed payload's `user.id`; nothing here trusts a name typed into a message.
+ * run and who approves (and, for break-glass, who is senior): Slack user groups, plain lists of user ids (for
+ * workspaces without user groups), or both. Group membership is read from Slack (`usergroups.users.list`) and cached
+ * briefly, so a change in Slack takes effect within a minute. Identity always comes from the signed payload's
+ * `user.id`; nothing here trusts a name typed into a message.
  */
 
 const SlackUsergroupId = z.string().regex(/^S[A-Z0-9]{2,}$/, 'a Slack user group id such as S0123ABCD');
+const SlackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack user id such as U0123ABCD');
+const UserList = z
+  .array(SlackUserId)
+  .min(1, 'name at least one user, or leave the list out')
+  .max(100)
+  .refine((ids) => new Set(ids).size === ids.length, 'a user is listed twice');
 const SlackChannelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'a Slack channel id such as C0123ABCD');
 const ClusterName = z
   .string()
@@ -24,7 +31,11 @@ const ChannelRulesSchema = z.strictObject({
   /** `*` or a list of intent ids this channel may run. */
   allowedIntents: IntentList.optional(),
   approverGroup: SlackUsergroupId.optional(),
+  /** Approvers by user id, besides (or instead of) the approver group's members. */
+  approverUsers: UserList.optional(),
   seniorGroup: SlackUsergroupId.optional(),
+  /** Break-glass seniors by user id, besides (or instead of) the senior group's members. */
+  seniorUsers: UserList.optional(),
   /**
    * Namespaces a session's thread may read besides the session's own (cluster-scoped kinds are always readable).
    * A listed channel's list replaces the defaults' list.
@@ -41,12 +52,20 @@ export const PolicyFileSchema = z.strictObject({
 });
 export type PolicyFile = z.input<typeof PolicyFileSchema>;
 
+/** Who approves (or who is senior): a user group's members, listed users, or both. At least one is set. */
+export interface Deciders {
+  group?: string;
+  users?: readonly string[];
+}
+
 export interface ChannelPolicy {
   channelId: string;
   cluster: string;
   allowedIntents: '*' | readonly string[];
-  approverGroup: string;
-  seniorGroup: string;
+  approverGroup?: string;
+  approverUsers?: readonly string[];
+  seniorGroup?: string;
+  seniorUsers?: readonly string[];
   /** Namespaces readable from a session's thread besides the session's own. */
   allowedNamespaces: readonly string[];
 }
@@ -64,17 +83,25 @@ export class Policy {
     const defaults = this.file.defaults;
     if (listed === undefined && defaults === undefined) return undefined;
     const merged = { ...defaults, ...listed };
-    if (merged.cluster === undefined || merged.approverGroup === undefined || merged.seniorGroup === undefined) {
-      return undefined;
-    }
+    const approvers = decidersOf(listed, defaults, 'approverGroup', 'approverUsers');
+    const seniors = decidersOf(listed, defaults, 'seniorGroup', 'seniorUsers');
+    if (merged.cluster === undefined || approvers === undefined || seniors === undefined) return undefined;
     return {
       channelId,
       cluster: merged.cluster,
       allowedIntents: merged.allowedIntents ?? '*',
-      approverGroup: merged.approverGroup,
-      seniorGroup: merged.seniorGroup,
+      ...(approvers.group === undefined ? {} : { approverGroup: approvers.group }),
+      ...(approvers.users === undefined ? {} : { approverUsers: approvers.users }),
+      ...(seniors.group === undefined ? {} : { seniorGroup: seniors.group }),
+      ...(seniors.users === undefined ? {} : { seniorUsers: seniors.users }),
       allowedNamespaces: merged.allowedNamespaces ?? [],
     };
+  }
+
+  /** The rules every channel the file does not list gets, or undefined when such channels are refused. */
+  forUnlistedChannels(): ChannelPolicy | undefined {
+    if (this.file.defaults === undefined) return undefined;
+    return new Policy({ ...this.file, channels: {} }).forChannel('*');
   }
 
   /** Channels the file lists by id (App Home looks for a person's sessions there). */
@@ -85,6 +112,52 @@ export class Policy {
   get membershipCacheSeconds(): number {
     return this.file.membershipCacheSeconds;
   }
+}
+
+type ChannelRules = z.output<typeof ChannelRulesSchema>;
+
+/**
+ * A group and a user list name one set of people, so a channel that names either replaces both of the defaults':
+ * a channel with its own `approverUsers` does not also take the defaults' `approverGroup`.
+ */
+function decidersOf(
+  listed: ChannelRules | undefined,
+  defaults: ChannelRules | undefined,
+  groupKey: 'approverGroup' | 'seniorGroup',
+  usersKey: 'approverUsers' | 'seniorUsers',
+): Deciders | undefined {
+  const names = (rules: ChannelRules | undefined) => rules?.[groupKey] !== undefined || rules?.[usersKey] !== undefined;
+  const source = names(listed) ? listed : names(defaults) ? defaults : undefined;
+  if (source === undefined) return undefined;
+  return {
+    ...(source[groupKey] === undefined ? {} : { group: source[groupKey] }),
+    ...(source[usersKey] === undefined ? {} : { users: source[usersKey] }),
+  };
+}
+
+/** The channel's approvers: its approver group's members and its listed approvers. */
+export function approversOf(channel: ChannelPolicy): Deciders {
+  return {
+    ...(channel.approverGroup === undefined ? {} : { group: channel.approverGroup }),
+    ...(channel.approverUsers === undefined ? {} : { users: channel.approverUsers }),
+  };
+}
+
+/** The channel's break-glass seniors: its senior group's members and its listed seniors. */
+export function seniorsOf(channel: ChannelPolicy): Deciders {
+  return {
+    ...(channel.seniorGroup === undefined ? {} : { group: channel.seniorGroup }),
+    ...(channel.seniorUsers === undefined ? {} : { users: channel.seniorUsers }),
+  };
+}
+
+/** How a message names the deciders: `<!subteam^S…>`, `<@U1>, <@U2>`, or both. */
+export function mentionDeciders(deciders: Deciders): string {
+  const parts = [
+    ...(deciders.group === undefined ? [] : [`members of <!subteam^${deciders.group}>`]),
+    ...(deciders.users ?? []).map((u) => `<@${u}>`),
+  ];
+  return parts.length <= 1 ? (parts[0] ?? 'nobody') : `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`;
 }
 
 function formatIssues(error: z.ZodError): string {
@@ -126,7 +199,10 @@ export function parsePolicy(
   }
   for (const id of Object.keys(result.data.channels)) {
     if (policy.forChannel(id) === undefined) {
-      problems.push(`channels.${id}: needs cluster, approverGroup and seniorGroup (here or in defaults)`);
+      problems.push(
+        `channels.${id}: needs cluster, approverGroup and seniorGroup (here or in defaults; approverUsers and ` +
+          'seniorUsers lists may stand in for the groups)',
+      );
     }
   }
   if (problems.length > 0) throw new PolicyError(`${where} is invalid: ${problems.join('; ')}`);
@@ -194,6 +270,18 @@ export class GroupMembership {
     return (await this.members(groupId)).has(userId);
   }
 
+  /** Whether a person is among the deciders; the listed users answer without asking Slack. */
+  async includes(deciders: Deciders, userId: string): Promise<boolean> {
+    if (deciders.users?.includes(userId)) return true;
+    return deciders.group === undefined ? false : this.isMember(deciders.group, userId);
+  }
+
+  /** Everyone among the deciders: the group's members and the listed users. */
+  async everyone(deciders: Deciders): Promise<ReadonlySet<string>> {
+    const members = deciders.group === undefined ? [] : await this.members(deciders.group);
+    return new Set([...members, ...(deciders.users ?? [])]);
+  }
+
   forget(): void {
     this.cache.clear();
   }
@@ -237,10 +325,10 @@ export async function checkHandoff(
   input: { userId: string; requester: string },
 ): Promise<PolicyDecision> {
   if (input.userId === input.requester) return ALLOWED;
-  if (await membership.isMember(channel.approverGroup, input.userId)) return ALLOWED;
+  if (await membership.includes(approversOf(channel), input.userId)) return ALLOWED;
   return refuse(
     'not-requester-or-approver',
-    `Only <@${input.requester}> (who started this session) or a member of <!subteam^${channel.approverGroup}> can decide this.`,
+    `Only <@${input.requester}> (who started this session) or ${mentionDeciders(approversOf(channel))} can decide this.`,
   );
 }
 
@@ -250,8 +338,8 @@ export async function checkPlanReview(
   membership: GroupMembership,
   input: { userId: string; planAuthor?: string; planHasMutatingSteps?: boolean },
 ): Promise<PolicyDecision> {
-  if (!(await membership.isMember(channel.approverGroup, input.userId))) {
-    return refuse('not-approver', `Only members of <!subteam^${channel.approverGroup}> can review remediation plans.`);
+  if (!(await membership.includes(approversOf(channel), input.userId))) {
+    return refuse('not-approver', `Only ${mentionDeciders(approversOf(channel))} can review remediation plans.`);
   }
   if (input.planHasMutatingSteps === true && input.planAuthor !== undefined && input.planAuthor === input.userId) {
     return refuse(
@@ -274,8 +362,8 @@ export async function checkBreakGlass(
   if (input.userId !== input.namedSenior) {
     return refuse('not-named-senior', `Only <@${input.namedSenior}>, the senior named in the request, can approve it.`);
   }
-  if (!(await membership.isMember(channel.seniorGroup, input.userId))) {
-    return refuse('not-senior', `Break-glass approvals need a member of <!subteam^${channel.seniorGroup}>.`);
+  if (!(await membership.includes(seniorsOf(channel), input.userId))) {
+    return refuse('not-senior', `Break-glass approvals need a senior: ${mentionDeciders(seniorsOf(channel))}.`);
   }
   return ALLOWED;
 }
@@ -326,8 +414,8 @@ export async function decidersFor(
   membership: GroupMembership,
   approval: ApprovalFacts,
 ): Promise<string[]> {
-  const approvers = [...(await membership.members(channel.approverGroup))];
-  const seniors = await membership.members(channel.seniorGroup);
+  const approvers = [...(await membership.everyone(approversOf(channel)))];
+  const seniors = await membership.everyone(seniorsOf(channel));
   let out: string[];
   switch (approval.kind) {
     case 'plan-review':

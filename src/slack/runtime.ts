@@ -1,15 +1,21 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
+import type { Context } from 'aws-lambda';
 import { type AwsConfig, loadConfig, resolveSlackCredentials } from '../config.js';
+import { slackCorrelation, withCorrelation } from '../logging/correlation.js';
 import { createDocumentClient } from '../store/client.js';
 import { createStore } from '../store/index.js';
 import { loadTemplates } from '../triage/templates.js';
 import { deliverInput } from '../workflow/deliver-input.js';
+import { webClientPoster } from '../workflow/deps.js';
+import { acknowledgeWhilePending } from '../workflow/pending-ack.js';
 import { startSession } from '../workflow/sessions.js';
 import { createSlackClient } from './client.js';
 import type { SlackAppDeps, SlackLogger } from './deps.js';
 import { GroupMembership, parsePolicy } from './policy.js';
+import { type PolicySource, policySourceFor } from './policy-source.js';
+import { createSlackHttpHandler, type SlackHttpRequest, type SlackHttpResponse } from './receiver.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -57,6 +63,20 @@ export async function createSlackDepsFromEnv(
   env: Env = process.env,
   options: { now?: () => Date; logger?: Logger } = {},
 ): Promise<SlackAppDeps> {
+  return (await createSlackRuntime(env, options)).deps;
+}
+
+/** The Slack function's per-container state: its deps, the logger they write to, and where the policy comes from. */
+export interface SlackRuntime {
+  deps: SlackAppDeps;
+  logger: Logger;
+  policy: PolicySource;
+}
+
+export async function createSlackRuntime(
+  env: Env = process.env,
+  options: { now?: () => Date; logger?: Logger } = {},
+): Promise<SlackRuntime> {
   const config = loadConfig(env, ['table', 'stateMachines', 'slack', 'policy', 'timeouts', 'aws']);
   const credentials = await resolveSlackCredentials(config.slack);
   const clients = awsClients(config.aws, env);
@@ -67,10 +87,15 @@ export async function createSlackDepsFromEnv(
     timeoutMs: 2500,
     retries: 2,
   });
-  // Without a policy file no channel is set up: every request is answered with how to configure one.
-  const policy = config.policy.policy ?? parsePolicy({});
   const templates = loadTemplates();
   const powertools = options.logger ?? new Logger({ serviceName: 'calmops-slack' });
+  const source = policySourceFor(config.policy, {
+    onStale: (error) =>
+      powertools.warn('the channel policy could not be refreshed; the previous one stays in force', {
+        error: error.message,
+      }),
+  });
+  const policy = (await source.current()) ?? NO_CHANNELS;
   const now = options.now ?? (() => new Date());
   const workflowDeps = {
     store,
@@ -81,7 +106,8 @@ export async function createSlackDepsFromEnv(
     logger: powertools,
     now,
   };
-  return {
+  const poster = webClientPoster(client);
+  const deps: SlackAppDeps = {
     signingSecret: credentials.signingSecret,
     botToken: credentials.botToken,
     client,
@@ -94,10 +120,47 @@ export async function createSlackDepsFromEnv(
     logger: powertoolsSlackLogger(powertools),
     workflow: {
       startSession: (input) => startSession(workflowDeps, input),
-      deliverInput: (input) => deliverInput(workflowDeps, input),
+      async deliverInput(input) {
+        const delivered = await deliverInput(workflowDeps, input);
+        // A reply held behind a pending review or handoff is acknowledged now rather than when it is decided.
+        await acknowledgeWhilePending(workflowDeps, poster.post, input, delivered.outcome).catch((error: unknown) =>
+          powertools.warn('could not acknowledge a reply held behind a pending decision', { error: String(error) }),
+        );
+        return delivered;
+      },
       async sendTaskSuccess(taskToken, output) {
         await clients.sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
       },
     },
+  };
+  return { deps, logger: powertools, policy: source };
+}
+
+// Without a policy no channel is set up: every request is answered with how to configure one.
+const NO_CHANNELS = parsePolicy({});
+
+export type SlackFunction = (request: SlackHttpRequest, context?: Context) => Promise<SlackHttpResponse>;
+
+/**
+ * The Slack function's request path: dependencies built once per container (a failed build is retried on the next
+ * request rather than cached), then per request the channel policy in force (cached by Powertools) and log lines
+ * that carry the request's Slack event id.
+ */
+export function createSlackFunction(env: Env = process.env, options: { logger?: Logger } = {}): SlackFunction {
+  let ready: Promise<{ runtime: SlackRuntime; handle: ReturnType<typeof createSlackHttpHandler> }> | undefined;
+  return async (request, context) => {
+    ready ??= createSlackRuntime(env, options).then(
+      (runtime) => ({ runtime, handle: createSlackHttpHandler(runtime.deps) }),
+      (error: unknown) => {
+        ready = undefined;
+        throw error;
+      },
+    );
+    const { runtime, handle } = await ready;
+    return withCorrelation(runtime.logger, slackCorrelation(request), context, async () => {
+      // The handlers read `deps.policy` on every request, so replacing it here is all a policy change needs.
+      runtime.deps.policy = (await runtime.policy.current()) ?? NO_CHANNELS;
+      return handle(request);
+    });
   };
 }

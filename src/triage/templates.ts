@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type * as z from 'zod';
 import { RESOURCES } from '../cluster/resources.js';
+import { PLAN_TEMPLATE_VARS } from '../review/names.js';
 import { type ReadSpec, TemplateSchema, type TriageTemplate } from './template.js';
 
 /** One problem in a template file, located by a path into the document (`rounds[0].reads[1].kind`). */
@@ -43,6 +44,13 @@ export function defaultTemplatesDir(): string {
   return fileURLToPath(new URL('../../templates/', import.meta.url));
 }
 
+/**
+ * The shipped templates as JSON, parsed and validated when the command-line bundle was built (local/cli-bundle.mjs
+ * defines it), so that a command does not read and check the same YAML on every run. Undeclared when running from
+ * sources.
+ */
+declare const CALMOPS_BUILT_TEMPLATES: string | undefined;
+
 let defaultRegistry: TemplateRegistry | undefined;
 
 /**
@@ -51,7 +59,10 @@ let defaultRegistry: TemplateRegistry | undefined;
  */
 export function loadTemplates(dir?: string): TemplateRegistry {
   if (dir !== undefined) return loadFrom(dir);
-  defaultRegistry ??= loadFrom(defaultTemplatesDir());
+  defaultRegistry ??=
+    typeof CALMOPS_BUILT_TEMPLATES !== 'undefined' && !process.env['CALMOPS_TEMPLATES_DIR']
+      ? registryOf(JSON.parse(CALMOPS_BUILT_TEMPLATES) as TriageTemplate[])
+      : loadFrom(defaultTemplatesDir());
   return defaultRegistry;
 }
 
@@ -67,12 +78,12 @@ function loadFrom(dir: string): TemplateRegistry {
   if (files.length === 0) {
     throw new TemplateValidationError(dir, [{ path: '', message: 'no *.yaml templates found' }]);
   }
+  return registryOf(files.map((file) => parseTemplate(readFileSync(join(dir, file), 'utf8'), join(dir, file))));
+}
+
+function registryOf(templates: readonly TriageTemplate[]): TemplateRegistry {
   const byId = new Map<string, TriageTemplate>();
-  for (const file of files) {
-    const path = join(dir, file);
-    const template = parseTemplate(readFileSync(path, 'utf8'), path);
-    byId.set(template.id, template);
-  }
+  for (const template of templates) byId.set(template.id, template);
   const list = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
   const ids = list.map((t) => t.id);
   return {
@@ -113,6 +124,8 @@ const COMMAND_VARS = new Set([
   'owner.kind',
   'owner.namespace',
 ]);
+/** Remediation steps are plan steps: they may name every object the plan synthesizer resolves. */
+const REMEDIATION_VARS = new Set([...COMMAND_VARS, ...PLAN_TEMPLATE_VARS]);
 /** Where each forEach `where` filter has a meaning. */
 const WHERE_KINDS: Record<string, readonly string[]> = {
   pending: ['pods'],
@@ -173,9 +186,10 @@ function crossCheck(t: TriageTemplate, file: string): TemplateIssue[] {
     const at = `remediation[${i}]`;
     if (!CODE.test(entry.when)) issues.push({ path: `${at}.when`, message: 'must be a finding code (UPPER_SNAKE)' });
     entry.steps.forEach((step, s) => {
-      issues.push(...checkPlaceholders(step.command, COMMAND_VARS, `${at}.steps[${s}].command`));
+      issues.push(...checkPlaceholders(step.command, REMEDIATION_VARS, `${at}.steps[${s}].command`));
+      issues.push(...checkPlaceholders(step.description, REMEDIATION_VARS, `${at}.steps[${s}].description`));
       if (step.rollback !== undefined) {
-        issues.push(...checkPlaceholders(step.rollback, COMMAND_VARS, `${at}.steps[${s}].rollback`));
+        issues.push(...checkPlaceholders(step.rollback, REMEDIATION_VARS, `${at}.steps[${s}].rollback`));
       }
     });
   });

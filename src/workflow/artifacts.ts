@@ -10,6 +10,7 @@ import { StoreError } from '../store/errors.js';
 import { keys } from '../store/keys.js';
 import { TriageEnvelopeSchema } from '../triage/envelope.js';
 import { ResourceRefSchema } from '../triage/findings.js';
+import { type ReadSpec, ReadSpecSchema } from './read-spec.js';
 
 /**
  * What the workflow keeps about a session beyond the session item the Slack side reads: the diagnostic evidence in
@@ -22,21 +23,7 @@ export class WorkflowConflictError extends StoreError {}
 
 const KeyPart = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
 
-/** A targeted read, as the cluster reader runs it. */
-export const ReadSpecSchema = z.object({
-  /** What the user sees: `get pods`, `logs web-1`, … */
-  title: z.string().max(300),
-  verb: z.enum(['get', 'list', 'logs', 'events']),
-  kind: z.string().max(64),
-  name: z.string().max(253).optional(),
-  namespace: z.string().max(253).optional(),
-  container: z.string().max(63).optional(),
-  previous: z.boolean().optional(),
-  tailLines: z.number().int().min(1).max(1000).optional(),
-  labelSelector: z.string().max(500).optional(),
-  fieldSelector: z.string().max(500).optional(),
-});
-export type ReadSpec = z.infer<typeof ReadSpecSchema>;
+export { type ReadSpec, ReadSpecSchema };
 
 export const HypothesisSchema = z.object({
   id: z.string().max(64),
@@ -50,7 +37,14 @@ export const HypothesisSchema = z.object({
 });
 export type Hypothesis = z.infer<typeof HypothesisSchema>;
 
-const RecordedRequestSchema = z.object({ request: z.record(z.string(), z.unknown()), at: z.string() });
+const RecordedRequestSchema = z.object({
+  request: z.record(z.string(), z.unknown()),
+  at: z.string(),
+  /** calmops proposed it (a read it suggested, a handoff it offered). */
+  guided: z.boolean().optional(),
+  /** The approved plan's step it was, when it came in the plan's order. */
+  planStep: z.number().int().min(0).optional(),
+});
 
 export const WorkflowRecordSchema = z.object({
   sessionId: KeyPart,
@@ -74,6 +68,11 @@ export const WorkflowRecordSchema = z.object({
   validationAttempts: z.number().int().min(0).default(0),
   currentPlanId: z.string().optional(),
   approvedPlanId: z.string().optional(),
+  /** The approved plan's steps a person has been answered for: what keeps the plan's order. */
+  planProgress: z
+    .object({ planId: z.string(), completed: z.array(z.number().int().min(0)).max(50) })
+    .nullable()
+    .default(null),
   /** The break-glass override in force (or last in force), as the gate judges it. */
   override: OverrideSchema.nullable().default(null),
   /** The namespaces offered when the triage could not tell where to look, and the message that offers them. */

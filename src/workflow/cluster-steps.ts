@@ -9,7 +9,7 @@ import { AmbiguousNamespaceError, InvalidNamespaceError } from '../triage/errors
 import { DomainSchema, type Finding } from '../triage/findings.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/templates.js';
-import { ReadSpecSchema } from './artifacts.js';
+import { ReadSpecSchema } from './read-spec.js';
 import { type ReadResult, runRead } from './reads.js';
 
 /**

@@ -7,6 +7,7 @@ import { ReconcilePayload, reconcile } from './reconcile.js';
 import * as review from './review-steps.js';
 import { RecordReadPayload, RecordTestPayload, RoutePayload, recordRead, recordTest, route } from './route.js';
 import * as steps from './session-steps.js';
+import { StepPayloadError, UnknownStepError } from './step-errors.js';
 import { ValidateFixPayload, validateFix } from './validation-steps.js';
 
 /**
@@ -14,13 +15,7 @@ import { ValidateFixPayload, validateFix } from './validation-steps.js';
  * validates its payload before it runs, so a definition and its step can never silently disagree.
  */
 
-export class UnknownStepError extends Error {
-  override readonly name = 'UnknownStepError';
-}
-
-export class StepPayloadError extends Error {
-  override readonly name = 'StepPayloadError';
-}
+export { StepPayloadError, UnknownStepError };
 
 interface Entry {
   schema: z.ZodType;

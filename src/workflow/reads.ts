@@ -180,27 +180,38 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
   const base = { title: spec.title };
   try {
     if (spec.verb === 'logs') {
-      if (!spec.name || !spec.namespace)
-        return { ...base, outcome: 'failed', summary: 'logs need a pod name', lines: [] };
-      const text = await reader.logs(
-        {
-          namespace: spec.namespace,
-          pod: spec.name,
-          ...(spec.container ? { container: spec.container } : {}),
-          ...(spec.previous ? { previous: true } : {}),
-          tailLines: spec.tailLines ?? 50,
-        },
-        signal,
-      );
+      const { name: pod, namespace } = spec;
+      if (!pod || !namespace) return { ...base, outcome: 'failed', summary: 'logs need a pod name', lines: [] };
+      const read = (previous: boolean) =>
+        reader.logs(
+          {
+            namespace,
+            pod,
+            ...(spec.container ? { container: spec.container } : {}),
+            ...(previous ? { previous: true } : {}),
+            tailLines: spec.tailLines ?? 50,
+          },
+          signal,
+        );
+      let text: string;
+      let current = '';
+      try {
+        text = await read(spec.previous === true);
+      } catch (error) {
+        // A container that never restarted has no previous one: its current log is the answer then.
+        if (!spec.previous || !(error instanceof ClusterReadError)) throw error;
+        text = await read(false);
+        current = 'no previous container, current one: ';
+      }
       // Redacted as a whole before it is split: a private key or a YAML block spans lines.
       const lines = redactText(text)
         .split('\n')
         .filter((l) => l.trim() !== '');
-      if (lines.length === 0) return { ...base, outcome: 'empty', summary: 'no log lines', lines: [] };
+      if (lines.length === 0) return { ...base, outcome: 'empty', summary: `${current}no log lines`, lines: [] };
       return {
         ...base,
         outcome: 'ok',
-        summary: `${lines.length} log line(s)${lines.length > MAX_RESULT_LINES ? `, last ${MAX_RESULT_LINES} shown` : ''}`,
+        summary: `${current}${lines.length} log line(s)${lines.length > MAX_RESULT_LINES ? `, last ${MAX_RESULT_LINES} shown` : ''}`,
         lines: lines.slice(-MAX_RESULT_LINES).map(clip),
       };
     }

@@ -1,11 +1,14 @@
 import * as z from 'zod';
 import { isOverrideActive } from '../diagnosis/break-glass.js';
 import { evidenceFromPlan } from '../diagnosis/evidence.js';
+import { planInputFrom } from '../review/input.js';
 import type { RemediationPlan } from '../review/plan.js';
+import { revisePlan } from '../review/revise.js';
 import { reviewPlan } from '../review/rubric.js';
 import { synthesizePlan } from '../review/synthesize.js';
 import { timeoutNoticeView } from '../slack/views/failure.js';
 import { approvedPlanView, planOutcomeView } from '../slack/views/plan.js';
+import type { PlanRecord } from './artifacts.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent, timelineSink } from './events.js';
@@ -50,14 +53,84 @@ export const ReviewOutcomePayload = z.object({
   review: z.object({ status: z.string(), planId: z.string().optional() }).passthrough(),
 });
 
+async function storePlanOutcome(
+  deps: WorkflowDeps,
+  p: z.infer<typeof SynthesizePayload>,
+  record: Omit<PlanRecord, 'planId' | 'createdAt' | 'sessionId' | 'kind' | 'revision'>,
+) {
+  const stored = await deps.artifacts.putPlan(
+    { sessionId: p.sessionId, kind: 'plan', revision: p.revision, ...record },
+    deps.now(),
+  );
+  await deps.artifacts.mutateWorkflow(p.sessionId, deps.now(), (w) => ({ ...w, currentPlanId: stored.planId }));
+  return { planId: stored.planId, status: stored.status };
+}
+
+/**
+ * A revision requested by a reviewer is made from the plan they reviewed and their note (seed 004's revision loop);
+ * only a first plan, or one whose predecessor had no valid plan, is synthesized afresh.
+ */
+async function reviseFromNote(
+  deps: WorkflowDeps,
+  p: z.infer<typeof SynthesizePayload>,
+  current: PlanRecord | undefined,
+): Promise<{ planId: string; status: string } | undefined> {
+  if (!current || p.revision === 0) return undefined;
+  const draft = current.plan as RemediationPlan | undefined;
+  if (current.status === 'draft' && current.revision === p.revision && draft?.revision) {
+    // A regeneration after the rubric cannot improve a reviewer's edits: the revision stands as it is.
+    return { planId: current.planId, status: current.status };
+  }
+  const base = current.plan as RemediationPlan | undefined;
+  if (current.status !== 'rejected' || current.revision !== p.revision - 1 || !base) return undefined;
+  const note = (p.feedback ?? []).join('\n').trim();
+  const revised = revisePlan(base, {
+    note: note || 'The reviewer asked for changes without a note.',
+    number: p.revision,
+    ...(current.decidedBy ? { requestedBy: current.decidedBy } : {}),
+  });
+  await recordEvent(deps, p.sessionId, 'plan_revised', {
+    summary: revised.applied.length > 0 ? revised.applied.join('; ').slice(0, 2000) : 'No change applied',
+    data: {
+      revision: p.revision,
+      basedOn: current.planId,
+      applied: revised.applied,
+      ...(revised.question ? { question: revised.question } : {}),
+    },
+  });
+  return storePlanOutcome(deps, p, {
+    status: 'draft',
+    plan: revised.plan as unknown as Record<string, unknown>,
+    feedback: p.feedback ?? [],
+  });
+}
+
 export async function planSynthesize(deps: WorkflowDeps, p: z.infer<typeof SynthesizePayload>) {
   const session = await deps.store.sessions.getRequired(p.sessionId);
   const envelope = await deps.artifacts.getEnvelope(p.sessionId);
   const workflow = await deps.artifacts.getOrCreateWorkflow(p.sessionId, deps.now());
+  const current = workflow.currentPlanId
+    ? await deps.artifacts.getPlan(p.sessionId, workflow.currentPlanId)
+    : undefined;
+  const revised = await reviseFromNote(deps, p, current);
+  if (revised) return revised;
   const confirmed = [...workflow.evidence].reverse().find((e) => e.type === 'confirmed_root_cause' && e.code);
-  const cause = envelope?.rootCause.find((c) => c.code === confirmed?.code) ?? envelope?.rootCause[0];
   const feedback = p.feedback ?? [];
-  if (!envelope || !cause) {
+  const input = envelope
+    ? planInputFrom(
+        envelope,
+        {
+          sessionId: p.sessionId,
+          namespace: session.namespace,
+          intent: session.intent,
+          author: session.requester,
+          ...(confirmed?.code ? { confirmedCode: confirmed.code } : {}),
+          feedback,
+        },
+        deps.templates,
+      )
+    : undefined;
+  if (!input) {
     const message =
       'There is no ranked root cause to plan a fix for. Describe the fix in the thread, or re-run triage once more evidence is in.';
     const record = await deps.artifacts.putPlan(
@@ -68,50 +141,16 @@ export async function planSynthesize(deps: WorkflowDeps, p: z.infer<typeof Synth
     await postToSession(deps, session, planOutcomeView(p.sessionId, 'needs-human', message));
     return { planId: record.planId, status: record.status };
   }
-  const template = deps.templates.get(session.intent);
-  const outcome = await synthesizePlan(
-    deps.synthesizer,
-    {
-      sessionId: p.sessionId,
-      namespace: session.namespace,
-      intent: session.intent,
-      author: session.requester,
-      rootCause: { code: cause.code, summary: cause.summary, resource: cause.resource },
-      findingCodes: envelope.findings.map((f) => f.code),
-      remediation: template?.remediation ?? [],
-      ...(feedback.length > 0 ? { feedback } : {}),
-    },
-    timelineSink(deps),
-    deps.now,
-  );
-  const record =
-    outcome.status === 'ready'
-      ? await deps.artifacts.putPlan(
-          {
-            sessionId: p.sessionId,
-            kind: 'plan',
-            revision: p.revision,
-            status: 'draft',
-            plan: outcome.plan as unknown as Record<string, unknown>,
-            feedback,
-          },
-          deps.now(),
-        )
-      : await deps.artifacts.putPlan(
-          {
-            sessionId: p.sessionId,
-            kind: 'plan',
-            revision: p.revision,
-            status: 'needs-human',
-            message: outcome.message,
-            feedback: outcome.errors,
-          },
-          deps.now(),
-        );
-  if (outcome.status === 'needs-human')
+  const outcome = await synthesizePlan(deps.synthesizer, input, timelineSink(deps), deps.now);
+  if (outcome.status === 'needs-human') {
     await postToSession(deps, session, planOutcomeView(p.sessionId, 'needs-human', outcome.message));
-  await deps.artifacts.mutateWorkflow(p.sessionId, deps.now(), (w) => ({ ...w, currentPlanId: record.planId }));
-  return { planId: record.planId, status: record.status };
+    return storePlanOutcome(deps, p, { status: 'needs-human', message: outcome.message, feedback: outcome.errors });
+  }
+  return storePlanOutcome(deps, p, {
+    status: 'draft',
+    plan: outcome.plan as unknown as Record<string, unknown>,
+    feedback,
+  });
 }
 
 export async function planReviewAuto(deps: WorkflowDeps, p: z.infer<typeof AutoReviewPayload>) {
@@ -124,7 +163,8 @@ export async function planReviewAuto(deps: WorkflowDeps, p: z.infer<typeof AutoR
     overrideActive: isOverrideActive(workflow.override, deps.now()),
   });
   await deps.artifacts.updatePlan(p.sessionId, p.planId, { review: review as unknown as Record<string, unknown> });
-  const failed = review.checks.filter((c) => !c.passed);
+  // An advisory check informs the reviewer; it is no reason to regenerate.
+  const failed = review.checks.filter((c) => !c.passed && !c.advisory);
   await recordEvent(deps, p.sessionId, review.passed ? 'automated_review_pass' : 'automated_review_fail', {
     summary: review.passed
       ? 'Automated review passed'

@@ -1,6 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
+import { invocationLogger, stepCorrelation } from '../logging/correlation.js';
 import { createSlackClient } from '../slack/client.js';
+import { type PolicySource, policySourceFor } from '../slack/policy-source.js';
 import type { TemplateRegistry } from '../triage/templates.js';
 import {
   buildWorkflowDeps,
@@ -28,6 +31,32 @@ export async function createWorkflowRuntime(
   env: Readonly<Record<string, string | undefined>> = process.env,
   overrides: RuntimeOverrides = {},
 ): Promise<WorkflowDeps> {
+  return (await buildRuntime(env, overrides)).deps;
+}
+
+/** What the workflow and notifier functions keep per container, handing out deps per invocation. */
+export interface StepRuntime {
+  /** The deps for one invocation: the channel policy in force now, and a logger with the invocation's keys. */
+  forInvocation(event: unknown, context?: Context): Promise<WorkflowDeps>;
+}
+
+export async function createStepRuntime(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  overrides: RuntimeOverrides = {},
+): Promise<StepRuntime> {
+  const { deps, policy } = await buildRuntime(env, overrides);
+  return {
+    async forInvocation(event, context) {
+      const logger = invocationLogger(deps.logger, stepCorrelation(event), context);
+      return { ...deps, logger, policy: await policy.current() };
+    },
+  };
+}
+
+async function buildRuntime(
+  env: Readonly<Record<string, string | undefined>>,
+  overrides: RuntimeOverrides,
+): Promise<{ deps: WorkflowDeps; policy: PolicySource }> {
   const config = loadConfig(env, ['table', 'stateMachines', 'slack', 'policy', 'timeouts', 'aws']);
   const credentials = await resolveSlackCredentials(config.slack);
   const slackClient = createSlackClient({
@@ -36,17 +65,26 @@ export async function createWorkflowRuntime(
     timeoutMs: 2500,
     retries: 2,
   });
-  return buildWorkflowDeps({
+  let deps: WorkflowDeps | undefined;
+  const policy = policySourceFor(config.policy, {
+    onStale: (error) =>
+      deps?.logger.warn('the channel policy could not be refreshed; the previous one stays in force', {
+        error: error.message,
+      }),
+  });
+  const initialPolicy = await policy.current();
+  deps = buildWorkflowDeps({
     tableName: config.table.tableName,
     clients: createAwsClients(config.aws, env),
     slack: overrides.slack ?? webClientPoster(slackClient),
     slackClient,
     stateMachines: config.stateMachines,
     timeouts: config.timeouts,
-    policy: config.policy.policy,
+    policy: initialPolicy,
     ...(overrides.logger ? { logger: overrides.logger } : {}),
     ...(overrides.metrics ? { metrics: overrides.metrics } : {}),
     ...(overrides.templates ? { templates: overrides.templates } : {}),
     ...(overrides.now ? { now: overrides.now } : {}),
   });
+  return { deps, policy };
 }

@@ -3,6 +3,7 @@ import { groupFindings } from '../diagnosis/blackboard.js';
 import { type EvidenceItem, evidenceFromEnvelope, evidenceFromMemorySearch } from '../diagnosis/evidence.js';
 import { STATE_MACHINE } from '../diagnosis/states.js';
 import { incidentFromResolution, MemoryAlreadyStoredError } from '../memory/repository.js';
+import { resolutionFromSession } from '../memory/resolution.js';
 import type { RemediationPlan } from '../review/plan.js';
 import { envelopeView } from '../slack/views/envelope.js';
 import { failureView, timeoutNoticeView } from '../slack/views/failure.js';
@@ -440,20 +441,12 @@ export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMem
     : undefined;
   const plan = planRecord?.plan as RemediationPlan | undefined;
   const fix = [...workflow.evidence].reverse().find((e) => e.type === 'fix_applied');
-  const steps = plan
-    ? plan.steps
-        .filter((s) => s.mode === 'write' || plan.steps.every((x) => x.mode === 'read'))
-        .map((s) => ({
-          command: s.command.slice(0, 2000),
-          description: s.description.slice(0, 1000),
-          ...(s.rollback ? { rollback: s.rollback.slice(0, 2000) } : {}),
-        }))
-    : [
-        {
-          command: 'manual fix (no approved plan)',
-          description: (fix?.description ?? 'Reported resolved in the thread').slice(0, 1000),
-        },
-      ];
+  // What was validated: the approved steps, and what people reported running after the approval.
+  const steps = resolutionFromSession({
+    ...(plan ? { steps: plan.steps } : {}),
+    timeline: await deps.store.timeline.list(p.sessionId, { limit: 1000 }),
+    ...(fix?.description ? { fixReport: fix.description } : {}),
+  });
   const now = deps.now();
   const incident = incidentFromResolution({
     envelope: {

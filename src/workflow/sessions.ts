@@ -81,18 +81,21 @@ export async function startSession(
     },
     now,
   );
-  await deps.store.threads.bind(parsed.channelId, parsed.threadTs, session.id, now);
-  await recordEvent(deps, session.id, 'intent_captured', {
-    actor: parsed.requester,
-    summary: `${intent} in ${parsed.namespace ?? '(namespace to be located)'} on ${parsed.cluster}`,
-    data: {
-      intent,
-      namespace: parsed.namespace ?? null,
-      cluster: parsed.cluster,
-      text: parsed.text.slice(0, 500),
-      ...(parsed.note ? { note: parsed.note } : {}),
-    },
-  });
+  // Two independent items of the new session: written together, as the Slack acknowledgement waits for this.
+  await Promise.all([
+    deps.store.threads.bind(parsed.channelId, parsed.threadTs, session.id, now),
+    recordEvent(deps, session.id, 'intent_captured', {
+      actor: parsed.requester,
+      summary: `${intent} in ${parsed.namespace ?? '(namespace to be located)'} on ${parsed.cluster}`,
+      data: {
+        intent,
+        namespace: parsed.namespace ?? null,
+        cluster: parsed.cluster,
+        text: parsed.text.slice(0, 500),
+        ...(parsed.note ? { note: parsed.note } : {}),
+      },
+    }),
+  ]);
   const started = await deps.sfn.send(
     new StartExecutionCommand({
       stateMachineArn: deps.stateMachines.diagnosticArn,
@@ -101,8 +104,25 @@ export async function startSession(
     }),
   );
   const executionArn = started.executionArn ?? '';
-  await deps.store.sessions.mutate(session.id, () => ({ executionArn }), { now: deps.now });
+  await recordExecution(deps, session, executionArn);
   return { sessionId: session.id, executionArn };
+}
+
+/**
+ * The session is almost always still as it was created, so one conditional write records the execution without
+ * reading it first; if the execution has already changed it, the read-modify-write takes over.
+ */
+async function recordExecution(
+  deps: Pick<SessionDeps, 'store' | 'now'>,
+  session: { id: string; version: number },
+  executionArn: string,
+): Promise<void> {
+  try {
+    await deps.store.sessions.update(session.id, session.version, { executionArn }, deps.now());
+  } catch (error) {
+    if (!(error instanceof StaleVersionError)) throw error;
+    await deps.store.sessions.mutate(session.id, () => ({ executionArn }), { now: deps.now });
+  }
 }
 
 /** Whether the execution runs; one the endpoint does not know (lost, or evicted) does not. */

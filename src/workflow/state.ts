@@ -1,12 +1,6 @@
-import {
-  advance,
-  currentEvidence,
-  type EvidenceItem,
-  evidenceCompleteness,
-  mergeEvidence,
-  validationOutcome,
-} from '../diagnosis/evidence.js';
-import type { DiagnosticState } from '../diagnosis/states.js';
+import { currentEvidence, type EvidenceItem, evidenceFigure, mergeEvidence } from '../diagnosis/evidence.js';
+import { type DiagnosticState, type TransitionRules, transitionRules } from '../diagnosis/states.js';
+import { advance, validationOutcome } from '../diagnosis/transitions.js';
 import { fixValidatedEvent } from '../memory/metrics.js';
 import type { SessionPatch, SessionRecord } from '../store/sessions.js';
 import type { WorkflowRecord } from './artifacts.js';
@@ -15,7 +9,8 @@ import { recordEvent } from './events.js';
 
 /**
  * The diagnostic state of a session: evidence goes in, transitions come out (each with its reason on the timeline),
- * and the session item the Slack side reads mirrors the result.
+ * and the session item the Slack side reads mirrors the result. The transitions themselves are decided in one place,
+ * `advance` in src/diagnosis/transitions.ts; this module only stores what it decided.
  */
 
 export interface Transition {
@@ -38,7 +33,20 @@ export interface Progress {
   validations: ValidationResult[];
 }
 
-/** Adds evidence and lets the evidence rules move the session as far as they allow. */
+/** The timing rules this deployment enforces (CALMOPS_MIN_TIME_IN_STATE_SECONDS). */
+export function rulesOf(deps: Pick<WorkflowDeps, 'timeouts'>): TransitionRules {
+  return transitionRules(deps.timeouts.minTimeInStateSeconds);
+}
+
+/** When the session entered its state: a session's first state began when the session did. */
+export function stateEnteredAt(session: Pick<SessionRecord, 'createdAt'>, workflow: WorkflowRecord): string {
+  return workflow.version === 0 ? new Date(session.createdAt).toISOString() : workflow.stateEnteredAt;
+}
+
+/**
+ * Adds evidence and lets the transition rules move the session as far as they allow. With no items it only lets
+ * time count: a move held back by a state's minimum time happens at the next call after the time is up.
+ */
 export async function addEvidence(
   deps: WorkflowDeps,
   sessionId: string,
@@ -46,22 +54,25 @@ export async function addEvidence(
   extra: (w: WorkflowRecord) => WorkflowRecord = (w) => w,
 ): Promise<Progress> {
   const at = deps.now().toISOString();
+  const rules = rulesOf(deps);
   const session = await deps.store.sessions.getRequired(sessionId);
   const transitions: Transition[] = [];
   const validations: ValidationResult[] = [];
   const workflow = await deps.artifacts.mutateWorkflow(sessionId, deps.now(), (w) => {
     transitions.length = 0;
     validations.length = 0;
+    const entered = stateEnteredAt(session, w);
     const merged = extra({ ...w, evidence: mergeEvidence(w.evidence, items) });
     const { snapshot, steps } = advance(
       {
         state: session.state,
         evidence: merged.evidence,
-        stateEnteredAt: merged.stateEnteredAt,
+        stateEnteredAt: entered,
         validation: merged.validation,
         cycleStartedAt: merged.cycleStartedAt,
       },
       at,
+      rules,
     );
     for (const step of steps) {
       if (step.kind === 'transition') {
@@ -72,7 +83,7 @@ export async function addEvidence(
     }
     return {
       ...merged,
-      stateEnteredAt: transitions.length > 0 ? at : merged.stateEnteredAt,
+      stateEnteredAt: transitions.length > 0 ? at : entered,
       validation: snapshot.validation ?? null,
       cycleStartedAt: snapshot.cycleStartedAt ?? null,
     };
@@ -90,27 +101,20 @@ export async function addEvidence(
 }
 
 /**
- * Moves the session to `to` outside the evidence rules: a panic intervention (back to ANALYZING), a chosen
- * hypothesis (TESTING), a confirmed root cause (RESOLVING). Recorded with its reason like any other transition.
+ * A panic intervention: back to ANALYZING with a new reasoning cycle, outside the evidence rules (the ADR's forced
+ * transition). Recorded with its reason like any other transition. Nothing else moves a session this way.
  */
-export async function forceState(
-  deps: WorkflowDeps,
-  sessionId: string,
-  to: DiagnosticState,
-  cause: string,
-  reason: string,
-  extra: (w: WorkflowRecord) => WorkflowRecord = (w) => w,
-): Promise<Progress> {
+export async function forcePanicState(deps: WorkflowDeps, sessionId: string, reason: string): Promise<Progress> {
+  const to: DiagnosticState = 'ANALYZING';
   const at = deps.now().toISOString();
   const session = await deps.store.sessions.getRequired(sessionId);
-  const workflow = await deps.artifacts.mutateWorkflow(sessionId, deps.now(), (w) =>
-    extra({
-      ...w,
-      stateEnteredAt: session.state === to ? w.stateEnteredAt : at,
-      ...(cause === 'panic-intervention' ? { cycleStartedAt: at } : {}),
-    }),
-  );
-  const transitions: Transition[] = session.state === to ? [] : [{ from: session.state, to, cause, reason }];
+  const workflow = await deps.artifacts.mutateWorkflow(sessionId, deps.now(), (w) => ({
+    ...w,
+    stateEnteredAt: session.state === to ? stateEnteredAt(session, w) : at,
+    cycleStartedAt: at,
+  }));
+  const transitions: Transition[] =
+    session.state === to ? [] : [{ from: session.state, to, cause: 'panic-intervention', reason }];
   const synced = await syncSession(deps, sessionId, workflow, { state: to });
   for (const t of transitions) await recordEvent(deps, sessionId, 'state.changed', { summary: reason, data: { ...t } });
   return { session: synced, workflow, transitions, validations: [] };
@@ -129,7 +133,8 @@ export async function syncSession(
     () => ({
       ...patch,
       evidence: {
-        completeness: evidenceCompleteness(evidence),
+        // The same figure the envelope shows: a second percentage for "workflow progress" only confused people.
+        completeness: evidenceFigure(workflow.evidence)?.value ?? 0,
         items: evidence.slice(-200).map((e) => ({
           kind: e.type,
           source: e.source,

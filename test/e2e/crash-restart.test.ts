@@ -80,7 +80,8 @@ class Product {
       dataDir,
       port,
       signingSecret: SECRET,
-      env: { CALMOPS_RECONCILE_SECONDS: String(RECONCILE_SECONDS) },
+      // The test clicks faster than a person reads: no minimum time in GATHERING (docs/diagnosis.md).
+      env: { CALMOPS_RECONCILE_SECONDS: String(RECONCILE_SECONDS), CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' },
       readyTimeoutMs: 120_000,
     });
     const endpoint = proc.services['dynamodb']?.url ?? '';

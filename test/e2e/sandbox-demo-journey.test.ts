@@ -22,7 +22,14 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'calmops-demo-journey-'));
-  running = await startCalmops({ env: {}, dataDir, port: 0, logLevel: 'SILENT', ackTimeoutMs: 30_000 });
+  // The test clicks faster than a person reads: no minimum time in GATHERING (docs/diagnosis.md).
+  running = await startCalmops({
+    env: { CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' },
+    dataDir,
+    port: 0,
+    logLevel: 'SILENT',
+    ackTimeoutMs: 30_000,
+  });
 });
 
 afterAll(async () => {

@@ -161,9 +161,17 @@ describe('an incident through Slack, end to end', () => {
     expect(decidedHandoff?.edited).toBeDefined();
     expect(buttons(decidedHandoff as StandInMessage)).toEqual([]);
 
-    // A premature delete is held back with the calming message.
-    await say(first.threadTs, 'kubectl delete pvc jupyter-data -n student03');
+    // A premature delete of everything is held back with the calming message, and the session goes back to
+    // ANALYZING with a new reasoning cycle: the memory search it recommends comes first again.
+    await say(first.threadTs, 'kubectl delete pvc --all -n student03');
     await waitForText(first.threadTs, /Hold on/);
+    const searchedAt = thread(first.threadTs).length;
+    await say(first.threadTs, 'have we seen this before?');
+    await waitFor('the memory search answer', async () =>
+      thread(first.threadTs)
+        .slice(searchedAt)
+        .find((m) => /similar incident/i.test(render(m))),
+    );
 
     // Choose the first hypothesis, confirm it.
     const hypothesis = await waitForButton(first.threadTs, 'hypothesis_choose');

@@ -18,6 +18,13 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { loadTemplates } from '../../src/triage/templates.js';
+import {
+  type ButtonClickInput,
+  buttonClick,
+  eventCallback,
+  slashCommand,
+  viewSubmission,
+} from '../support/signed-slack.js';
 import { recordTableCalls, type TableCall } from '../unit/cdk-table-calls.js';
 
 export const SECRET = 'test-signing-secret-8f1d2c';
@@ -141,118 +148,21 @@ export function send(
   });
 }
 
-let triggerCounter = 0;
-
+/** The request builders live in test/support/signed-slack.ts; these give the bodies the in-process `send` signs. */
 export function slashBody(text: string, options: { user?: string; channel?: string; triggerId?: string } = {}): string {
-  return new URLSearchParams({
-    token: 'deprecated-verification-token',
-    team_id: DEMO_IDS.team,
-    team_domain: 'calmops-sandbox',
-    channel_id: options.channel ?? DEMO_IDS.incidents,
-    channel_name: 'incidents',
-    user_id: options.user ?? DEMO_IDS.requester,
-    user_name: 'alex',
-    command: '/triage',
-    text,
-    api_app_id: 'ACALMOPS',
-    is_enterprise_install: 'false',
-    response_url: 'http://127.0.0.1:9/unused',
-    trigger_id: options.triggerId ?? `trigger.${Date.now()}.${++triggerCounter}`,
-  }).toString();
+  return slashCommand(text, options).body;
 }
-
-let eventCounter = 0;
 
 export function eventBody(event: Record<string, unknown>, options: { eventId?: string } = {}): string {
-  return JSON.stringify({
-    token: 'deprecated-verification-token',
-    team_id: DEMO_IDS.team,
-    api_app_id: 'ACALMOPS',
-    event: { event_ts: event['ts'] ?? `${nowSeconds()}.000100`, ...event },
-    type: 'event_callback',
-    event_id: options.eventId ?? `Ev${Date.now()}${++eventCounter}`,
-    event_time: nowSeconds(),
-    authorizations: [{ team_id: DEMO_IDS.team, user_id: DEMO_IDS.botUser, is_bot: true, is_enterprise_install: false }],
-  });
+  return eventCallback(event, options).body;
 }
 
-let actionCounter = 0;
-
-export function blockActionBody(input: {
-  actionId: string;
-  value: string;
-  user: string;
-  channel?: string;
-  messageTs?: string;
-  threadTs?: string;
-  blocks?: unknown[];
-  actionTs?: string;
-  responseUrl?: string;
-  triggerId?: string;
-}): string {
-  const channel = input.channel ?? DEMO_IDS.incidents;
-  const payload = {
-    type: 'block_actions',
-    user: { id: input.user, username: input.user.toLowerCase(), team_id: DEMO_IDS.team },
-    api_app_id: 'ACALMOPS',
-    token: 'deprecated-verification-token',
-    container: { type: 'message', message_ts: input.messageTs ?? '1.000001', channel_id: channel, is_ephemeral: false },
-    trigger_id: input.triggerId ?? `trigger.${Date.now()}.${++triggerCounter}`,
-    team: { id: DEMO_IDS.team, domain: 'calmops-sandbox' },
-    channel: { id: channel, name: 'incidents' },
-    message: {
-      type: 'message',
-      ts: input.messageTs ?? '1.000001',
-      ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
-      text: 'approval',
-      blocks: input.blocks ?? [],
-    },
-    response_url: input.responseUrl ?? 'http://127.0.0.1:9/unused',
-    actions: [
-      {
-        type: 'button',
-        action_id: input.actionId,
-        block_id: 'approval',
-        value: input.value,
-        text: { type: 'plain_text', text: 'Approve' },
-        action_ts: input.actionTs ?? `${nowSeconds()}.${String(++actionCounter).padStart(6, '0')}`,
-      },
-    ],
-  };
-  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+export function blockActionBody(input: ButtonClickInput): string {
+  return buttonClick({ messageText: 'approval', ...input }).body;
 }
 
-export function viewSubmissionBody(input: {
-  callbackId: string;
-  user: string;
-  privateMetadata: string;
-  values: Record<string, Record<string, unknown>>;
-  viewId?: string;
-  hash?: string;
-}): string {
-  const payload = {
-    type: 'view_submission',
-    team: { id: DEMO_IDS.team, domain: 'calmops-sandbox' },
-    user: { id: input.user, username: input.user.toLowerCase(), team_id: DEMO_IDS.team },
-    api_app_id: 'ACALMOPS',
-    token: 'deprecated-verification-token',
-    trigger_id: `trigger.${Date.now()}.${++triggerCounter}`,
-    view: {
-      id: input.viewId ?? `V${Date.now()}${++triggerCounter}`,
-      team_id: DEMO_IDS.team,
-      type: 'modal',
-      callback_id: input.callbackId,
-      private_metadata: input.privateMetadata,
-      hash: input.hash ?? `${Date.now()}.h${triggerCounter}`,
-      state: { values: input.values },
-      blocks: [],
-      title: { type: 'plain_text', text: 'x' },
-      app_id: 'ACALMOPS',
-      bot_id: DEMO_IDS.botId,
-    },
-    response_urls: [],
-  };
-  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+export function viewSubmissionBody(input: Parameters<typeof viewSubmission>[0]): string {
+  return viewSubmission(input).body;
 }
 
 /** Creates an open session bound to a thread, as the workflow would have. */

@@ -104,7 +104,9 @@ describe('callbacks answered by people', () => {
     await decide(h, sessionId, 'plan-review', 'approve', DEMO_IDS.engineer);
     await waitForThread(h, threadTs, /Approved remediation plan/);
     const types = (await h.deps.store.timeline.list(sessionId)).map((e) => e.type);
-    expect(types.filter((t) => t === 'plan_synthesis_start')).toHaveLength(2);
+    // The revision is made from the reviewed plan and the note, not synthesized again.
+    expect(types.filter((t) => t === 'plan_synthesis_start')).toHaveLength(1);
+    expect(types.filter((t) => t === 'plan_revised')).toHaveLength(1);
     expect(types).toContain('human_review_changes_requested');
     expect(types).toContain('human_review_approved');
   });

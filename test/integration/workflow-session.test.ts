@@ -79,9 +79,11 @@ describe('a diagnostic session from /triage to a stored incident', () => {
       messageKey: 'm2',
     });
     await waitForThread(h, threadTs, /Remediation plan for review/);
-    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('RESOLVING');
+    // RESOLVING only once a reviewer approved the plan.
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('TESTING');
     await decide(h, sessionId, 'plan-review', 'approve', DEMO_IDS.senior);
     await waitForThread(h, threadTs, /Approved remediation plan/);
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('RESOLVING');
     await waitForThread(h, threadTs, /session_resolved/);
 
     await waitForInputWait(h, sessionId);

@@ -65,6 +65,10 @@ describe('deployment settings from context', () => {
         'stackName',
         'tableDeletionProtection',
         'tableEncryption',
+        'vpcId',
+        'subnetIds',
+        'securityGroupIds',
+        'vpcEndpoints',
       ].sort(),
     );
   });

@@ -120,18 +120,22 @@ describe('functions', () => {
     expect(names).toEqual(['calmops-break-glass', 'calmops-diagnostic', 'calmops-review']);
   });
 
-  it('carry a validated policy as CALMOPS_POLICY_JSON', () => {
+  it('name the SSM parameter that holds a validated policy, instead of carrying it', () => {
     const policy = JSON.stringify({ default: { triage: ['*'] } });
     const { template } = synthesize({}, policy);
+    template.hasResourceProperties('AWS::SSM::Parameter', { Name: '/calmops/policy', Value: policy });
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ CALMOPS_POLICY_JSON: policy }) },
+      Environment: { Variables: Match.objectLike({ CALMOPS_POLICY_PARAMETER: Match.anyValue() }) },
     });
-    expect(text(resources)).not.toContain('CALMOPS_POLICY_JSON');
+    expect(text(template.toJSON())).not.toContain('CALMOPS_POLICY_JSON');
+    expect(text(resources)).not.toContain('CALMOPS_POLICY_PARAMETER');
   });
 
-  it('refuse an environment Lambda could not hold', () => {
-    const policy = JSON.stringify({ channels: 'x'.repeat(4000) });
-    expect(() => synthesize({}, policy)).toThrow(/environment would be about \d+ bytes; Lambda allows 4096/);
+  it('hold policies past Lambda’s 4 KB of environment, and refuse one no parameter could hold', () => {
+    const large = JSON.stringify({ channels: 'x'.repeat(6000) });
+    synthesize({}, large).template.hasResourceProperties('AWS::SSM::Parameter', { Tier: 'Intelligent-Tiering' });
+    const huge = JSON.stringify({ channels: 'x'.repeat(9000) });
+    expect(() => synthesize({}, huge)).toThrow(/\d+ bytes as JSON; an SSM parameter holds at most 8192/);
   });
 });
 

@@ -75,6 +75,49 @@ describe('cluster reader: lists', () => {
     ]);
   });
 
+  it('asks for 2,000 objects a page by default, so 3,000 pods take two requests', async () => {
+    api = await startFakeApi(pagedPods(Array.from({ length: 3000 }, (_, i) => `p-${i}`)));
+    const reader = createClusterReader({ kubeconfig: { yaml: kubeconfigFor(api.url) }, requestTimeoutMs: 5_000 });
+    const pods = await reader.list({ kind: 'pods', namespace: 'shop' });
+    expect(pods).toHaveLength(3000);
+    expect(api.requests.map((r) => [r.query.get('limit'), r.query.get('continue')])).toEqual([
+      ['2000', null],
+      ['2000', '2000'],
+    ]);
+  });
+
+  it('asks again in smaller pages when a page is over the byte limit for one answer, and keeps every object', async () => {
+    const many = Array.from({ length: 20 }, (_, i) => `big-${i}`);
+    const padded = (name: string) => pod(name, 'shop', { padding: 'x'.repeat(1000) });
+    api = await startFakeApi((req, res) => {
+      const start = Number(req.query.get('continue') ?? 0);
+      const end = Math.min(many.length, start + Number(req.query.get('limit')));
+      sendJson(res, 200, {
+        kind: 'PodList',
+        metadata: end < many.length ? { continue: String(end) } : {},
+        items: many.slice(start, end).map(padded),
+      });
+    });
+    const reader = createClusterReader({
+      kubeconfig: { yaml: kubeconfigFor(api.url) },
+      pageSize: 16,
+      // About seven of these pods fit one answer.
+      maxResponseBytes: 8 * 1024,
+      requestTimeoutMs: 5_000,
+    });
+    const pods = await reader.list({ kind: 'pods', namespace: 'shop' });
+    expect(pods.map((p) => p.metadata.name)).toEqual(many);
+    expect(api.requests.map((r) => [r.query.get('limit'), r.query.get('continue')])).toEqual([
+      ['16', null],
+      ['8', null],
+      ['4', null],
+      ['4', '4'],
+      ['4', '8'],
+      ['4', '12'],
+      ['4', '16'],
+    ]);
+  });
+
   it('stops at maxItems and asks only for what it still needs', async () => {
     const { api, reader } = await serve(pagedPods(names));
     const pods = await reader.list({ kind: 'pods', namespace: 'shop', maxItems: 5 });

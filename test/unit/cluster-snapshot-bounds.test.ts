@@ -94,8 +94,8 @@ describe('calmops snapshot: bounds', () => {
     );
     const pods = parseSnapshot(readFileSync(out, 'utf8')).filter((o) => o.kind === 'Pod');
     expect(pods).toHaveLength(1200);
-    // 500 + 500 + 201: one object past the bound tells a cut list from one that fits exactly.
-    expect(podRequests().map((r) => r.query.get('limit'))).toEqual(['500', '500', '201']);
+    // One page of 1,201: one object past the bound tells a cut list from one that fits exactly.
+    expect(podRequests().map((r) => r.query.get('limit'))).toEqual(['1201']);
   });
 
   it('a list that fits the bound exactly has no warning', async () => {

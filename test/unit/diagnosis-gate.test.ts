@@ -28,7 +28,8 @@ describe('gate per state', () => {
   const cases: Array<[DiagnosticState, string, boolean, string]> = [
     ['GATHERING', 'kubectl get pods -n payments', true, 'READ_ALLOWED'],
     ['GATHERING', 'kubectl exec -it db-0 -- sh', false, 'BLOCKED_BY_STATE'],
-    ['GATHERING', 'hypothesis 1', false, 'HYPOTHESIS_TOO_EARLY'],
+    // Whether a hypothesis can be tested yet is the transition rules' call (walkTo), the same for buttons and text.
+    ['GATHERING', 'hypothesis 1', true, 'HYPOTHESIS_RECORDED'],
     ['GATHERING', 'kubectl rollout restart deploy/api -n payments', false, 'BLOCKED_BY_PANIC'],
     ['ANALYZING', 'show me the logs', true, 'READ_ALLOWED'],
     ['ANALYZING', 'hypothesis 1', true, 'HYPOTHESIS_RECORDED'],
@@ -61,7 +62,7 @@ describe('gate per state', () => {
       now,
     );
     expect(decision.reason).toMatch(/open in TESTING/);
-    expect(decision.guidance).toMatch(/symptoms \(0\/2, detailed\)/);
+    expect(decision.guidance).toMatch(/symptoms \(0\/2, detailed, or one seen in 2 kinds of evidence\)/);
   });
 
   it('allows confirming the root cause only once the hypothesis was tested', () => {

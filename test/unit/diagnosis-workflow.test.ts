@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest } from '../../src/diagnosis/commands.js';
 import {
-  advance,
   type EvidenceItem,
-  evaluateTransition,
-  evidenceCompleteness,
+  evidenceFigure,
   evidenceFromConfirmation,
   evidenceFromEnvelope,
   evidenceFromHypothesis,
@@ -17,6 +15,7 @@ import {
   type WorkflowSnapshot,
 } from '../../src/diagnosis/evidence.js';
 import { canTransition, STATE_MACHINE } from '../../src/diagnosis/states.js';
+import { advance, evaluateTransition } from '../../src/diagnosis/transitions.js';
 import { at, envelope } from './diagnosis-fixtures.js';
 
 const plan = {
@@ -208,11 +207,20 @@ describe('evidence and transitions', () => {
     expect(items.map((e) => e.type)).toEqual(['solution_plan']);
   });
 
-  it('measures evidence completeness across the workflow', () => {
-    expect(evidenceCompleteness([])).toBe(0);
-    const some = evidenceFromEnvelope(envelope(), at(1));
-    const value = evidenceCompleteness(some);
-    expect(value).toBeGreaterThan(0.3);
-    expect(value).toBeLessThan(1);
+  it('has one evidence figure: the latest triage completeness against its threshold', () => {
+    expect(evidenceFigure([])).toBeUndefined();
+    const first = evidenceFromEnvelope(envelope(), at(1));
+    expect(evidenceFigure(first)).toEqual({ value: 0.9, threshold: 0.8 });
+    const later = evidenceFromEnvelope(
+      envelope({ evidence: { completeness: 0.5, threshold: 0.8, present: [], missing: ['logs'], gaps: [] } }),
+      at(5),
+    );
+    // A read or a plan does not change it; the newest triage does.
+    const reads = evidenceFromRead(
+      classifyRequest('kubectl get pods'),
+      { outcome: 'ok' },
+      { state: 'ANALYZING', at: at(3) },
+    );
+    expect(evidenceFigure(mergeEvidence(mergeEvidence(first, reads), later))).toEqual({ value: 0.5, threshold: 0.8 });
   });
 });

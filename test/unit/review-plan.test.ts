@@ -49,18 +49,25 @@ describe('remediation plan contract', () => {
     if (!guarded.ok) return;
     expect(guarded.plan.name).toBe('fix-pvc-no-default-storageclass-data');
     expect(guarded.plan.steps.map((s) => s.id)).toEqual([
-      'inspect-current-state',
-      'step-1',
-      'step-2',
-      'step-3',
-      'verify-fix',
+      'get-storageclass',
+      'patch-storageclass-standard',
+      'delete-pvc-data',
+      'verify-pvc-data',
     ]);
-    expect(guarded.plan.steps[3]).toMatchObject({
+    expect(guarded.plan.steps[2]).toMatchObject({
       command: 'kubectl delete pvc data -n student03',
       safety: 'DANGEROUS',
       rollback: 'kubectl apply -f pvc-data.yaml',
+      // A change waits for the reads before it, not merely for the step above it.
+      needs: ['get-storageclass'],
+      targets: [{ kind: 'PersistentVolumeClaim', name: 'data', namespace: 'student03' }],
     });
-    expect(guarded.plan.steps[2]?.safety).toBe('REQUIRES_APPROVAL');
+    expect(guarded.plan.steps[1]?.safety).toBe('REQUIRES_APPROVAL');
+    expect(guarded.plan.steps[3]).toMatchObject({
+      command: "kubectl get pvc data -n student03 -o jsonpath='{.status.phase}'",
+      mode: 'read',
+      needs: ['delete-pvc-data'],
+    });
   });
 
   it('is deterministic', async () => {

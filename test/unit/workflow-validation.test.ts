@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../local/slack/block-rules.js';
 import { classifyRequest } from '../../src/diagnosis/commands.js';
 import {
-  advance,
   type EvidenceItem,
   evidenceFromConfirmation,
   evidenceFromEnvelope,
@@ -11,10 +10,9 @@ import {
   evidenceFromResolved,
   isStillPresent,
   mergeEvidence,
-  type TransitionResult,
-  validationOutcome,
   type WorkflowSnapshot,
 } from '../../src/diagnosis/evidence.js';
+import { advance, type TransitionResult, validationOutcome } from '../../src/diagnosis/transitions.js';
 import { incidentFromResolution } from '../../src/memory/repository.js';
 import { fixValidationView } from '../../src/slack/views/validation.js';
 import { WORKFLOW_STEPS } from '../../src/workflow/dispatch.js';

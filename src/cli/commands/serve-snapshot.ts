@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeKubeconfig } from '../../../local/kube/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
-import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice, snapshotNow } from '../../cluster/snapshot.js';
+import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import type { KubeObject } from '../../cluster/types.js';
 import { DEFAULT_MAX_INPUT_BYTES, InputFileError, loadSnapshotInput, parseByteSize } from '../input-files.js';
 import { type CliCommand, type CliIo, UsageError } from '../io.js';
@@ -151,7 +151,7 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
     options = parseOptions(args);
     const snapshot = await loadSnapshotInput(options.file, options.logs, options.maxBytes);
     if (options.now !== undefined) {
-      checkNowWindow('--now', options.now, { snapshotNewest: snapshotNow(snapshot.objects) }, new Date());
+      checkNowWindow('--now', options.now, { snapshotNewest: snapshot.taken }, new Date());
     }
     server = await startSnapshotServer({
       objects: snapshot.objects,
@@ -161,7 +161,7 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
       latencyMs: options.latencyMs,
       faultRate: options.faultRate,
       seed: options.seed,
-      ...(options.now !== undefined ? { now: options.now.toISOString() } : {}),
+      now: options.now ?? snapshot.taken,
     });
     const namespace = options.namespace ?? busiestNamespace(snapshot.objects);
     summary = {

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { kubeconfigYaml } from '../../../local/kube/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
 import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig.js';
-import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice, snapshotNow } from '../../cluster/snapshot.js';
+import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
 import { MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
 import {
@@ -191,12 +191,12 @@ export const run: CliCommand = async (args, io) => {
       const snapshot = await loadSnapshotInput(options.snapshot, options.logs, options.maxBytes);
       const secrets = secretsSkippedNotice(snapshot.secretsSkipped);
       if (secrets) io.stderr(`calmops triage: ${options.snapshot}: ${secrets}\n`);
+      // A replay reads as it did during the incident: "now" is the moment the snapshot was taken, found while parsing.
+      const taken = snapshot.taken;
       // The snapshot is served through the real API on loopback, so a replay takes the same path as a cluster.
-      server = await startSnapshotServer({ objects: snapshot.objects, logs: snapshot.logs, port: 0 });
+      server = await startSnapshotServer({ objects: snapshot.objects, logs: snapshot.logs, port: 0, now: taken });
       kubeconfig = { yaml: kubeconfigYaml({ server: server.url }) };
       cluster = `snapshot:${basename(options.snapshot)}`;
-      // A replay reads as it did during the incident: "now" is the moment the snapshot was taken.
-      const taken = snapshotNow(snapshot.objects);
       if (options.request.now !== undefined) {
         checkNowWindow('--now', options.request.now, { snapshotNewest: taken }, new Date());
       } else if (taken) options.request.now = taken;

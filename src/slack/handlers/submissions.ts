@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
 import type { ModalRecord } from '../../store/modals.js';
 import type { SlackAppDeps } from '../deps.js';
+import { seniorsOf } from '../policy.js';
 import {
   BREAK_GLASS_BLOCKS,
   BREAK_GLASS_CALLBACK,
@@ -53,7 +54,7 @@ export async function submitBreakGlass(
   const { sessionId, channelId, threadTs } = input.modal;
   const session = await deps.store.sessions.get(sessionId);
   const channel = session?.channelId === channelId ? deps.policy.forChannel(channelId) : undefined;
-  const seniors = channel === undefined ? [] : [...(await deps.membership.members(channel.seniorGroup))];
+  const seniors = channel === undefined ? [] : [...(await deps.membership.everyone(seniorsOf(channel)))];
   const raw = {
     sessionId,
     requester: input.userId,

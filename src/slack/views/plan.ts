@@ -1,4 +1,4 @@
-import type { RemediationPlan } from '../../review/plan.js';
+import type { PlanStep, RemediationPlan } from '../../review/plan.js';
 import type { AutomatedReview } from '../../review/rubric.js';
 import { safetyBadge } from './envelope.js';
 import {
@@ -10,27 +10,85 @@ import {
   escapeText,
   fitMessage,
   header,
+  mention,
   reportPointer,
   section,
   type ThreadMessage,
 } from './limits.js';
 
-function stepBlocks(plan: RemediationPlan): Block[] {
-  return plan.steps.map((s, i) =>
-    section(
+/** "after steps 2 and 3": a step's needs, by the numbers this view shows. */
+export function dependencyLine(steps: readonly PlanStep[], step: PlanStep): string | undefined {
+  const numbers = step.needs
+    .map((need) => steps.findIndex((s) => s.id === need) + 1)
+    .filter((n) => n > 0)
+    .sort((a, b) => a - b);
+  if (numbers.length === 0) return undefined;
+  const list =
+    numbers.length === 1 ? String(numbers[0]) : `${numbers.slice(0, -1).join(', ')} and ${numbers.at(-1) as number}`;
+  return `after step${numbers.length > 1 ? 's' : ''} ${list}`;
+}
+
+function stepBlocks(steps: readonly PlanStep[]): Block[] {
+  return steps.map((s, i) => {
+    // The dependency sits on the step's own title line, so it cannot be read as belonging to the next step.
+    const after = dependencyLine(steps, s);
+    return section(
       [
-        `*${i + 1}. ${escapeText(s.description)}* ${safetyBadge(s.safety)} _${s.mode}_`,
+        `*${i + 1}. ${escapeText(s.description)}* ${safetyBadge(s.safety)} _${s.mode}${after ? `, ${after}` : ''}_`,
         `\`\`\`${escapeText(s.command).replace(/```/g, "'''")}\`\`\``,
         ...(s.rollback ? [`Rollback: ${code(escapeText(s.rollback))}`] : []),
-        ...(s.needs.length > 0 ? [`_after ${s.needs.join(', ')}_`] : []),
       ].join('\n'),
-    ),
-  );
+    );
+  });
 }
 
 function reviewLines(review: AutomatedReview | undefined): string {
   if (!review) return 'Automated review: not run';
-  return `Automated review: ${review.checks.map((c) => `${c.passed ? ':white_check_mark:' : ':x:'} ${c.id}`).join('  ')}`;
+  const mark = (c: AutomatedReview['checks'][number]) =>
+    c.passed ? ':white_check_mark:' : c.advisory ? ':mag:' : ':x:';
+  return `Automated review: ${review.checks.map((c) => `${mark(c)} ${c.id}`).join('  ')}`;
+}
+
+/** What the reviewer still has to know: failed checks, and names or values the plan leaves open. */
+function reviewWarnings(review: AutomatedReview | undefined): Block[] {
+  if (!review) return [];
+  const failed = review.checks.filter((c) => !c.passed && !c.advisory).map((c) => c.detail);
+  const open = review.checks.filter((c) => c.id === 'names' && /look up|to choose/.test(c.detail)).map((c) => c.detail);
+  return [
+    ...(failed.length > 0 ? [context(`:warning: ${escapeText(failed.join('; '))}`)] : []),
+    ...(open.length > 0 ? [context(`:mag: ${escapeText(open.join('; '))}`)] : []),
+  ];
+}
+
+/** What this revision changed at the reviewer's request, or the question it asks them. */
+function revisionBlocks(plan: RemediationPlan): Block[] {
+  const r = plan.revision;
+  if (!r) return [];
+  const who = r.requestedBy ? mention(r.requestedBy) : 'the reviewer';
+  return [
+    section(
+      [
+        `*Changes asked by ${who}:* _${escapeText(r.note)}_`,
+        ...(r.applied.length > 0 ? r.applied.map((a) => `• ${escapeText(a)}`) : ['• no change applied yet']),
+        ...(r.question ? [`:question: ${who}: ${escapeText(r.question)}`] : []),
+      ].join('\n'),
+    ),
+  ];
+}
+
+function alternativeBlocks(plan: RemediationPlan): Block[] {
+  const alternatives = plan.alternatives ?? [];
+  if (alternatives.length === 0) return [];
+  return [
+    context(
+      alternatives
+        .map(
+          (a, i) =>
+            `Alternative ${i + 1}: ${escapeText(a.summary)} (${a.steps.length} step${a.steps.length === 1 ? '' : 's'}; request changes with "use alternative ${i + 1}")`,
+        )
+        .join('\n'),
+    ),
+  ];
 }
 
 export interface PlanReviewViewInput {
@@ -50,20 +108,11 @@ export function planReviewView(input: PlanReviewViewInput): ThreadMessage {
     section(
       `*${escapeText(plan.summary)}*\nRoot cause: ${escapeText(plan.rootCause)}\nNamespace ${code(escapeText(plan.namespace))} · author <@${plan.author}>`,
     ),
-    ...stepBlocks(plan),
+    ...revisionBlocks(plan),
+    ...stepBlocks(plan.steps),
+    ...alternativeBlocks(plan),
     context(reviewLines(input.review)),
-    ...(input.review && !input.review.passed
-      ? [
-          context(
-            `:warning: ${escapeText(
-              input.review.checks
-                .filter((c) => !c.passed)
-                .map((c) => c.detail)
-                .join('; '),
-            )}`,
-          ),
-        ]
-      : []),
+    ...reviewWarnings(input.review),
     context(`calmops never runs these commands. Review expires ${input.expiresAt.slice(11, 16)} UTC.`),
     actions(`plan-review:${input.approvalId}`, [
       button('Approve plan', 'approval_approve', input.approvalId, 'primary'),
@@ -89,7 +138,7 @@ export function approvedPlanView(input: {
   const blocks: Block[] = [
     header('Approved remediation plan'),
     section(`*${escapeText(input.plan.summary)}* (${by})\nRoot cause: ${escapeText(input.plan.rootCause)}`),
-    ...stepBlocks(input.plan),
+    ...stepBlocks(input.plan.steps),
     context('calmops does not run changes: run each step yourself, rollback at hand. Ask here for any step.'),
     actions(`resolved:${input.sessionId}`, [button('Mark resolved', 'session_resolved', input.sessionId, 'primary')]),
   ];

@@ -1,0 +1,269 @@
+// @ts-check
+// The `calmops` command runs from a bundle (bundle.mjs explains why, and when it is rebuilt): `src/cli/main.ts` and
+// each command module are entry points of one build with code splitting, so a command loads the chunks it needs and
+// nothing else, and `main.ts` finds `./commands/<name>.js` beside it as it does in the sources. The shipped triage
+// templates are parsed and validated while building and written into the bundle, so no run reads their YAML again.
+
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  buildBundle,
+  bundleEntry,
+  bundleIsFresh,
+  canBuild,
+  EXTERNAL,
+  keepModuleLocation,
+  REQUIRE_BANNER,
+} from './bundle.mjs';
+
+/** @typedef {import('./bundle.mjs').BundleLocation} BundleLocation */
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** This checkout, with the cache directory every calmops cache shares (see cache-dir.ts). */
+export const cliLocation = { root, cacheDir: join(root, 'node_modules', '.cache', 'calmops') };
+
+const COMMANDS_DIR = 'src/cli/commands';
+const TEMPLATES_DIR = 'templates';
+
+/**
+ * The shipped templates as `loadTemplates` returns them, and the files that decided them: the loader is bundled on
+ * its own and run here, so the templates in the bundle are exactly what the sources would load.
+ * @param {BundleLocation} at
+ */
+async function builtTemplates(at) {
+  const { build } = await import('esbuild');
+  const result = await build({
+    stdin: {
+      contents: "export { loadTemplates } from './src/triage/templates.ts';\n",
+      resolveDir: at.root,
+      loader: 'ts',
+      sourcefile: '<templates>',
+    },
+    absWorkingDir: at.root,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: EXTERNAL,
+    banner: { js: REQUIRE_BANNER },
+    write: false,
+    metafile: true,
+    outfile: 'templates.mjs',
+    logLevel: 'silent',
+    plugins: [keepModuleLocation],
+  });
+  await mkdir(at.cacheDir, { recursive: true });
+  const loader = join(at.cacheDir, `templates-loader.${process.pid}.${Date.now()}.mjs`);
+  const dir = join(at.root, TEMPLATES_DIR);
+  let list;
+  try {
+    await writeFile(loader, result.outputFiles?.[0]?.contents ?? '');
+    const { loadTemplates } = await import(pathToFileURL(loader).href);
+    list = loadTemplates(dir).list();
+  } finally {
+    await rm(loader, { force: true });
+  }
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'));
+  return {
+    list,
+    // The folder itself stands for the list of files in it: adding or removing a template changes its mtime.
+    inputs: [
+      ...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('<')),
+      TEMPLATES_DIR,
+      ...files.map((f) => `${TEMPLATES_DIR}/${f}`),
+    ],
+  };
+}
+
+const CLIENT = '@kubernetes/client-node';
+const UNRESOLVED = {};
+
+/**
+ * Where each name the Kubernetes client exports is defined: the first module of its `dist` that declares it, unless
+ * several do. Names the index exports under another name are not here.
+ * @param {string} root
+ */
+async function clientDefinitions(root) {
+  const dist = join(root, 'node_modules', CLIENT, 'dist');
+  /** @type {Map<string, string | null>} */
+  const sites = new Map();
+  for (const file of await readdir(dist, { recursive: true })) {
+    if (!file.endsWith('.js')) continue;
+    const text = await readFile(join(dist, file), 'utf8');
+    for (const match of text.matchAll(
+      /^export (?:class|function\*?|async function|const|let|var) ([A-Za-z_$][\w$]*)/gm,
+    )) {
+      const name = /** @type {string} */ (match[1]);
+      sites.set(name, sites.has(name) ? null : join(dist, file));
+    }
+  }
+  return sites;
+}
+
+/**
+ * The names `text` imports from `specifier` with named imports only; undefined when it imports it any other way
+ * (a namespace, a default, a re-export), or imports nothing from it.
+ * @param {string} text
+ * @param {string} specifier
+ */
+function namedImports(text, specifier) {
+  const quoted = `['"]${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`;
+  const statements = [...text.matchAll(new RegExp(`^(?:import|export)\\b[^;]*?from\\s*${quoted}`, 'gm'))];
+  /** @type {Set<string>} */
+  const names = new Set();
+  for (const [statement] of statements) {
+    const named = /^import\s*\{([^}]*)\}\s*from/.exec(statement);
+    if (!named) return undefined;
+    for (const part of (named[1] ?? '').split(',')) {
+      const name =
+        part
+          .trim()
+          .split(/\s+as\s+/)[0]
+          ?.trim() ?? '';
+      if (name && !name.startsWith('type ')) names.add(name);
+    }
+  }
+  return names.size > 0 ? names : undefined;
+}
+
+/**
+ * Only the modules of the Kubernetes client that calmops uses. The package's index (and its generated code's index)
+ * re-exports every generated API and model class, over a thousand files: a command that only loads a kubeconfig and
+ * makes requests would load them all, because `calmops doctor` makes one API client. So a named import of such an
+ * index, by our sources or by the client itself, is answered by a module that exports those names straight from the
+ * files that define them: the rest of the index is never reached, so it lands in no chunk that `calmops triage`
+ * loads. An index reached anyway (an API class, which the index exports under another name) is marked free of
+ * import-time effects, so that only the exports used from it are bundled.
+ * @param {string} root
+ * @returns {Promise<import('esbuild').Plugin>}
+ */
+async function kubernetesClientUsedModulesOnly(root) {
+  const definitions = await clientDefinitions(root);
+  const inClient = `/node_modules/${CLIENT}/`;
+  /** @type {Map<string, boolean>} */
+  const hubs = new Map();
+  /** @param {string} path */
+  const isHub = async (path) => {
+    if (!hubs.has(path)) {
+      hubs.set(path, /^export\s*(?:\*|\{[^}]*\}\s*from)/m.test(await readFile(path, 'utf8').catch(() => '')));
+    }
+    return hubs.get(path);
+  };
+  return {
+    name: 'kubernetes-client-used-modules-only',
+    setup(builder) {
+      // Only the package itself and index modules: a callback for every import of every package would slow the
+      // build down several times.
+      builder.onResolve({ filter: /^(?:@kubernetes\/client-node|\.\.?\/(?:.*\/)?index\.js)$/ }, async (args) => {
+        if (args.pluginData === UNRESOLVED || args.namespace !== 'file') return undefined;
+        const fromClient = args.importer.includes(inClient);
+        const ofClient = args.path === CLIENT || args.path.startsWith(`${CLIENT}/`) || args.path.includes(inClient);
+        if (!fromClient && !(ofClient && !args.importer.includes('/node_modules/'))) return undefined;
+        const resolved = await builder.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: UNRESOLVED,
+        });
+        if (resolved.errors.length > 0) return { errors: resolved.errors };
+        if (resolved.external || !resolved.path.includes(inClient)) return undefined;
+        if (args.kind === 'import-statement' && (await isHub(resolved.path))) {
+          const names = namedImports(await readFile(args.importer, 'utf8'), args.path);
+          if (names && [...names].every((name) => typeof definitions.get(name) === 'string')) {
+            return {
+              path: `${args.importer}:${args.path}`,
+              namespace: 'kubernetes-client-imports',
+              pluginData: [...names].map((name) => [name, definitions.get(name)]),
+            };
+          }
+        }
+        return { path: resolved.path, sideEffects: false };
+      });
+      builder.onLoad({ filter: /.*/, namespace: 'kubernetes-client-imports' }, (args) => ({
+        contents: /** @type {[string, string][]} */ (args.pluginData)
+          .map(([name, file]) => `export { ${name} } from ${JSON.stringify(file)};`)
+          .join('\n'),
+        loader: 'js',
+        resolveDir: root,
+      }));
+    },
+  };
+}
+
+/** @type {import('./bundle.mjs').BundleTarget} */
+export const CLI = {
+  name: 'cli',
+  layout: 'directory',
+  entry: 'main.js',
+  builders: [fileURLToPath(import.meta.url)],
+  options: async (at) => {
+    const commands = (await readdir(join(at.root, COMMANDS_DIR)))
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+      .map((f) => f.slice(0, -'.ts'.length));
+    const templates = await builtTemplates(at);
+    return {
+      esbuild: {
+        entryPoints: {
+          main: 'src/cli/main.ts',
+          ...Object.fromEntries(commands.map((name) => [`commands/${name}`, `${COMMANDS_DIR}/${name}.ts`])),
+        },
+        // A string for JSON.parse: much quicker to load than the same data as an object literal.
+        define: { CALMOPS_BUILT_TEMPLATES: JSON.stringify(JSON.stringify(templates.list)) },
+        plugins: [await kubernetesClientUsedModulesOnly(at.root)],
+        minifyWhitespace: true,
+        minifySyntax: true,
+      },
+      // A new command module is a new entry point: the folder's mtime tells.
+      inputs: [COMMANDS_DIR, ...templates.inputs],
+    };
+  },
+};
+
+const LOCK_STALE_MS = 120_000;
+
+/**
+ * Run `fn` while holding the build lock, so that commands started together (a script, a test run) build once and
+ * the others wait for that build. A lock older than any build is left over from a killed process and is taken over.
+ * @param {BundleLocation} at
+ * @param {() => Promise<void>} fn
+ */
+async function withBuildLock(at, fn) {
+  const lock = join(at.cacheDir, 'cli.lock');
+  await mkdir(at.cacheDir, { recursive: true });
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
+      const info = await stat(lock).catch(() => undefined);
+      if (info && Date.now() - info.mtimeMs > LOCK_STALE_MS) await rm(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    await fn();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The bundle's entry file, built first when it is missing or stale and esbuild is installed; without esbuild (a
+ * production install) whatever bundle there is. Undefined when there is none and none can be built.
+ * @param {{ at?: BundleLocation, onBuild?: () => void }} [options]
+ */
+export async function cliEntry({ at = cliLocation, onBuild } = {}) {
+  if (!(await canBuild(at))) return bundleEntry(at, CLI);
+  if (!(await bundleIsFresh(at, CLI))) {
+    await withBuildLock(at, async () => {
+      // Another command may have built it while this one waited.
+      if (await bundleIsFresh(at, CLI)) return;
+      onBuild?.();
+      await buildBundle(at, CLI);
+    });
+  }
+  return bundleEntry(at, CLI);
+}

@@ -1,0 +1,102 @@
+import type { PolicyConfig } from '../config.js';
+import { type Policy, PolicyError, parsePolicyText } from './policy.js';
+
+/**
+ * Where the functions get the channel policy each invocation. Deployed, it is an SSM parameter read through
+ * Powertools Parameters and cached for `maxAgeSeconds`, so an edited policy is in force within a minute without a
+ * redeploy, and a policy is not bounded by Lambda's 4 KB of environment variables. Inline (CALMOPS_POLICY_JSON) or
+ * file (CALMOPS_POLICY) policies are parsed once at cold start and never change.
+ */
+
+/** How long a fetched policy is used before SSM is asked again. */
+export const POLICY_MAX_AGE_SECONDS = 60;
+
+export interface PolicySource {
+  /** The policy in force now; undefined when none is configured (every channel is then refused). */
+  current(): Promise<Policy | undefined>;
+}
+
+/** What the source needs of Powertools' SSMProvider; tests hand in one built on a fake endpoint. */
+export interface ParameterProvider {
+  get(name: string, options: { maxAge: number }): Promise<unknown>;
+}
+
+export class PolicyParameterError extends Error {
+  override readonly name = 'PolicyParameterError';
+}
+
+export interface ParameterSourceOptions {
+  /** Defaults to Powertools' SSMProvider with the SDK's defaults (region, credentials, AWS_ENDPOINT_URL_SSM). */
+  provider?: ParameterProvider;
+  maxAgeSeconds?: number;
+  knownIntents?: readonly string[];
+  /**
+   * Told when a fetch or parse fails while an earlier policy is still at hand: that policy stays in force, so a bad
+   * edit or an SSM hiccup does not turn every channel away.
+   */
+  onStale?: (error: Error) => void;
+}
+
+export function staticPolicySource(policy: Policy | undefined): PolicySource {
+  return { current: async () => policy };
+}
+
+export function parameterPolicySource(name: string, options: ParameterSourceOptions = {}): PolicySource {
+  const maxAge = options.maxAgeSeconds ?? POLICY_MAX_AGE_SECONDS;
+  let provider: Promise<ParameterProvider> | undefined;
+  let last: { text: string; policy: Policy } | undefined;
+  // A rejected edit is reported once, not on every invocation until someone fixes it.
+  let rejected: string | undefined;
+
+  const fetchText = async (): Promise<string> => {
+    provider ??= options.provider
+      ? Promise.resolve(options.provider)
+      : import('@aws-lambda-powertools/parameters/ssm').then(({ SSMProvider }) => new SSMProvider());
+    let value: unknown;
+    try {
+      value = await (await provider).get(name, { maxAge });
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new PolicyParameterError(`the channel policy parameter ${name} could not be read: ${reason}`, { cause });
+    }
+    if (typeof value !== 'string' || value.trim() === '') {
+      throw new PolicyParameterError(`the channel policy parameter ${name} is empty`);
+    }
+    return value;
+  };
+
+  return {
+    async current() {
+      try {
+        const text = await fetchText();
+        // The provider hands back the same text until the parameter changes; parsing it again would only cost time.
+        if (last?.text === text) return last.policy;
+        if (last !== undefined && text === rejected) return last.policy;
+        let policy: Policy;
+        try {
+          policy = parsePolicyText(text, {
+            source: `SSM parameter ${name}`,
+            ...(options.knownIntents === undefined ? {} : { knownIntents: options.knownIntents }),
+          });
+        } catch (error) {
+          rejected = text;
+          throw error;
+        }
+        last = { text, policy };
+        rejected = undefined;
+        return policy;
+      } catch (error) {
+        if (last === undefined || !(error instanceof PolicyParameterError || error instanceof PolicyError)) throw error;
+        options.onStale?.(error);
+        return last.policy;
+      }
+    },
+  };
+}
+
+/** The source a function's configuration names. */
+export function policySourceFor(config: PolicyConfig, options: ParameterSourceOptions = {}): PolicySource {
+  return config.parameterName === undefined
+    ? staticPolicySource(config.policy)
+    : parameterPolicySource(config.parameterName, options);
+}

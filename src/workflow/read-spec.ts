@@ -1,0 +1,20 @@
+import * as z from 'zod';
+
+/**
+ * A targeted read, as the cluster reader runs it. Kept apart from the workflow's records (artifacts.ts), which the
+ * cluster reader does not need: importing them would bring the DynamoDB client into its bundle.
+ */
+export const ReadSpecSchema = z.object({
+  /** What the user sees: `get pods`, `logs web-1`, … */
+  title: z.string().max(300),
+  verb: z.enum(['get', 'list', 'logs', 'events']),
+  kind: z.string().max(64),
+  name: z.string().max(253).optional(),
+  namespace: z.string().max(253).optional(),
+  container: z.string().max(63).optional(),
+  previous: z.boolean().optional(),
+  tailLines: z.number().int().min(1).max(1000).optional(),
+  labelSelector: z.string().max(500).optional(),
+  fieldSelector: z.string().max(500).optional(),
+});
+export type ReadSpec = z.infer<typeof ReadSpecSchema>;
