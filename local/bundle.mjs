@@ -48,6 +48,19 @@ export const REQUIRE_BANNER =
   "import { createRequire as __calmopsCreateRequire } from 'node:module'; const require = __calmopsCreateRequire(import.meta.url);";
 
 /**
+ * How every local bundle is built: one ES module for Node 20, with the packages above left out.
+ * @type {import('esbuild').BuildOptions}
+ */
+export const NODE_ESM = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: EXTERNAL,
+  banner: { js: REQUIRE_BANNER },
+};
+
+/**
  * Our modules find files next to their sources (templates, state machines, the demo cluster, the sandbox page): each
  * keeps its own import.meta.url instead of the bundle's.
  * @type {import('esbuild').Plugin}
@@ -207,12 +220,7 @@ export async function buildBundle(at, target) {
     extra = options.inputs ?? [];
     result = await build({
       absWorkingDir: at.root,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: EXTERNAL,
-      banner: { js: REQUIRE_BANNER },
+      ...NODE_ESM,
       keepNames: true,
       metafile: true,
       logLevel: 'silent',

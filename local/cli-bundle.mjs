@@ -7,15 +7,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  buildBundle,
-  bundleEntry,
-  bundleIsFresh,
-  canBuild,
-  EXTERNAL,
-  keepModuleLocation,
-  REQUIRE_BANNER,
-} from './bundle.mjs';
+import { buildBundle, bundleEntry, bundleIsFresh, canBuild, keepModuleLocation, NODE_ESM } from './bundle.mjs';
 
 /** @typedef {import('./bundle.mjs').BundleLocation} BundleLocation */
 
@@ -42,12 +34,7 @@ async function builtTemplates(at) {
       sourcefile: '<templates>',
     },
     absWorkingDir: at.root,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: EXTERNAL,
-    banner: { js: REQUIRE_BANNER },
+    ...NODE_ESM,
     write: false,
     metafile: true,
     outfile: 'templates.mjs',

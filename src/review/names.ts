@@ -241,26 +241,16 @@ export function targetOf(names: PlanNames, slot: NameSlot): ResolvedRef | undefi
   return names.refs[slot as RefSlot | ObjectSlot];
 }
 
+/** What an unknown slot is called when the plan asks for it: an object slot by its kind, unless said better here. */
 const KIND_WORDS: Record<NameSlot, string> = {
+  ...OBJECT_SLOTS,
   resource: 'object that shows the fault',
   owner: 'object to change',
   workload: 'workload (Deployment, StatefulSet, DaemonSet or CronJob)',
   pod: 'failing pod',
   configmap: 'ConfigMap the workload reads',
   secret: 'Secret the workload reads',
-  pvc: 'PersistentVolumeClaim',
-  pv: 'PersistentVolume',
-  storageclass: 'StorageClass',
   node: 'node',
-  service: 'Service',
-  ingress: 'Ingress',
-  ingressclass: 'IngressClass',
-  route: 'Route',
-  networkpolicy: 'NetworkPolicy',
-  hpa: 'HorizontalPodAutoscaler',
-  resourcequota: 'ResourceQuota',
-  pdb: 'PodDisruptionBudget',
-  volumeattachment: 'VolumeAttachment',
   container: 'container',
   key: 'missing key or variable',
   selector: 'label selector',

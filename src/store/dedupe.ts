@@ -49,25 +49,8 @@ export class DedupeRepository {
    * repeat. The expiry is part of the condition, so an expired mark is reusable whether or not TTL removed it.
    */
   async firstDelivery(key: string, options: DedupeOptions = {}): Promise<boolean> {
-    const dedupeKey = parseInput(DedupeKeySchema, key, 'dedupe key');
     const { ttlSeconds, now = new Date() } = parseInput(DedupeOptionsSchema, options, 'dedupe options');
-    const at = toIso(now);
-    const expiresAt = toIso(new Date(now.getTime() + ttlSeconds * 1000));
-    const itemKey = keys.dedupe(dedupeKey);
-    const writeId = ulid();
-    const result = await conditional('PutItem', itemKey, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: { ...itemKey, firstSeenAt: at, expiresAt, writeId, expiresAtEpoch: toEpochSeconds(expiresAt) },
-          ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :now',
-          ExpressionAttributeValues: { ':now': at },
-        }),
-      ),
-    );
-    if (result.ok) return true;
-    // A retried request whose first attempt landed must still report the first delivery, or the event is dropped.
-    return (await getItem(this.ctx, itemKey))?.['writeId'] === writeId;
+    return (await this.mark(key, now, ttlSeconds)) !== undefined;
   }
 
   /**
@@ -77,15 +60,31 @@ export class DedupeRepository {
    * does: the consumer drops a repeated message key).
    */
   async claim(key: string, options: DedupeClaimOptions = {}): Promise<DedupeClaim | undefined> {
-    const dedupeKey = parseInput(DedupeKeySchema, key, 'dedupe key');
     const {
       ttlSeconds,
       leaseSeconds,
       now = new Date(),
     } = parseInput(DedupeClaimOptionsSchema, options, 'dedupe options');
+    return this.mark(key, now, ttlSeconds, leaseSeconds);
+  }
+
+  /**
+   * One conditional put for both kinds of mark: a final one (no lease) and a pending one held for `leaseSeconds`.
+   * Expired marks, and pending ones past their lease, are taken over; a final mark holds until it expires.
+   */
+  private async mark(
+    key: string,
+    now: Date,
+    ttlSeconds: number,
+    leaseSeconds?: number,
+  ): Promise<DedupeClaim | undefined> {
+    const dedupeKey = parseInput(DedupeKeySchema, key, 'dedupe key');
     const at = toIso(now);
     const expiresAt = toIso(new Date(now.getTime() + ttlSeconds * 1000));
-    const leaseUntil = toIso(new Date(now.getTime() + leaseSeconds * 1000));
+    const lease =
+      leaseSeconds === undefined
+        ? {}
+        : { leaseUntil: toIso(new Date(now.getTime() + leaseSeconds * 1000)), phase: 'pending' };
     const itemKey = keys.dedupe(dedupeKey);
     const writeId = ulid();
     const result = await conditional('PutItem', itemKey, () =>
@@ -96,9 +95,8 @@ export class DedupeRepository {
             ...itemKey,
             firstSeenAt: at,
             expiresAt,
-            leaseUntil,
+            ...lease,
             writeId,
-            phase: 'pending',
             expiresAtEpoch: toEpochSeconds(expiresAt),
           },
           ConditionExpression:
@@ -107,6 +105,7 @@ export class DedupeRepository {
         }),
       ),
     );
+    // A retried request whose first attempt landed finds its own writeId: it still holds the first delivery.
     if (result.ok || (await getItem(this.ctx, itemKey))?.['writeId'] === writeId) return { key: dedupeKey, writeId };
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createClusterReaderHandler } from '../../functions/cluster-reader.js';
@@ -251,7 +252,7 @@ describe('the cluster reader function', () => {
     const file = join(dir, `lambda-${Math.random().toString(36).slice(2)}.kubeconfig`);
     writeFileSync(file, kubeconfig);
     const env = { CALMOPS_CLUSTERS: JSON.stringify({ prod: { kubeconfigFile: file } }) };
-    return createClusterReaderHandler(env, { logger: { info() {}, warn() {} } as never });
+    return createClusterReaderHandler(env, { logger: new Logger({ logLevel: 'SILENT' }) });
   }
 
   it('never runs an exec plugin: there is no way to allow it', async () => {

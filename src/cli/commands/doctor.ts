@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { formatReport } from '../../doctor/report.js';
 import { awsDeps, type DoctorDeps, environmentTarget, runDoctor, stackTarget } from '../../doctor/run.js';
-import { type CliCommand, type CliIo, UsageError } from '../io.js';
+import { type CliCommand, type CliIo, parseFlags, UsageError } from '../io.js';
 
 const USAGE = `Usage: calmops doctor [--stack NAME [--clusters a,b]] [--policy FILE] [--namespace NS] [-o text|json]
 
@@ -36,31 +35,18 @@ interface DoctorOptions {
 }
 
 function parse(args: string[]): DoctorOptions | 'help' {
-  let values: {
-    stack?: string;
-    clusters?: string;
-    policy?: string;
-    namespace?: string;
-    output?: string;
-    help?: boolean;
-  };
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        stack: { type: 'string' },
-        clusters: { type: 'string' },
-        policy: { type: 'string' },
-        namespace: { type: 'string', short: 'n' },
-        output: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${USAGE}`, { cause: error });
-  }
+  const values = parseFlags(
+    args,
+    {
+      stack: { type: 'string' },
+      clusters: { type: 'string' },
+      policy: { type: 'string' },
+      namespace: { type: 'string', short: 'n' },
+      output: { type: 'string', short: 'o' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
   if (values.help) return 'help';
   const output = values.output ?? 'text';
   if (output !== 'text' && output !== 'json') throw new UsageError(`-o: expected text or json, got "${output}"`);

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { ManifestUrlError, renderManifest, renderManifestJson } from '../../slack/manifest/app-manifest.js';
-import { type CliCommand, UsageError } from '../io.js';
+import { type CliCommand, parseFlags, UsageError } from '../io.js';
 
 const USAGE = `Usage: calmops manifest --url <SlackRequestUrl> [--name NAME] [-o yaml|json]
 
@@ -15,22 +14,16 @@ or into an existing app's App Manifest editor.
 
 /** `calmops manifest`: the manifest, filled in for one deployment. */
 export const run: CliCommand = async (args, io) => {
-  let values: { url?: string; name?: string; output?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        url: { type: 'string' },
-        name: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${USAGE}`, { cause: error });
-  }
+  const values = parseFlags(
+    args,
+    {
+      url: { type: 'string' },
+      name: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
   if (values.help) {
     io.stdout(USAGE);
     return 0;

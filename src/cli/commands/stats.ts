@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PANIC_TYPES } from '../../diagnosis/panic.js';
 import { type CollectedMetrics, collectMetricsFromStore, METRICS_LIMITS } from '../../memory/collect.js';
@@ -6,7 +5,7 @@ import { createDocumentClient, TABLE_NAME_ENV, tableNameFromEnv } from '../../st
 import { StoreError } from '../../store/errors.js';
 import { SessionRepository } from '../../store/sessions.js';
 import { TimelineRepository } from '../../store/timeline.js';
-import { type CliCommand, type CliIo, UsageError } from '../io.js';
+import { type CliCommand, type CliIo, parseFlags, UsageError } from '../io.js';
 
 const USAGE = `Usage: calmops stats [--since ISO] [--limit N] [--json]
 
@@ -36,22 +35,12 @@ interface StatsOptions {
 const ISO_INPUT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 function parse(args: string[]): StatsOptions | 'help' {
-  let values: { since?: string; limit?: string; json?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        since: { type: 'string' },
-        limit: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
-  }
+  const values = parseFlags(args, {
+    since: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
   let since: Date | undefined;
   if (values.since !== undefined) {
