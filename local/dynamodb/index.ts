@@ -1,4 +1,5 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { type AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -61,18 +62,54 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
     server.listen(options.port ?? 0, '127.0.0.1', () => done());
   });
   const { port } = server.address() as AddressInfo;
+  const inFlight = trackRequests(server);
   let closed: Promise<void> | undefined;
   return {
     endpoint: `http://127.0.0.1:${port}`,
     close() {
-      closed ??= new Promise<void>((done, fail) => {
-        server.close((error) => {
-          releaseLock().then(() => (error ? fail(error) : done()), fail);
+      closed ??= (async () => {
+        await inFlight.drain(DRAIN_MS);
+        await new Promise<void>((done, fail) => {
+          server.close((error) => {
+            releaseLock().then(() => (error ? fail(error) : done()), fail);
+          });
+          // SDK clients keep connections alive; without this, close would wait for them to time out.
+          server.closeAllConnections();
         });
-        // SDK clients keep connections alive; without this, close would wait for them to time out.
-        server.closeAllConnections();
-      });
+      })();
       return closed;
+    },
+  };
+}
+
+/**
+ * How long close() lets requests already being served finish. dynalite closes its database when the server
+ * closes; a request cut off mid-way would go on to write to the closed database and throw where nobody catches.
+ */
+const DRAIN_MS = 5000;
+
+function trackRequests(server: Server): { drain(timeoutMs: number): Promise<void> } {
+  let active = 0;
+  const idle = new Set<() => void>();
+  server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    active += 1;
+    response.once('close', () => {
+      active -= 1;
+      if (active === 0) for (const done of idle) done();
+    });
+  });
+  return {
+    async drain(timeoutMs) {
+      if (active === 0) return;
+      await new Promise<void>((done) => {
+        const finish = () => {
+          clearTimeout(timer);
+          idle.delete(finish);
+          done();
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        idle.add(finish);
+      });
     },
   };
 }
@@ -83,13 +120,23 @@ const { parentPort, workerData } = require('node:worker_threads');
 const server = require(workerData.dynalite)(workerData.options);
 server.once('error', (error) => parentPort.postMessage({ type: 'error', message: error.message }));
 server.listen(workerData.port, '127.0.0.1', () => parentPort.postMessage({ type: 'listening', port: server.address().port }));
+let active = 0;
+server.on('request', (req, res) => {
+  active += 1;
+  res.once('close', () => { active -= 1; });
+});
 parentPort.on('message', (message) => {
   if (message !== 'close') return;
-  server.close((error) => {
-    parentPort.postMessage({ type: 'closed', message: error ? error.message : undefined });
-    parentPort.close();
-  });
-  server.closeAllConnections();
+  const started = Date.now();
+  const closeWhenIdle = () => {
+    if (active > 0 && Date.now() - started < workerData.drainMs) return void setTimeout(closeWhenIdle, 10);
+    server.close((error) => {
+      parentPort.postMessage({ type: 'closed', message: error ? error.message : undefined });
+      parentPort.close();
+    });
+    server.closeAllConnections();
+  };
+  closeWhenIdle();
 });
 `;
 
@@ -105,7 +152,12 @@ async function startInWorker(
 ): Promise<LocalDynamo> {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { dynalite: createRequire(import.meta.url).resolve('dynalite'), options: dynaliteOptions, port },
+    workerData: {
+      dynalite: createRequire(import.meta.url).resolve('dynalite'),
+      options: dynaliteOptions,
+      port,
+      drainMs: DRAIN_MS,
+    },
   });
   const exited = new Promise<void>((done) => worker.once('exit', () => done()));
   let listening: number;

@@ -181,6 +181,8 @@ export class LocalStepFunctionsEngine {
   private readonly tokenPlaceholder = `calmops-local-task-token-${randomUUID()}`;
   private sequence = 0;
   private closed = false;
+  /** Handlers outlive the execution that called them when it is stopped; close() waits for them all the same. */
+  private readonly handlersRunning = new Set<Promise<unknown>>();
 
   private constructor(
     private readonly options: EngineOptions,
@@ -878,12 +880,19 @@ export class LocalStepFunctionsEngine {
           throw this.errors.createRuntime(`No task handler is registered for '${integration.key}'`);
         }
         try {
-          return toJson(await handler(toJson(input), context));
+          return toJson(await this.track(handler(toJson(input), context)));
         } catch (error) {
           throw lambdaFailure(error);
         }
       }
     }
+  }
+
+  private track<T>(running: Promise<T>): Promise<T> {
+    this.handlersRunning.add(running);
+    const forget = () => this.handlersRunning.delete(running);
+    running.then(forget, forget);
+    return running;
   }
 
   private async callLambda(functionRef: string, payload: unknown, context: TaskHandlerContext): Promise<unknown> {
@@ -896,7 +905,7 @@ export class LocalStepFunctionsEngine {
       );
     }
     try {
-      return toJson(await handler(toJson(payload), context));
+      return toJson(await this.track(handler(toJson(payload), context)));
     } catch (error) {
       throw lambdaFailure(error);
     }
@@ -1038,5 +1047,6 @@ export class LocalStepFunctionsEngine {
       pending.push(runtime.record.done);
     }
     await Promise.all(pending);
+    await Promise.allSettled([...this.handlersRunning]);
   }
 }
