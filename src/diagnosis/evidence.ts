@@ -265,7 +265,6 @@ export function evidenceFromConfirmation(
   request: UserRequest,
   evidence: readonly EvidenceItem[],
   at: string,
-  actor?: string,
 ): EvidenceItem[] {
   if (request.kind !== 'confirm-root-cause') return [];
   const hypothesis = latest(evidence, 'hypothesis');
@@ -274,7 +273,7 @@ export function evidenceFromConfirmation(
     {
       id: `root-cause:${hypothesis.code ?? hypothesis.description}`,
       type: 'confirmed_root_cause',
-      description: `Root cause confirmed${actor ? ` by ${actor}` : ''}: ${hypothesis.description}`,
+      description: `Root cause confirmed: ${hypothesis.description}`,
       source: 'user',
       code: hypothesis.code,
       resource: hypothesis.resource,
@@ -313,13 +312,14 @@ export function evidenceFromPlan(plan: PlanLike, at: string): EvidenceItem[] {
   return items;
 }
 
-export function evidenceFromResolved(request: UserRequest, at: string, actor?: string): EvidenceItem[] {
+/** Who reported it is on the timeline event; the evidence says what, so it reads the same wherever it is shown. */
+export function evidenceFromResolved(request: UserRequest, at: string): EvidenceItem[] {
   if (request.kind !== 'resolved') return [];
   return [
     {
       id: `fix:${at}`,
       type: 'fix_applied',
-      description: `Reported resolved${actor ? ` by ${actor}` : ''}: ${request.raw}`,
+      description: `Reported resolved: ${request.raw}`,
       source: 'user',
       at,
     },

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+// Answers are Slack mrkdwn: what the person typed and what the plan quotes from the cluster are shown as text.
+import { escapeText, mention } from '../slack/views/limits.js';
 import { type SafetyLabel, SafetyLabelSchema } from '../triage/envelope.js';
 import { classifyCommandLine } from './commands.js';
 import { canonicalKind } from './kinds.js';
@@ -98,14 +100,6 @@ function safetyOf(step: PlanStep): SafetyLabel {
   return parsed?.kind === 'dangerous' ? 'DANGEROUS' : 'REQUIRES_APPROVAL';
 }
 
-/**
- * Answers are Slack mrkdwn: what the person typed and what the plan quotes from the cluster are shown as text,
- * never read as mentions or links.
- */
-function asText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /** Steps are named by the number the plan view shows, never by their internal id. */
 function stepLabel(plan: ApprovedPlan, step: PlanStep): string {
   return `step ${plan.steps.indexOf(step) + 1}`;
@@ -113,12 +107,12 @@ function stepLabel(plan: ApprovedPlan, step: PlanStep): string {
 
 function render(plan: ApprovedPlan, step: PlanStep, safety: SafetyLabel): string {
   return [
-    `calmops does not run changes. From the approved plan "${asText(plan.title ?? plan.id)}"${plan.approvedBy ? ` (approved by ${asText(plan.approvedBy)})` : ''}, ${stepLabel(plan, step)}${step.description ? `: ${asText(step.description)}` : ''}`,
+    `calmops does not run changes. From the approved plan "${escapeText(plan.title ?? plan.id)}"${plan.approvedBy ? ` (approved by ${mention(plan.approvedBy)})` : ''}, ${stepLabel(plan, step)}${step.description ? `: ${escapeText(step.description)}` : ''}`,
     '```',
-    asText(step.command),
+    escapeText(step.command),
     '```',
     `Rollback:${step.rollback ? '' : ' none recorded'}`,
-    ...(step.rollback ? ['```', asText(step.rollback), '```'] : []),
+    ...(step.rollback ? ['```', escapeText(step.rollback), '```'] : []),
     `Safety: ${safety}`,
   ].join('\n');
 }
@@ -176,8 +170,8 @@ export function answerFromPlan(
       matched: false,
       reason: isGeneric(request) ? 'several plan steps could be meant' : 'no plan step matches the request',
       message: [
-        `"${asText(request.raw)}" is not a step of the approved plan "${asText(plan.title ?? plan.id)}". The plan's changes are:`,
-        ...writes.map((s) => `• ${stepLabel(plan, s)}: \`${asText(s.command)}\``),
+        `"${escapeText(request.raw)}" is not a step of the approved plan "${escapeText(plan.title ?? plan.id)}". The plan's changes are:`,
+        ...writes.map((s) => `• ${stepLabel(plan, s)}: \`${escapeText(s.command)}\``),
       ].join('\n'),
       candidates,
     };
@@ -188,8 +182,8 @@ export function answerFromPlan(
       matched: false,
       reason: 'several plan steps match equally',
       message: [
-        `"${asText(request.raw)}" matches more than one step of the plan; name the one you mean:`,
-        ...ties.map((s) => `• ${stepLabel(plan, s.step)}: \`${asText(s.step.command)}\``),
+        `"${escapeText(request.raw)}" matches more than one step of the plan; name the one you mean:`,
+        ...ties.map((s) => `• ${stepLabel(plan, s.step)}: \`${escapeText(s.step.command)}\``),
       ].join('\n'),
       candidates: ties.map((s) => s.step),
     };

@@ -31,9 +31,9 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/** Memory keeps what was done, not who did it: a recall in another incident must not name or ping people. */
 interface Reported {
   command: string;
-  by: string;
 }
 
 /** Commands people typed after the plan was approved (all of the thread when nothing was approved). */
@@ -46,12 +46,12 @@ function reportedCommands(input: ResolutionInput): Reported[] {
   for (const event of after) {
     if (event.type !== 'input.consumed' || !event.summary) continue;
     for (const line of extractCommandLines(normalizeSlackText(event.summary))) {
-      out.push({ command: redactCredentials(line), by: event.actor });
+      out.push({ command: redactCredentials(line) });
     }
   }
   if (input.fixReport) {
     for (const line of extractCommandLines(normalizeSlackText(input.fixReport))) {
-      out.push({ command: redactCredentials(line), by: 'the person who reported the fix' });
+      out.push({ command: redactCredentials(line) });
     }
   }
   return out;
@@ -87,7 +87,7 @@ export function resolutionFromSession(input: ResolutionInput): ResolutionStep[] 
       return {
         command: clip(ran?.command ?? step.command, 2000),
         description: clip(
-          `${step.description}${ran ? ` Reported run by ${ran.by}${same ? '' : `; approved as step ${index + 1}: ${step.command}`}.` : ''}`,
+          `${step.description}${ran ? ` Reported run${same ? '' : `; approved as step ${index + 1}: ${step.command}`}.` : ''}`,
           1000,
         ),
         ...(step.rollback ? { rollback: clip(step.rollback, 2000) } : {}),
@@ -96,7 +96,7 @@ export function resolutionFromSession(input: ResolutionInput): ResolutionStep[] 
   const unplanned: ResolutionStep[] = extra.map((e) => ({
     command: clip(e.command, 2000),
     description: clip(
-      `Reported run by ${e.by} after ${steps.length > 0 ? 'approval; not a step of the approved plan' : 'the diagnosis'}.`,
+      `Reported run after ${steps.length > 0 ? 'approval; not a step of the approved plan' : 'the diagnosis'}.`,
       1000,
     ),
   }));

@@ -1,3 +1,4 @@
+import { AlertGroupRepository } from './alert-groups.js';
 import { type ApprovalOptions, ApprovalRepository } from './approvals.js';
 import { BlackboardRepository } from './blackboard.js';
 import type { StoreContext } from './client.js';
@@ -9,6 +10,7 @@ import { ThreadRepository } from './threads.js';
 import { TimelineRepository } from './timeline.js';
 import { WaitRepository } from './waits.js';
 
+export * from './alert-groups.js';
 export * from './approvals.js';
 export * from './blackboard.js';
 export * from './client.js';
@@ -46,6 +48,7 @@ export interface Store {
   dedupe: DedupeRepository;
   modals: ModalRepository;
   blackboard: BlackboardRepository;
+  alertGroups: AlertGroupRepository;
 }
 
 export function createStore(
@@ -62,5 +65,6 @@ export function createStore(
     dedupe: new DedupeRepository(ctx),
     modals: new ModalRepository(ctx),
     blackboard: new BlackboardRepository(ctx),
+    alertGroups: new AlertGroupRepository(ctx),
   };
 }

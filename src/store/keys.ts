@@ -66,6 +66,8 @@ export const keys = {
   dedupe: (key: string): ItemKey => ({ PK: `DEDUPE#${key}`, SK: META }),
   /** A modal calmops opened, by Slack's view id; submissions are checked against it. */
   modal: (viewId: string): ItemKey => ({ PK: `MODAL#${viewId}`, SK: META }),
+  /** An alert group and the session it opened, by a digest of the group's identity. */
+  alertGroup: (groupId: string): ItemKey => ({ PK: `ALERTGROUP#${groupId}`, SK: META }),
 } as const;
 
 export const SESSION_PK_PREFIX = 'SESSION#';

@@ -36,7 +36,14 @@ const Base = {
 
 export const AwaitPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ ...Base, kind: z.literal('input'), idleTimeoutSeconds: z.number().int().min(1).optional() }),
-  z.object({ ...Base, kind: z.literal('handoff'), domain: DomainSchema, reason: z.string().max(2000) }),
+  z.object({
+    ...Base,
+    kind: z.literal('handoff'),
+    domain: DomainSchema,
+    reason: z.string().max(2000),
+    /** The Slack user who asked; empty when calmops proposed it from the findings. */
+    askedBy: z.string().max(64).default(''),
+  }),
   z.object({
     ...Base,
     kind: z.literal('plan-review'),
@@ -152,6 +159,7 @@ export async function runAwait(deps: WorkflowDeps, payload: AwaitPayload): Promi
             approvalId,
             domain: payload.domain,
             reason: payload.reason,
+            ...(payload.askedBy ? { askedBy: payload.askedBy } : {}),
             remaining,
             expiresAt: expiresAt.toISOString(),
           }),

@@ -7,6 +7,7 @@ import { revisePlan } from '../review/revise.js';
 import { reviewPlan } from '../review/rubric.js';
 import { synthesizePlan } from '../review/synthesize.js';
 import { timeoutNoticeView } from '../slack/views/failure.js';
+import { escapeText, mention } from '../slack/views/limits.js';
 import { approvedPlanView, planOutcomeView } from '../slack/views/plan.js';
 import type { PlanRecord } from './artifacts.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from './common.js';
@@ -254,11 +255,10 @@ export async function postmortemPrepare(deps: WorkflowDeps, p: z.infer<typeof Po
           e.type === 'break-glass.request-under-override'),
     )
     .slice(-20)
-    .map((e) =>
-      `${e.at.slice(11, 19)} ${e.type.slice('break-glass.'.length)} by ${e.actor}${e.summary ? `: ${e.summary}` : ''}`.slice(
-        0,
-        300,
-      ),
+    // mrkdwn for the review message: people as mentions, the summaries (justifications people typed) escaped.
+    .map(
+      (e) =>
+        `${e.at.slice(11, 19)} ${e.type.slice('break-glass.'.length)} by ${mention(e.actor)}${e.summary ? `: ${escapeText(e.summary.slice(0, 240))}` : ''}`,
     );
   const record = await deps.artifacts.putPlan(
     {

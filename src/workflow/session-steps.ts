@@ -102,6 +102,8 @@ function proposeHandoff(envelope: TriageEnvelope, proposed: readonly string[], h
     const count = envelope.findings.filter((f) => f.domain === domain).length;
     return {
       domain,
+      // Nobody asked: calmops proposes it. The field is always there because the state machine passes it on.
+      askedBy: '',
       reason:
         `${count} finding(s) point outside ${envelope.routing.domain}, e.g. ${finding.code} on ${finding.resource.kind} ${finding.resource.name}: ${finding.message}`.slice(
           0,
@@ -180,7 +182,7 @@ export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePay
   }
   const session0 = await adoptRouting(deps, p.sessionId, envelope);
   const hypotheses = hypothesesFromCauses(envelope.rootCause, session0.namespace);
-  let handoff: { domain: string; reason: string } | undefined;
+  let handoff: { domain: string; reason: string; askedBy: string } | undefined;
   const progress = await addEvidence(deps, p.sessionId, evidenceFromEnvelope(envelope, at), (w) => {
     handoff = proposeHandoff(envelope, w.handoffDomainsProposed, session0.handoffCount);
     return {

@@ -46,6 +46,10 @@ describe('callbacks answered by people', () => {
   it('runs only the approved specialist and posts the findings report; a denied handoff runs nothing', async () => {
     const { sessionId, threadTs } = await openSession(h);
     await say(h, sessionId, 'ask the compute specialist', 'a1');
+    // Who asked is a working mention, never the escaped `&lt;@U…&gt;`.
+    const proposal = await waitForThread(h, threadTs, /Shall I consult the Compute specialist/);
+    expect(proposal).toContain(`<@${DEMO_IDS.requester}> asked for the compute specialist`);
+    expect(proposal).not.toContain('&lt;@');
     await decide(h, sessionId, 'handoff', 'deny', DEMO_IDS.requester);
     await waitForThread(h, threadTs, /not consulting the Compute specialist/);
     await waitForInputWait(h, sessionId);

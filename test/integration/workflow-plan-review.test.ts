@@ -174,7 +174,7 @@ describe('reviewing and running a plan written with the cluster’s names', () =
     expect(incident.resolutionSteps[0]).toMatchObject({
       command: 'kubectl annotate storageclass gp2-legacy --overwrite storageclass.kubernetes.io/is-default-class=true',
       description: expect.stringMatching(
-        /Reported run by .*; approved as step 1: kubectl annotate storageclass <storageclass>/,
+        /Reported run; approved as step 1: kubectl annotate storageclass <storageclass>/,
       ),
     });
     expect(threadTexts(h, threadTs).some((t) => /step-\d/.test(t))).toBe(false);

@@ -106,7 +106,7 @@ describe('requirements that an incident can meet', () => {
         { state: 'TESTING', at: at(4) },
       ),
     ];
-    const confirmed = evidenceFromConfirmation(classifyRequest('confirmed'), base, at(5), 'U1');
+    const confirmed = evidenceFromConfirmation(classifyRequest('confirmed'), base, at(5));
     // Entered TESTING when the hypothesis was chosen.
     const testing = { ...start([...base, ...confirmed], 'TESTING'), stateEnteredAt: at(3) };
     // Confirmed, tested: still TESTING until a reviewer approves the plan.

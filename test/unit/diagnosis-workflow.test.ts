@@ -85,12 +85,7 @@ describe('evidence and transitions', () => {
       { state: 'TESTING', at: at(30) },
     );
     expect(read.map((e) => e.type)).toContain('hypothesis_test_results');
-    const confirmed = evidenceFromConfirmation(
-      classifyRequest('confirm the root cause'),
-      snapshot.evidence,
-      at(40),
-      'U1',
-    );
+    const confirmed = evidenceFromConfirmation(classifyRequest('confirm the root cause'), snapshot.evidence, at(40));
     expect(confirmed[0]).toMatchObject({ type: 'confirmed_root_cause', code: 'PVC_PENDING' });
     result = step(snapshot, [...read, ...confirmed], at(40));
     expect(result.snapshot.state).toBe('TESTING');
@@ -104,7 +99,7 @@ describe('evidence and transitions', () => {
     expect(result.snapshot.state).toBe('RESOLVING');
     snapshot = result.snapshot;
 
-    result = step(snapshot, evidenceFromResolved(classifyRequest('resolved'), at(60), 'U1'), at(60));
+    result = step(snapshot, evidenceFromResolved(classifyRequest('resolved'), at(60)), at(60));
     const reentry = result.steps[0];
     expect(reentry).toMatchObject({ kind: 'transition', from: 'RESOLVING', to: 'GATHERING', cause: 'validation' });
     expect(reentry?.kind === 'transition' && reentry.validation?.codes).toEqual(['PVC_PENDING']);

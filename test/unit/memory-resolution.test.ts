@@ -59,12 +59,12 @@ describe('resolutionFromSession', () => {
         command:
           'kubectl set env deploy/order-worker -c order-worker -n orders DATABASE_URL=postgres://orders-db:5432/orders',
         description:
-          'Set DATABASE_URL on order-worker. Reported run by U1; approved as step 2: kubectl set env deployment/order-worker -n orders -c order-worker DATABASE_URL=<correct-value>.',
+          'Set DATABASE_URL on order-worker. Reported run; approved as step 2: kubectl set env deployment/order-worker -n orders -c order-worker DATABASE_URL=<correct-value>.',
         rollback: 'kubectl rollout undo deployment order-worker -n orders',
       },
       {
         command: 'kubectl rollout restart deployment order-worker -n orders',
-        description: 'Reported run by U1 after approval; not a step of the approved plan.',
+        description: 'Reported run after approval; not a step of the approved plan.',
       },
     ]);
   });
@@ -76,8 +76,8 @@ describe('resolutionFromSession', () => {
     const [only] = resolutionFromSession({ timeline });
     expect(only?.command).toMatch(/^kubectl create secret generic db -n orders/);
     expect(only?.command).not.toContain('Sup3rS3cret');
-    expect(resolutionFromSession({ timeline: [], fixReport: 'Reported resolved by U1: resolved' })).toEqual([
-      { command: 'manual fix (no approved plan)', description: 'Reported resolved by U1: resolved' },
+    expect(resolutionFromSession({ timeline: [], fixReport: 'Reported resolved: resolved' })).toEqual([
+      { command: 'manual fix (no approved plan)', description: 'Reported resolved: resolved' },
     ]);
   });
 

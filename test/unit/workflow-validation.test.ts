@@ -38,7 +38,7 @@ function validating(): WorkflowSnapshot {
     stateEnteredAt: at(50),
     evidence: [...evidence, ...confirmed],
   };
-  const result = step(resolving, evidenceFromResolved(classifyRequest('resolved'), at(60), 'U1'), at(60));
+  const result = step(resolving, evidenceFromResolved(classifyRequest('resolved'), at(60)), at(60));
   expect(result.snapshot).toMatchObject({ state: 'GATHERING' });
   return result.snapshot;
 }
@@ -94,7 +94,7 @@ describe('fix validation rules', () => {
     };
     const validatingDeployment = step(
       resolving,
-      evidenceFromResolved(classifyRequest('resolved'), at(60), 'U1'),
+      evidenceFromResolved(classifyRequest('resolved'), at(60)),
       at(60),
     );
     const replaced = { ...finding0, resource: { ...finding0.resource, name: 'api-5c6d-x9y8z' }, owner: deployment };

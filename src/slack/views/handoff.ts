@@ -4,6 +4,7 @@ import {
   context,
   escapeText,
   fitMessage,
+  mention,
   reportPointer,
   section,
   type ThreadMessage,
@@ -25,6 +26,8 @@ export interface HandoffProposal {
   approvalId: string;
   domain: string;
   reason: string;
+  /** Who asked for it, shown as a mention before the reason; absent when calmops proposes it. */
+  askedBy?: string;
   /** Handoffs left in this session after this one. */
   remaining: number;
   expiresAt: string;
@@ -36,7 +39,9 @@ export function handoffProposalView(p: HandoffProposal): ThreadMessage {
     {
       text: `Shall I consult the ${specialistName(p.domain)}?`,
       blocks: [
-        section(`:raising_hand: *Shall I consult the ${specialistName(p.domain)}?*\n${escapeText(p.reason)}`),
+        section(
+          `:raising_hand: *Shall I consult the ${specialistName(p.domain)}?*\n${p.askedBy ? `${mention(p.askedBy)} ` : ''}${escapeText(p.reason)}`,
+        ),
         context(
           `It reads only its own domain and adds its findings to the shared context. ${p.remaining} handoff(s) left after this one. Expires ${p.expiresAt.slice(11, 16)} UTC.`,
         ),

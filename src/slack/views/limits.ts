@@ -55,9 +55,12 @@ export function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** A mention the view composes itself: a Slack user id becomes `<@U…>`, anything else is shown as text. */
+/**
+ * A mention the view composes itself: a Slack user id (upper-case letters and digits, `U…`/`W…`) becomes `<@U…>`;
+ * anything else, `calmops` for the bot's own actions included, is shown as text.
+ */
 export function mention(userId: string): string {
-  return /^[A-Za-z0-9]+$/.test(userId) ? `<@${userId}>` : escapeText(userId);
+  return /^[A-Z][A-Z0-9]+$/.test(userId) ? `<@${userId}>` : escapeText(userId);
 }
 
 /**

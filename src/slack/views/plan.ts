@@ -176,6 +176,7 @@ export function postmortemReviewView(input: {
   approvalId: string;
   requestId: string;
   summary: string;
+  /** The audit trail as mrkdwn lines, composed by the review step with their foreign parts already escaped. */
   lines: readonly string[];
   expiresAt: string;
 }): ThreadMessage {
@@ -185,7 +186,7 @@ export function postmortemReviewView(input: {
       blocks: [
         header('Post-incident review (mandatory)'),
         section(escapeText(input.summary)),
-        ...(input.lines.length > 0 ? [section(input.lines.map((l) => `• ${escapeText(l)}`).join('\n'))] : []),
+        ...(input.lines.length > 0 ? [section(input.lines.map((l) => `• ${l}`).join('\n'))] : []),
         context(`Review the override's audit trail and confirm it was justified. Due ${input.expiresAt.slice(0, 10)}.`),
         actions(`postmortem:${input.approvalId}`, [
           button('Review completed', 'approval_approve', input.approvalId, 'primary'),

@@ -33,7 +33,7 @@ export type RouteResult =
       action: 'test';
       hypothesis: { id: string; code: string; summary: string; cluster: string; reads: Hypothesis['reads'] };
     }
-  | { action: 'handoff'; handoff: { domain: string; reason: string } }
+  | { action: 'handoff'; handoff: { domain: string; reason: string; askedBy: string } }
   | { action: 'review'; reviewSeq: number }
   | { action: 'break-glass'; breakGlass: { requestId: string } }
   | { action: 'resolved' }
@@ -324,7 +324,7 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
   async handoff(_deps, ctx, d) {
     return {
       action: 'handoff',
-      handoff: { domain: d.domain, reason: `<@${ctx.message.userId}> asked for the ${d.domain} specialist.` },
+      handoff: { domain: d.domain, reason: `asked for the ${d.domain} specialist.`, askedBy: ctx.message.userId },
     };
   },
   async 'handoff-limit'(deps, ctx, d) {

@@ -407,18 +407,13 @@ export function decide(
       return {
         ...base,
         kind: 'confirm',
-        evidence: evidenceFromConfirmation(
-          request,
-          currentEvidence(workflow),
-          context.now.toISOString(),
-          message.userId,
-        ),
+        evidence: evidenceFromConfirmation(request, currentEvidence(workflow), context.now.toISOString()),
       };
     case 'FIX_REPORTED':
       return {
         ...base,
         kind: 'fix',
-        evidence: evidenceFromResolved(request, context.now.toISOString(), message.userId),
+        evidence: evidenceFromResolved(request, context.now.toISOString()),
       };
     case 'BREAK_GLASS_FORM':
       return { ...base, kind: 'break-glass-form' };

@@ -1,0 +1,164 @@
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import * as z from 'zod';
+import type { StoreContext } from './client.js';
+import { conditional, getItem, parseInput, parseRecord } from './dynamo.js';
+import { IsoTimestampSchema, KeyPartSchema, keys, toIso } from './keys.js';
+
+/**
+ * Which session an alert group opened. An alerting system re-sends a group (repeats, updates, its resolution, and
+ * the same notification from each member of a high-availability pair) under one group key; the first delivery
+ * claims the group with one conditional put, opens the session and binds it here, and every later delivery finds the
+ * session's thread. A claim that never got bound (its delivery died midway) is taken over once its lease has passed.
+ */
+
+export const ALERT_GROUP_PHASES = ['opening', 'bound'] as const;
+
+export const AlertGroupRecordSchema = z.object({
+  /** A digest of the group's identity (source, cluster, group key); fits a key part. */
+  groupId: KeyPartSchema,
+  source: z.string().min(1).max(64),
+  /** The sender's own group key, kept for people reading the table. */
+  groupKey: z.string().min(1).max(4096),
+  phase: z.enum(ALERT_GROUP_PHASES),
+  channelId: KeyPartSchema,
+  /** Set once bound: the session the group opened and its thread. */
+  sessionId: KeyPartSchema.optional(),
+  threadTs: KeyPartSchema.optional(),
+  claimedAt: IsoTimestampSchema,
+  /** While opening: past this, the claim is presumed dead and may be taken over. */
+  leaseUntil: IsoTimestampSchema.optional(),
+  boundAt: IsoTimestampSchema.optional(),
+  writeId: z.string().min(1).max(64),
+});
+export type AlertGroupRecord = z.infer<typeof AlertGroupRecordSchema>;
+
+const ClaimInputSchema = z.object({
+  groupId: KeyPartSchema,
+  source: z.string().min(1).max(64),
+  groupKey: z.string().min(1).max(4096),
+  channelId: KeyPartSchema,
+});
+export type AlertGroupClaimInput = z.input<typeof ClaimInputSchema>;
+
+export const AlertGroupClaimOptionsSchema = z.strictObject({
+  now: z.date().optional(),
+  /** How long an unbound claim holds the group: opening a session takes a post and a few writes. */
+  leaseSeconds: z.number().int().min(1).max(3600).default(30),
+  /**
+   * The session a bound group pointed at when the caller found it no longer open: the group is taken over only if
+   * it still points there, so of two deliveries that both saw it closed, one opens the next session.
+   */
+  replacing: KeyPartSchema.optional(),
+});
+export type AlertGroupClaimOptions = z.input<typeof AlertGroupClaimOptionsSchema>;
+
+/** What a claim attempt found: the group is now the caller's to open, or someone else's record stands. */
+export type AlertGroupClaim =
+  | { claimed: true; record: AlertGroupRecord }
+  | { claimed: false; existing: AlertGroupRecord | undefined };
+
+export class AlertGroupRepository {
+  constructor(private readonly ctx: StoreContext) {}
+
+  async get(groupId: string): Promise<AlertGroupRecord | undefined> {
+    const id = parseInput(KeyPartSchema, groupId, 'alert group id');
+    const item = await getItem(this.ctx, keys.alertGroup(id));
+    return item === undefined ? undefined : parseRecord(AlertGroupRecordSchema, item);
+  }
+
+  /**
+   * Claims the group for opening a session: one conditional put that succeeds for an unknown group, for a claim
+   * whose lease has passed, and (with `replacing`) for a group still bound to the session the caller saw closed.
+   */
+  async claim(input: AlertGroupClaimInput, options: AlertGroupClaimOptions = {}): Promise<AlertGroupClaim> {
+    const group = parseInput(ClaimInputSchema, input, 'alert group claim');
+    const {
+      now = new Date(),
+      leaseSeconds,
+      replacing,
+    } = parseInput(AlertGroupClaimOptionsSchema, options, 'alert group claim options');
+    const at = toIso(now);
+    const record: AlertGroupRecord = {
+      ...group,
+      phase: 'opening',
+      claimedAt: at,
+      leaseUntil: toIso(new Date(now.getTime() + leaseSeconds * 1000)),
+      writeId: ulid(),
+    };
+    const key = keys.alertGroup(group.groupId);
+    const takeOver = replacing === undefined ? '' : ' OR (phase = :bound AND sessionId = :replacing)';
+    const result = await conditional('PutItem', key, () =>
+      this.ctx.client.send(
+        new PutCommand({
+          TableName: this.ctx.tableName,
+          Item: { ...key, ...record },
+          ConditionExpression: `attribute_not_exists(PK) OR (phase = :opening AND leaseUntil <= :now)${takeOver}`,
+          ExpressionAttributeValues: {
+            ':opening': 'opening',
+            ':now': at,
+            ...(replacing === undefined ? {} : { ':bound': 'bound', ':replacing': replacing }),
+          },
+        }),
+      ),
+    );
+    if (result.ok) return { claimed: true, record };
+    const existing = await this.get(group.groupId);
+    // A retried request whose first attempt landed finds its own write: the claim is still the caller's.
+    if (existing?.writeId === record.writeId) return { claimed: true, record: existing };
+    return { claimed: false, existing };
+  }
+
+  /** Binds a claimed group to the session it opened. False when the claim was lost (taken over after its lease). */
+  async bind(
+    claim: AlertGroupRecord,
+    session: { sessionId: string; threadTs: string },
+    now: Date = new Date(),
+  ): Promise<AlertGroupRecord | undefined> {
+    const sessionId = parseInput(KeyPartSchema, session.sessionId, 'session id');
+    const threadTs = parseInput(KeyPartSchema, session.threadTs, 'thread ts');
+    const at = toIso(now);
+    const key = keys.alertGroup(parseInput(KeyPartSchema, claim.groupId, 'alert group id'));
+    const result = await conditional('UpdateItem', key, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          UpdateExpression:
+            'SET phase = :bound, sessionId = :session, threadTs = :thread, boundAt = :now REMOVE leaseUntil',
+          ConditionExpression: 'writeId = :writeId AND phase = :opening',
+          ExpressionAttributeValues: {
+            ':bound': 'bound',
+            ':opening': 'opening',
+            ':session': sessionId,
+            ':thread': threadTs,
+            ':now': at,
+            ':writeId': claim.writeId,
+          },
+        }),
+      ),
+    );
+    if (!result.ok) {
+      const current = await this.get(claim.groupId);
+      // The SDK's retry of an update that did land: the group is bound as asked.
+      return current?.writeId === claim.writeId && current.sessionId === sessionId ? current : undefined;
+    }
+    const { leaseUntil: _lease, ...rest } = claim;
+    return { ...rest, phase: 'bound', sessionId, threadTs, boundAt: at };
+  }
+
+  /** Gives an unbound claim back after opening failed, so the sender's retry can open the session. */
+  async release(claim: AlertGroupRecord): Promise<void> {
+    const key = keys.alertGroup(parseInput(KeyPartSchema, claim.groupId, 'alert group id'));
+    await conditional('DeleteItem', key, () =>
+      this.ctx.client.send(
+        new DeleteCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          ConditionExpression: 'writeId = :writeId AND phase = :opening',
+          ExpressionAttributeValues: { ':writeId': claim.writeId, ':opening': 'opening' },
+        }),
+      ),
+    );
+  }
+}
