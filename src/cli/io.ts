@@ -1,5 +1,3 @@
-import { type ParseArgsConfig, parseArgs } from 'node:util';
-
 /** Every CLI command is `run(args, io) → exit code`, so tests drive commands without spawning processes. */
 export interface CliIo {
   stdout(text: string): void;
@@ -8,6 +6,11 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   /** Resolves when the user interrupts a long-running command (Ctrl-C); undefined for commands that end by themselves. */
   interrupted?: Promise<void>;
+  /**
+   * Which streams are terminals, and how wide stderr's is. Colour (with NO_COLOR and FORCE_COLOR) and the progress
+   * line follow it; absent means neither is a terminal, as for a pipe.
+   */
+  tty?: { stdout?: boolean; stderr?: boolean; columns?: number };
 }
 
 export type CliCommand = (args: string[], io: CliIo) => Promise<number>;
@@ -17,19 +20,11 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/**
- * A command's flags, strictly: no positionals, no unknown flags. What `parseArgs` refuses becomes a UsageError
- * (exit 2), followed by the command's usage when it is given.
- */
-export function parseFlags<const T extends NonNullable<ParseArgsConfig['options']>>(
-  args: string[],
-  options: T,
-  usage?: string,
-) {
-  try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true }).values;
-  } catch (error) {
-    const message = (error as Error).message;
-    throw new UsageError(usage === undefined ? message : `${message}\n${usage}`, { cause: error });
-  }
+/** Exit code of every usage error, as kubectl and the shell's builtins use it. */
+export const USAGE_EXIT = 2;
+
+/** A command's answer to bad input: what was wrong, then its usage, on stderr; exit 2. */
+export function usageFailure(io: CliIo, command: string, error: UsageError, usage: string): number {
+  io.stderr(`calmops ${command}: ${error.message}\n\n${usage}`);
+  return USAGE_EXIT;
 }

@@ -1,11 +1,14 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { CliCommand, CliIo } from './io.js';
-import { printable, shown } from './text.js';
+import { colourEnabled } from './colour.js';
+import { type CliCommand, type CliIo, USAGE_EXIT, UsageError } from './io.js';
+import { didYouMean } from './suggest.js';
+import { printable, shown, terminalText } from './text.js';
+import { CALMOPS_VERSION } from './version.js';
 
 /**
- * `calmops <command> [args]`: every command is a module in `commands/` exporting `run: CliCommand`, loaded only
- * when called so that `calmops triage` does not pay for what `calmops serve-snapshot` needs.
+ * `calmops <command> [args]`: every command is a module in `commands/` exporting `run: CliCommand` (and its `USAGE`),
+ * loaded only when called so that `calmops triage` does not pay for what `calmops serve-snapshot` needs.
  */
 
 const COMMANDS: ReadonlyArray<{ name: string; summary: string }> = [
@@ -14,7 +17,12 @@ const COMMANDS: ReadonlyArray<{ name: string; summary: string }> = [
   { name: 'snapshot', summary: 'capture a namespace from a cluster into a replayable snapshot' },
   { name: 'serve-snapshot', summary: 'serve a snapshot through the Kubernetes API for kubectl and calmops' },
   { name: 'stats', summary: 'show triage and session statistics' },
+  { name: 'doctor', summary: 'check an install: Slack secret and token, kubeconfigs, RBAC, channel policy' },
+  { name: 'manifest', summary: "print the Slack app manifest with your deployment's request URLs" },
+  { name: 'version', summary: 'print the version of calmops' },
 ];
+
+const GLOBAL_FLAGS = ['--help', '-h', '--version'];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -24,17 +32,26 @@ export function usage(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `calmops <command> --help` for the options of a command.',
+    'Flags:',
+    '  -h, --help     show this help',
+    '  --version      print the version of calmops',
+    '',
+    'Run `calmops help <command>` (or `calmops <command> --help`) for the options of a command.',
     '',
   ].join('\n');
 }
 
-async function load(name: string): Promise<CliCommand | undefined> {
+interface CommandModule {
+  run?: CliCommand;
+  USAGE?: string;
+}
+
+async function load(name: string): Promise<CommandModule | undefined> {
   try {
     // Only names from COMMANDS reach here, so the specifier never carries user input.
     const specifier = `./commands/${name}.js`;
-    const module = (await import(/* @vite-ignore */ specifier)) as { run?: CliCommand };
-    return module.run;
+    const module = (await import(/* @vite-ignore */ specifier)) as CommandModule;
+    return module.run ? module : undefined;
   } catch (error) {
     // A command listed here but absent from this build reads as "not available", not as a stack trace.
     const code = (error as NodeJS.ErrnoException).code;
@@ -45,35 +62,89 @@ async function load(name: string): Promise<CliCommand | undefined> {
   }
 }
 
+const isCommand = (name: string) => COMMANDS.some((c) => c.name === name);
+
+function unknownCommand(name: string, io: CliIo): number {
+  const hint = didYouMean(name, COMMANDS.map((c) => c.name));
+  io.stderr(`calmops: unknown command "${shown(name, 80)}"${hint}\n\n${usage()}`);
+  return USAGE_EXIT;
+}
+
+async function runCommand(name: string, args: string[], io: CliIo): Promise<number> {
+  const module = await load(name);
+  if (!module?.run) {
+    io.stderr(`calmops: the ${name} command is not available in this build\n`);
+    return USAGE_EXIT;
+  }
+  try {
+    return await module.run(args, io);
+  } catch (error) {
+    // A command that lets bad input escape still answers as every command does: the message, its usage, exit 2.
+    if (error instanceof UsageError) {
+      io.stderr(`calmops ${name}: ${error.message}\n${module.USAGE ? `\n${module.USAGE}` : ''}`);
+      return USAGE_EXIT;
+    }
+    throw error;
+  }
+}
+
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...args] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    (name === undefined ? io.stderr : io.stdout)(usage());
-    return name === undefined ? 2 : 0;
+  if (name === undefined) {
+    io.stderr(usage());
+    return USAGE_EXIT;
   }
-  if (!COMMANDS.some((c) => c.name === name)) {
-    io.stderr(`calmops: unknown command "${shown(name, 80)}"\n\n${usage()}`);
-    return 2;
+  if (name === '--help' || name === '-h') {
+    io.stdout(usage());
+    return 0;
   }
-  const run = await load(name);
-  if (!run) {
-    io.stderr(`calmops: the ${name} command is not available in this build\n`);
-    return 2;
+  if (name === '--version') {
+    io.stdout(`calmops ${CALMOPS_VERSION}\n`);
+    return 0;
   }
-  return run(args, io);
+  if (name === 'help') {
+    const [topic, ...extra] = args;
+    if (topic === undefined) {
+      io.stdout(usage());
+      return 0;
+    }
+    if (extra.length > 0) {
+      io.stderr(`calmops help: one command at a time, got ${args.length}\n\n${usage()}`);
+      return USAGE_EXIT;
+    }
+    if (!isCommand(topic)) return unknownCommand(topic, io);
+    return runCommand(topic, ['--help'], io);
+  }
+  if (name.startsWith('-')) {
+    const flag = name.split('=')[0] as string;
+    io.stderr(`calmops: unknown flag "${shown(flag, 80)}"${didYouMean(flag, GLOBAL_FLAGS, false)}\n\n${usage()}`);
+    return USAGE_EXIT;
+  }
+  if (!isCommand(name)) return unknownCommand(name, io);
+  return runCommand(name, [...args], io);
 }
 
 /**
  * The process-bound I/O: stdout for results, stderr for everything else, Ctrl-C as `interrupted`. Both streams pass
- * through `printable`, so bytes from files, flags or a cluster never reach the terminal as control sequences (JSON
- * and YAML output already escape them, so for those this changes nothing).
+ * through `terminalText`, so bytes from files, flags or a cluster never reach the terminal as control sequences (JSON
+ * and YAML output already escape them, so for those this changes nothing); only calmops' own colours, where colour
+ * is on, and the progress line's rewrite, on a terminal, get through.
  */
 export function processIo(): CliIo {
   let interrupted: Promise<void> | undefined;
+  const env = process.env;
+  const tty = {
+    stdout: process.stdout.isTTY === true,
+    stderr: process.stderr.isTTY === true,
+    ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+  };
+  const stdout = { colour: colourEnabled(tty.stdout, env), clearLine: false };
+  const stderr = { colour: colourEnabled(tty.stderr, env), clearLine: tty.stderr };
   return {
-    stdout: (text) => process.stdout.write(printable(text)),
-    stderr: (text) => process.stderr.write(printable(text)),
-    env: process.env,
+    stdout: (text) => process.stdout.write(terminalText(text, stdout)),
+    stderr: (text) => process.stderr.write(terminalText(text, stderr)),
+    env,
+    tty,
     // Handlers are installed only when a command asks, so Ctrl-C still ends the commands that do not.
     get interrupted() {
       interrupted ??= new Promise<void>((resolve) => {

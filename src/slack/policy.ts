@@ -43,12 +43,43 @@ const ChannelRulesSchema = z.strictObject({
   allowedNamespaces: z.array(NamespaceName).max(50).optional(),
 });
 
+/** A value of an alert's `cluster` label: whatever the monitoring stack names its clusters, within reason. */
+const ClusterLabel = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'a cluster label value: letters, digits and . _ : -');
+const SeverityLabel = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'a severity label value such as critical');
+
+/** Alerts whose labels all match the given ones go to `channel`; the first matching route wins. */
+const AlertRouteSchema = z
+  .strictObject({
+    namespace: NamespaceName.optional(),
+    cluster: ClusterLabel.optional(),
+    severity: SeverityLabel.optional(),
+    channel: SlackChannelId,
+  })
+  .refine((r) => r.namespace !== undefined || r.cluster !== undefined || r.severity !== undefined, {
+    message: 'a route matches on namespace, cluster or severity (at least one)',
+  });
+
+const AlertsPolicySchema = z.strictObject({
+  /** Where alert sessions open unless a route says otherwise. */
+  channel: SlackChannelId,
+  routes: z.array(AlertRouteSchema).max(100).default([]),
+});
+
+/** The labels alert routing looks at. */
+export interface AlertRouteLabels {
+  namespace?: string;
+  cluster?: string;
+  severity?: string;
+}
+
 export const PolicyFileSchema = z.strictObject({
   /** Applies to every channel not listed, and fills in what a listed channel leaves out. Omit to allow only listed channels. */
   defaults: ChannelRulesSchema.optional(),
   channels: z.record(SlackChannelId, ChannelRulesSchema).default({}),
   /** How long user group membership is cached, in seconds. */
   membershipCacheSeconds: z.number().int().min(0).max(3600).default(60),
+  /** Where alerts open sessions. Omit it and calmops accepts no alerts. */
+  alerts: AlertsPolicySchema.optional(),
 });
 export type PolicyFile = z.input<typeof PolicyFileSchema>;
 
@@ -111,6 +142,19 @@ export class Policy {
 
   get membershipCacheSeconds(): number {
     return this.file.membershipCacheSeconds;
+  }
+
+  /** The channel an alert with these labels opens its session in, or undefined when the policy takes no alerts. */
+  alertChannel(labels: AlertRouteLabels): string | undefined {
+    const alerts = this.file.alerts;
+    if (alerts === undefined) return undefined;
+    const route = alerts.routes.find(
+      (r) =>
+        (r.namespace === undefined || r.namespace === labels.namespace) &&
+        (r.cluster === undefined || r.cluster === labels.cluster) &&
+        (r.severity === undefined || r.severity === labels.severity),
+    );
+    return route?.channel ?? alerts.channel;
   }
 }
 
@@ -203,6 +247,18 @@ export function parsePolicy(
         `channels.${id}: needs cluster, approverGroup and seniorGroup (here or in defaults; approverUsers and ` +
           'seniorUsers lists may stand in for the groups)',
       );
+    }
+  }
+  const alerts = result.data.alerts;
+  if (alerts !== undefined) {
+    const targets: [string, string][] = [
+      ['alerts.channel', alerts.channel],
+      ...alerts.routes.map((r, i): [string, string] => [`alerts.routes.${i}.channel`, r.channel]),
+    ];
+    for (const [path, channelId] of targets) {
+      if (policy.forChannel(channelId) === undefined) {
+        problems.push(`${path}: ${channelId} has no channel policy (list it under channels, or set complete defaults)`);
+      }
     }
   }
   if (problems.length > 0) throw new PolicyError(`${where} is invalid: ${problems.join('; ')}`);

@@ -123,6 +123,10 @@ export const TemplateSchema = z
     /** Other domains' specialists this intent commonly needs (ask-first handoff candidates). */
     relatedDomains: z.array(DomainSchema).default([]),
     promptSuggestions: z.array(z.string()).default([]),
+    /** Names of the alert rules this intent explains (Alertmanager's `alertname`); an alert opens its session here. */
+    alerts: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_:.-]{0,199}$/, 'must be an alert rule name such as KubePodCrashLooping'))
+      .default([]),
   })
   .strict();
 export type TriageTemplate = z.infer<typeof TemplateSchema>;

@@ -84,6 +84,19 @@ function loadFrom(dir: string): TemplateRegistry {
 function registryOf(templates: readonly TriageTemplate[]): TemplateRegistry {
   const byId = new Map<string, TriageTemplate>();
   for (const template of templates) byId.set(template.id, template);
+  // An alert opens one session with one intent, so no two templates may claim the same alert.
+  const alerts = new Map<string, string>();
+  for (const template of byId.values()) {
+    template.alerts.forEach((alert, i) => {
+      const other = alerts.get(alert);
+      if (other !== undefined && other !== template.id) {
+        throw new TemplateValidationError(template.id, [
+          { path: `alerts[${i}]`, message: `alert "${alert}" is already listed by template "${other}"` },
+        ]);
+      }
+      alerts.set(alert, template.id);
+    });
+  }
   const list = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
   const ids = list.map((t) => t.id);
   return {
@@ -166,6 +179,9 @@ function crossCheck(t: TriageTemplate, file: string): TemplateIssue[] {
     if (t.evidence.required.indexOf(type) !== i) {
       issues.push({ path: `evidence.required[${i}]`, message: `evidence type "${type}" is listed twice` });
     }
+  });
+  t.alerts.forEach((alert, i) => {
+    if (t.alerts.indexOf(alert) !== i) issues.push({ path: `alerts[${i}]`, message: `alert "${alert}" is listed twice` });
   });
   t.analyzers.forEach((name, i) => {
     if (t.analyzers.indexOf(name) !== i) {

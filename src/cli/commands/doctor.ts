@@ -1,8 +1,12 @@
 import { formatReport } from '../../doctor/report.js';
 import { awsDeps, type DoctorDeps, environmentTarget, runDoctor, stackTarget } from '../../doctor/run.js';
-import { type CliCommand, type CliIo, parseFlags, UsageError } from '../io.js';
+import { colourEnabled, type Paint, painter } from '../colour.js';
+import { parseCommandLine } from '../flags.js';
+import { type CliCommand, type CliIo, UsageError } from '../io.js';
+import { OUTPUT_FLAGS, type OutputFormat, outputFormat, renderData } from '../output.js';
+import { printable } from '../text.js';
 
-const USAGE = `Usage: calmops doctor [--stack NAME [--clusters a,b]] [--policy FILE] [--namespace NS] [-o text|json]
+export const USAGE = `Usage: calmops doctor [--stack NAME [--clusters a,b]] [--policy FILE] [--namespace NS] [-o text|json|yaml]
 
 Checks an install from where it runs, and says for each check whether it passed and, if not, how to fix it:
 
@@ -19,7 +23,8 @@ Checks an install from where it runs, and says for each check whether it passed 
   --clusters a,b     with --stack: the clusters deployed (default: default)
   --policy FILE      check this policy file instead of the configured one (before deploying it, say)
   --namespace NS     the namespace whose access the rbac check reviews (default: default)
-  -o, --output F     text (default) or json
+  -o, --output F     text (default), json or yaml
+  --json             the same as -o json
 
 Without --stack it checks what this environment configures, as \`npm start\` does: SLACK_BOT_TOKEN or
 CALMOPS_SLACK_SECRET_ARN (and SLACK_API_URL), KUBECONFIG or CALMOPS_CLUSTERS, CALMOPS_POLICY(_JSON|_PARAMETER).
@@ -31,25 +36,24 @@ interface DoctorOptions {
   clusters: string[];
   policy?: string;
   namespace: string;
-  output: 'text' | 'json';
+  output: OutputFormat;
 }
 
 function parse(args: string[]): DoctorOptions | 'help' {
-  const values = parseFlags(
+  const { values } = parseCommandLine(
     args,
     {
       stack: { type: 'string' },
       clusters: { type: 'string' },
       policy: { type: 'string' },
       namespace: { type: 'string', short: 'n' },
-      output: { type: 'string', short: 'o' },
+      ...OUTPUT_FLAGS,
       help: { type: 'boolean', short: 'h' },
     },
-    USAGE,
+    { command: 'doctor' },
   );
   if (values.help) return 'help';
-  const output = values.output ?? 'text';
-  if (output !== 'text' && output !== 'json') throw new UsageError(`-o: expected text or json, got "${output}"`);
+  const output = outputFormat(values, ['text', 'json', 'yaml'], 'text');
   if (values.clusters !== undefined && values.stack === undefined) {
     throw new UsageError(
       '--clusters goes with --stack; without it the clusters come from KUBECONFIG or CALMOPS_CLUSTERS',
@@ -96,9 +100,23 @@ export async function doctor(args: string[], io: CliIo, deps: DoctorDeps): Promi
           ...(slackApiUrl === undefined ? {} : { slackApiUrl }),
         });
   const result = await runDoctor(target, deps);
-  io.stdout(options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : formatReport(result));
+  io.stdout(
+    options.output === 'text'
+      ? paintReport(printable(formatReport(result)), painter(colourEnabled(io.tty?.stdout, io.env)))
+      : renderData(options.output, result),
+  );
   return result.ok ? 0 : 1;
 }
 
-/** `calmops doctor`: is this install ready, and if not, what to do. */
+/** The status word that opens each line of the report, coloured: PASS green, FAIL red, SKIP dim. */
+function paintReport(text: string, paint: Paint): string {
+  return text.replace(/^(PASS|FAIL|SKIP)(?= )/gm, (status) =>
+    status === 'PASS' ? paint(status, 'green') : status === 'FAIL' ? paint(status, 'red', 'bold') : paint(status, 'dim'),
+  );
+}
+
+/**
+ * `calmops doctor`: is this install ready, and if not, what to do. Bad input is thrown as a UsageError, which the
+ * command line answers with this usage and exit code 2.
+ */
 export const run: CliCommand = (args, io) => doctor(args, io, awsDeps);

@@ -1,21 +1,32 @@
 import { loadTemplates } from '../../triage/templates.js';
-import { type CliCommand, UsageError } from '../io.js';
+import { parseCommandLine } from '../flags.js';
+import type { CliCommand } from '../io.js';
+import { OUTPUT_FLAGS, outputFormat, renderData } from '../output.js';
 
-const USAGE = 'usage: calmops intents [--json]';
+export const USAGE = `Usage: calmops intents [-o text|json|yaml]
 
-/** `calmops intents`: the triage intents with their domain, title and example requests. */
+Lists the triage intents calmops understands, with example requests.
+
+  -o, --output F   text (default), json or yaml
+  --json           the same as -o json
+`;
+
+/**
+ * `calmops intents`: the triage intents with their domain, title and example requests. Bad input is thrown as a
+ * UsageError, which the command line answers with this usage and exit code 2.
+ */
 export const run: CliCommand = async (args, io) => {
-  let json = false;
-  for (const arg of args) {
-    if (arg === '--json') json = true;
-    else if (arg === '-h' || arg === '--help') {
-      io.stdout(`${USAGE}\n\nLists the triage intents calmops understands, with example requests.\n`);
-      return 0;
-    } else throw new UsageError(`unknown argument "${arg}"\n${USAGE}`);
+  const { values } = parseCommandLine(args, { ...OUTPUT_FLAGS, help: { type: 'boolean', short: 'h' } }, {
+    command: 'intents',
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
   }
+  const format = outputFormat(values, ['text', 'json', 'yaml'], 'text');
 
   const templates = loadTemplates().list();
-  if (json) {
+  if (format !== 'text') {
     const out = templates.map((t) => ({
       id: t.id,
       domain: t.domain,
@@ -24,7 +35,7 @@ export const run: CliCommand = async (args, io) => {
       examples: t.examples,
       relatedDomains: t.relatedDomains,
     }));
-    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+    io.stdout(renderData(format, out));
     return 0;
   }
 

@@ -5,9 +5,11 @@ import { createDocumentClient, TABLE_NAME_ENV, tableNameFromEnv } from '../../st
 import { StoreError } from '../../store/errors.js';
 import { SessionRepository } from '../../store/sessions.js';
 import { TimelineRepository } from '../../store/timeline.js';
-import { type CliCommand, type CliIo, parseFlags, UsageError } from '../io.js';
+import { parseCommandLine } from '../flags.js';
+import { type CliCommand, type CliIo, UsageError, usageFailure } from '../io.js';
+import { OUTPUT_FLAGS, type OutputFormat, outputFormat, renderData } from '../output.js';
 
-const USAGE = `Usage: calmops stats [--since ISO] [--limit N] [--json]
+export const USAGE = `Usage: calmops stats [--since ISO] [--limit N] [-o text|json|yaml]
 
 Shows the diagnostic workflow's success metrics over the most recently resolved sessions: time to resolution,
 evidence completeness at resolution, knowledge reuse, first-time fixes, panic interventions by type, break-glass
@@ -15,7 +17,8 @@ overrides and postmortem compliance.
 
   --since ISO   only sessions resolved at or after this time (e.g. 2025-08-01 or 2025-08-01T00:00:00Z)
   --limit N     how many recently resolved sessions to cover, 1-${METRICS_LIMITS.maxSessions} (default ${METRICS_LIMITS.defaultSessions})
-  --json        print the figures as JSON
+  -o, --output F   text (default), json or yaml
+  --json        the same as -o json
 
 Reads the table named by ${TABLE_NAME_ENV} (default calmops) at AWS_ENDPOINT_URL_DYNAMODB, or in AWS when unset.
 `;
@@ -28,20 +31,25 @@ export class StatsSourceError extends Error {
 interface StatsOptions {
   since?: Date;
   limit: number;
-  json: boolean;
+  output: OutputFormat;
 }
 
 /** Dates alone (`2025-08-01`) are read as midnight UTC; anything else must carry a time zone. */
 const ISO_INPUT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 function parse(args: string[]): StatsOptions | 'help' {
-  const values = parseFlags(args, {
-    since: { type: 'string' },
-    limit: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandLine(
+    args,
+    {
+      since: { type: 'string' },
+      limit: { type: 'string' },
+      ...OUTPUT_FLAGS,
+      help: { type: 'boolean', short: 'h' },
+    },
+    { command: 'stats' },
+  );
   if (values.help) return 'help';
+  const output = outputFormat(values, ['text', 'json', 'yaml'], 'text');
   let since: Date | undefined;
   if (values.since !== undefined) {
     const text = values.since.trim();
@@ -59,7 +67,7 @@ function parse(args: string[]): StatsOptions | 'help' {
       );
     }
   }
-  return { ...(since === undefined ? {} : { since }), limit, json: values.json ?? false };
+  return { ...(since === undefined ? {} : { since }), limit, output };
 }
 
 /** DynamoDB's own rule for table names, checked here so a typo in the environment reads as bad input. */
@@ -258,14 +266,11 @@ export const run: CliCommand = async (args, io) => {
     }
     const source = { tableName, ...(connection.endpoint === undefined ? {} : { endpoint: connection.endpoint }) };
     io.stdout(
-      options.json ? `${JSON.stringify({ ...source, ...collected }, null, 2)}\n` : formatStats(collected, source),
+      options.output === 'text' ? formatStats(collected, source) : renderData(options.output, { ...source, ...collected }),
     );
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`calmops stats: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
+    if (error instanceof UsageError) return usageFailure(io, 'stats', error, USAGE);
     io.stderr(`calmops stats: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {

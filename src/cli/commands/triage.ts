@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { kubeconfigYaml } from '../../../local/kube/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
 import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig.js';
+import { createClusterReader } from '../../cluster/reader.js';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
-import { MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
+import { DEFAULT_TIMEOUT_MS, MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
 import {
   AmbiguousNamespaceError,
   InvalidNamespaceError,
@@ -23,20 +23,27 @@ import {
   loadSnapshotInput,
   parseByteSize,
 } from '../input-files.js';
-import { type CliCommand, type CliIo, UsageError } from '../io.js';
+import { colourEnabled, painter } from '../colour.js';
+import { parseCommandLine } from '../flags.js';
+import { type CliCommand, type CliIo, UsageError, usageFailure } from '../io.js';
+import { checkNamespace, describeMissing } from '../namespace-check.js';
 import { checkNowWindow, NOW_WINDOW_DAYS, parseNowOption } from '../now-option.js';
+import { OUTPUT_FLAGS, type OutputFormat, outputFormat, renderData } from '../output.js';
+import { startProgress } from '../progress.js';
+import { paintTriageReport } from '../report-colour.js';
 import { printable, shown } from '../text.js';
 
-const USAGE = `Usage: calmops triage "<text>" [-n NS] [--intent ID]
+export const USAGE = `Usage: calmops triage "<text>" [-n NS] [--intent ID]
                       [--snapshot FILE [--logs FILE] | --kubeconfig FILE [--context C]]
-                      [--now ISO] [--step-budget N] [--timeout S] [--json] [--verbose]
+                      [--now ISO] [--step-budget N] [--timeout S] [-o text|json|yaml] [--verbose]
                       [--allow-exec] [--insecure-skip-tls-verify] [--max-bytes N]
 
 Reads a namespace with read-only requests and reports what is wrong, how sure calmops is, what evidence is
 missing and what to do next.
 
-  <text>             what is wrong, in your words ("pods stuck pending in payments")
-  -n, --namespace    namespace to triage (wins over one named in the text)
+  <text>             what is wrong, in your words ("pods stuck pending in payments"), or an intent
+  -n, --namespace NS namespace to triage (wins over one named in the text); one the cluster does not have is
+                     an error (exit 1) that lists the namespaces it has
   --intent ID        skip intent detection (see \`calmops intents\`)
   --snapshot FILE    replay a cluster snapshot (multi-document YAML) instead of a live cluster
   --logs FILE        pod logs for the snapshot (default: FILE's sibling *.logs.json when present)
@@ -46,7 +53,8 @@ missing and what to do next.
                      ${NOW_WINDOW_DAYS} days of the snapshot's newest timestamp (live: of the clock)
   --step-budget N    rounds of reads, 1-${MAX_STEP_BUDGET} (default 3)
   --timeout S        overall deadline in seconds (default 20)
-  --json             print the triage envelope as JSON instead of the report
+  -o, --output F     text (default: the report), json or yaml (the triage envelope)
+  --json             the same as -o json
   --verbose          log progress to stderr
   --allow-exec       let the kubeconfig run its exec plugin or auth-provider command (refused otherwise)
   --insecure-skip-tls-verify
@@ -60,7 +68,7 @@ interface Parsed {
   logs?: string;
   kubeconfig?: string;
   context?: string;
-  json: boolean;
+  output: OutputFormat;
   verbose: boolean;
   allowExec: boolean;
   allowInsecureTls: boolean;
@@ -68,13 +76,7 @@ interface Parsed {
 }
 
 function parse(args: string[]): Parsed {
-  let parsed: ReturnType<typeof parseRaw>;
-  try {
-    parsed = parseRaw(args);
-  } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseRaw(args);
   const text = positionals.join(' ').trim();
   if (!text && !values.intent) throw new UsageError('say what to triage ("<text>") or pass --intent ID');
   if (values.snapshot !== undefined && values.kubeconfig !== undefined) {
@@ -109,7 +111,7 @@ function parse(args: string[]): Parsed {
     ...(values.logs !== undefined ? { logs: values.logs } : {}),
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context !== undefined ? { context: values.context } : {}),
-    json: values.json === true,
+    output: outputFormat(values, ['text', 'json', 'yaml'], 'text'),
     verbose: values.verbose === true,
     allowExec: values['allow-exec'] === true,
     allowInsecureTls: values['insecure-skip-tls-verify'] === true,
@@ -133,11 +135,9 @@ function textFirst(args: string[]): string[] {
 }
 
 function parseRaw(args: string[]) {
-  return parseArgs({
-    args: textFirst(args),
-    allowPositionals: true,
-    strict: true,
-    options: {
+  return parseCommandLine(
+    textFirst(args),
+    {
       namespace: { type: 'string', short: 'n' },
       intent: { type: 'string' },
       snapshot: { type: 'string' },
@@ -147,14 +147,15 @@ function parseRaw(args: string[]) {
       now: { type: 'string' },
       'step-budget': { type: 'string' },
       timeout: { type: 'string' },
-      json: { type: 'boolean' },
+      ...OUTPUT_FLAGS,
       verbose: { type: 'boolean', short: 'v' },
       'allow-exec': { type: 'boolean' },
       'insecure-skip-tls-verify': { type: 'boolean' },
       'max-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
+    { positionals: true },
+  );
 }
 
 /** kubectl's lookup order: --kubeconfig, then $KUBECONFIG, then ~/.kube/config. */
@@ -176,15 +177,20 @@ function stderrLogger(io: CliIo): TriageLogger {
   };
 }
 
+/** Per-request deadline, as the triage facade sets it: no single request may eat the whole triage budget. */
+const MAX_REQUEST_TIMEOUT_MS = 10_000;
+/** How long the check that the namespace exists may take, after the triage. */
+const NAMESPACE_CHECK_MS = 10_000;
+
 export const run: CliCommand = async (args, io) => {
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout(USAGE);
     return 0;
   }
   let server: SnapshotServer | undefined;
+  let progress: ReturnType<typeof startProgress> | undefined;
   try {
     const options = parse(args);
-    const logger = options.verbose ? stderrLogger(io) : silentLogger;
     let kubeconfig: KubeconfigSource;
     let cluster: string | undefined;
     if (options.snapshot !== undefined) {
@@ -214,13 +220,46 @@ export const run: CliCommand = async (args, io) => {
       };
       if (options.request.now !== undefined) checkNowWindow('--now', options.request.now, { live: true }, new Date());
     }
+    const kube = createClusterReader({
+      kubeconfig,
+      ...(options.context ? { context: options.context } : {}),
+      requestTimeoutMs: Math.min(MAX_REQUEST_TIMEOUT_MS, options.request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    });
+    cluster ??= kube.context;
+    const target = options.request.namespace ?? 'the cluster';
+    progress = startProgress(io, `calmops triage: reading ${target}`);
+    const out = progress.io;
+    const reader = progress.reader(kube);
     const envelope = await triage(
-      { ...options.request, ...(cluster ? { cluster } : {}) },
-      { kubeconfig, ...(options.context ? { context: options.context } : {}), logger },
+      { ...options.request, cluster },
+      { reader, logger: options.verbose ? stderrLogger(out) : silentLogger },
     );
-    io.stdout(options.json ? `${JSON.stringify(envelope, null, 2)}\n` : printable(formatReport(envelope)));
+    const namespace = envelope.routing.namespace;
+    const found = await checkNamespace(reader, namespace, {
+      snapshot: options.snapshot !== undefined,
+      signal: AbortSignal.timeout(NAMESPACE_CHECK_MS),
+    });
+    progress.end();
+    if (found.status === 'missing') {
+      const where = options.snapshot !== undefined ? `snapshot ${basename(options.snapshot)}` : `cluster ${cluster}`;
+      io.stderr(`calmops triage: ${describeMissing(namespace, found.present, where)}\n`);
+      return 1;
+    }
+    if (found.status === 'unconfirmed') {
+      io.stderr(
+        `calmops triage: warning: could not confirm that namespace "${namespace}" exists: ${found.reason}; the ` +
+          'triage below covers what the reads returned\n',
+      );
+    }
+    if (options.output === 'text') {
+      const paint = painter(colourEnabled(io.tty?.stdout, io.env));
+      io.stdout(paintTriageReport(printable(formatReport(envelope)), paint));
+    } else {
+      io.stdout(renderData(options.output, envelope));
+    }
     return 0;
   } catch (error) {
+    progress?.end();
     return reportFailure(error, io);
   } finally {
     await server?.close();
@@ -249,8 +288,8 @@ function reportFailure(error: unknown, io: CliIo): number {
     error instanceof KubeconfigError ||
     error instanceof InputFileError
   ) {
+    if (error instanceof UsageError) return usageFailure(io, 'triage', error, USAGE);
     io.stderr(`calmops triage: ${error.message}\n`);
-    if (error instanceof UsageError) io.stderr(`\n${USAGE}`);
     return 2;
   }
   if (error instanceof TemplateValidationError) {

@@ -1,0 +1,262 @@
+import { createHash } from 'node:crypto';
+import type { DeliverInputInput, SlackLogger, StartSessionInput } from '../slack/deps.js';
+import { checkIntent, type Policy } from '../slack/policy.js';
+import type { ThreadMessage } from '../slack/views/limits.js';
+import type { AlertGroupRecord, Store } from '../store/index.js';
+import { redactText } from '../redact/index.js';
+import { SWEEP_INTENT } from '../triage/routing.js';
+import type { TemplateRegistry } from '../triage/templates.js';
+import { type AlertGroup, alertGroupId, type NormalizedAlert } from './group.js';
+import { type AlertTarget, mapAlertGroup } from './map.js';
+import { alertNotStartedView, alertResolvedView, alertRootView, alertUpdateView } from './views.js';
+
+/**
+ * The core of alert intake, free of HTTP and of any one sender: a normalized alert group in, at most one session per
+ * group out. The first firing notification of a group claims it (one conditional put), posts the thread root in the
+ * channel the policy routes it to and starts the session; every later notification of the group posts into that
+ * thread, never as a new top-level message; the group's resolution reports the fix to the session, whose fresh
+ * triage then judges it. Like a Slack request, a notification only validates, writes, posts and starts: the
+ * diagnosis runs in the workflow.
+ */
+
+export interface AlertPoster {
+  post(channelId: string, threadTs: string | undefined, message: ThreadMessage): Promise<{ ts: string }>;
+}
+
+export interface AlertHandlerDeps {
+  store: Pick<Store, 'alertGroups' | 'sessions' | 'dedupe'>;
+  policy: Policy;
+  templates: TemplateRegistry;
+  slack: AlertPoster;
+  workflow: {
+    startSession(input: StartSessionInput): Promise<{ sessionId: string }>;
+    deliverInput(input: DeliverInputInput): Promise<unknown>;
+  };
+  /** Who alert sessions are requested by: the bot's own Slack user, so every view names a real user. */
+  requester(): Promise<string>;
+  now(): Date;
+  logger?: SlackLogger;
+  /** Waits between looks at a group another delivery is opening (a plain timer unless a test replaces it). */
+  sleep?(ms: number): Promise<void>;
+  /** How long a delivery waits for another one to finish opening the same group before asking to be retried. */
+  waitForOpeningMs?: number;
+  /** Identical notifications within this window are the sender's retries or its HA twin's: handled once. */
+  duplicateWindowSeconds?: number;
+}
+
+export type AlertOutcome =
+  | {
+      outcome: 'opened';
+      sessionId: string;
+      channelId: string;
+      threadTs: string;
+      intent: string;
+      namespace?: string;
+      cluster: string;
+    }
+  | { outcome: 'updated'; sessionId: string; channelId: string; threadTs: string }
+  | { outcome: 'validating'; sessionId: string; channelId: string; threadTs: string }
+  | { outcome: 'duplicate' }
+  | { outcome: 'ignored'; reason: string }
+  /** Not something a retry can change: the policy takes no alerts, or the channel runs no intent that fits. */
+  | { outcome: 'refused'; reason: string; notified: boolean }
+  /** Worth retrying: another delivery is still opening the group, or the session could not be started. */
+  | { outcome: 'retry'; reason: string; retryAfterSeconds: number };
+
+const POLL_MS = 200;
+const RETRY_AFTER_SECONDS = 5;
+
+/** The alert's own words, as the session's request text: what locating a namespace and breaking ties read. */
+export function sessionText(alert: NormalizedAlert): string {
+  const parts = [
+    alert.name,
+    alert.annotations['summary'],
+    alert.annotations['description'] ?? alert.annotations['message'],
+  ].filter((p): p is string => p !== undefined && p !== '');
+  return redactText(parts.join(': ').replace(/\s+/g, ' ')).slice(0, 2000);
+}
+
+/** What makes two notifications the same one: status, and each alert's identity, state and times. */
+function notificationDigest(group: AlertGroup): string {
+  const alerts = group.alerts
+    .map((a) => `${a.fingerprint}|${a.status}|${a.startsAt}|${a.endsAt ?? ''}`)
+    .sort()
+    .join('\n');
+  return createHash('sha256')
+    .update(`${group.status}\n${group.truncated}\n${alerts}`)
+    .digest('hex')
+    .slice(0, 32);
+}
+
+async function openSessionOf(
+  deps: AlertHandlerDeps,
+  record: AlertGroupRecord | undefined,
+): Promise<{ sessionId: string; threadTs: string; channelId: string } | undefined> {
+  if (record?.phase !== 'bound' || record.sessionId === undefined || record.threadTs === undefined) return undefined;
+  const session = await deps.store.sessions.get(record.sessionId);
+  if (session?.status !== 'open') return undefined;
+  return { sessionId: session.id, threadTs: record.threadTs, channelId: record.channelId };
+}
+
+/** The intent the channel runs for this alert: the mapped one, else the sweep, else none. */
+function allowedIntent(policy: Policy, channelId: string, intent: string): string | undefined {
+  const channel = policy.forChannel(channelId);
+  if (channel === undefined) return undefined;
+  if (checkIntent(channel, intent).allowed) return intent;
+  return checkIntent(channel, SWEEP_INTENT).allowed ? SWEEP_INTENT : undefined;
+}
+
+async function open(
+  deps: AlertHandlerDeps,
+  group: AlertGroup,
+  target: AlertTarget,
+  claim: AlertGroupRecord,
+): Promise<AlertOutcome> {
+  const logger = deps.logger;
+  const channelId = claim.channelId;
+  const channel = deps.policy.forChannel(channelId);
+  const intent = allowedIntent(deps.policy, channelId, target.intent);
+  if (channel === undefined) {
+    await deps.store.alertGroups.release(claim);
+    return { outcome: 'refused', reason: `channel ${channelId} has no channel policy`, notified: false };
+  }
+  if (intent === undefined) {
+    await deps.store.alertGroups.release(claim);
+    const reason = `this channel runs neither \`${target.intent}\` nor \`${SWEEP_INTENT}\` (the channel policy's allowedIntents).`;
+    // Said in the channel the alert was routed to: an alert is never dropped without a word.
+    await deps.slack.post(channelId, undefined, alertNotStartedView(`${target.alert.name || 'an alert'}: ${reason}`));
+    return { outcome: 'refused', reason, notified: true };
+  }
+  const cluster = target.cluster ?? channel.cluster;
+  const chosen = { ...target, intent };
+  let threadTs: string;
+  try {
+    const requester = await deps.requester();
+    const root = await deps.slack.post(channelId, undefined, alertRootView({ group, target: chosen, cluster }));
+    if (root.ts === '') throw new Error('Slack did not return the thread message');
+    threadTs = root.ts;
+    try {
+      const { sessionId } = await deps.workflow.startSession({
+        channelId,
+        threadTs,
+        requester,
+        text: sessionText(target.alert),
+        intent,
+        ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+        cluster,
+      });
+      const bound = await deps.store.alertGroups.bind(claim, { sessionId, threadTs }, deps.now());
+      // Opening outlived the claim's lease and another delivery took the group over; this session stands on its own.
+      if (bound === undefined) logger?.warn('an alert group was taken over while its session opened', { sessionId });
+      return {
+        outcome: 'opened',
+        sessionId,
+        channelId,
+        threadTs,
+        intent,
+        ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+        cluster,
+      };
+    } catch (error) {
+      await deps.slack
+        .post(
+          channelId,
+          threadTs,
+          alertNotStartedView('the workflow did not accept it. The alert will be delivered again and retried.'),
+        )
+        .catch(() => undefined);
+      throw error;
+    }
+  } catch (error) {
+    logger?.error('an alert session could not be opened', { channelId, error: (error as Error).message });
+    await deps.store.alertGroups.release(claim).catch(() => undefined);
+    return { outcome: 'retry', reason: 'the session could not be started', retryAfterSeconds: RETRY_AFTER_SECONDS };
+  }
+}
+
+async function firing(deps: AlertHandlerDeps, group: AlertGroup, groupId: string): Promise<AlertOutcome> {
+  const target = mapAlertGroup(group, deps.templates);
+  const channelId = deps.policy.alertChannel({
+    ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+    ...(target.cluster === undefined ? {} : { cluster: target.cluster }),
+    ...(target.severity === undefined ? {} : { severity: target.severity }),
+  });
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const waits = Math.ceil((deps.waitForOpeningMs ?? 3000) / POLL_MS);
+  // Bounded: every pass either finishes, waits for a live claim, or lost a claim race to a delivery it then sees.
+  for (let attempt = 0; attempt <= waits + 3; attempt++) {
+    const existing = await deps.store.alertGroups.get(groupId);
+    const session = await openSessionOf(deps, existing);
+    if (session !== undefined) {
+      await deps.slack.post(session.channelId, session.threadTs, alertUpdateView(group));
+      return { outcome: 'updated', ...session };
+    }
+    const opening = existing?.phase === 'opening' && (existing.leaseUntil ?? '') > deps.now().toISOString();
+    if (opening) {
+      if (attempt >= waits) {
+        return {
+          outcome: 'retry',
+          reason: 'another delivery of this alert group is still opening its session',
+          retryAfterSeconds: RETRY_AFTER_SECONDS,
+        };
+      }
+      await sleep(POLL_MS);
+      continue;
+    }
+    if (channelId === undefined) {
+      return { outcome: 'refused', reason: 'the channel policy has no alerts section', notified: false };
+    }
+    const claim = await deps.store.alertGroups.claim(
+      { groupId, source: group.source, groupKey: group.key, channelId },
+      {
+        now: deps.now(),
+        ...(existing?.phase === 'bound' && existing.sessionId !== undefined ? { replacing: existing.sessionId } : {}),
+      },
+    );
+    // Lost the race: the next look finds the winner's claim (and waits for it) or its session.
+    if (!claim.claimed) continue;
+    return open(deps, group, target, claim.record);
+  }
+  return {
+    outcome: 'retry',
+    reason: 'the alert group kept changing while this delivery tried to open it',
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
+  };
+}
+
+async function resolved(deps: AlertHandlerDeps, group: AlertGroup, groupId: string): Promise<AlertOutcome> {
+  const session = await openSessionOf(deps, await deps.store.alertGroups.get(groupId));
+  if (session === undefined) return { outcome: 'ignored', reason: 'no open session for this alert group' };
+  await deps.slack.post(session.channelId, session.threadTs, alertResolvedView(group));
+  // The same as a person saying "resolved" in the thread: the workflow re-triages and judges the fix.
+  await deps.workflow.deliverInput({
+    sessionId: session.sessionId,
+    userId: await deps.requester(),
+    text: 'resolved',
+    source: 'message',
+    action: { type: 'resolved' },
+    messageKey: `alert:${groupId}:resolved:${notificationDigest(group)}`,
+  });
+  return { outcome: 'validating', ...session };
+}
+
+/** Handles one notification of an alert group. */
+export async function handleAlertGroup(deps: AlertHandlerDeps, group: AlertGroup): Promise<AlertOutcome> {
+  const groupId = alertGroupId(group);
+  const claim = await deps.store.dedupe.claim(`alert:${groupId}:${notificationDigest(group)}`, {
+    ttlSeconds: deps.duplicateWindowSeconds ?? 60,
+    leaseSeconds: 30,
+    now: deps.now(),
+  });
+  if (claim === undefined) return { outcome: 'duplicate' };
+  try {
+    const outcome = group.status === 'resolved' ? await resolved(deps, group, groupId) : await firing(deps, group, groupId);
+    // Only a notification that was handled is remembered; one to be retried must get through next time.
+    if (outcome.outcome === 'retry') await deps.store.dedupe.release(claim);
+    else await deps.store.dedupe.finish(claim);
+    return outcome;
+  } catch (error) {
+    await deps.store.dedupe.release(claim).catch(() => undefined);
+    throw error;
+  }
+}
