@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * The diagnostic workflow of ADR-005. A session moves forward only when the evidence a state asks for is present;
+ * The diagnostic workflow of ADR-005 (docs/concepts.md). A session moves forward only when the evidence a state asks for is present;
  * RESOLVING hands back to GATHERING so that a fresh look at the cluster validates the fix.
  */
 export const DIAGNOSTIC_STATES = ['GATHERING', 'ANALYZING', 'HYPOTHESIZING', 'TESTING', 'RESOLVING'] as const;

@@ -1,5 +1,5 @@
 /**
- * Structured workflow events (seed 003). Every transition is logged as one JSON line and written to the session
+ * Structured workflow events (the plan contract, docs/concepts.md). Every transition is logged as one JSON line and written to the session
  * timeline, so an incident can be replayed from its audit trail alone.
  */
 export const WORKFLOW_EVENT_TYPES = [

@@ -2,7 +2,7 @@ import * as z from 'zod';
 
 /**
  * The remediation plan contract. A plan is the only artifact calmops synthesizes; it is guarded before any review
- * (seed 003: strict contract, forbidden legacy keys, one guided regeneration, then a human).
+ * (docs/concepts.md: strict contract, forbidden legacy keys, one guided regeneration, then a human).
  */
 
 export const PLAN_VERSION = '1';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { DomainSchema, FindingSchema, ResourceRefSchema } from './findings.js';
 
-/** The triage envelope (ADR-023) plus calmops' findings and ranked root cause. This schema is the contract. */
+/** The triage envelope (ADR-023, docs/concepts.md) plus calmops' findings and ranked root cause. This schema is the contract. */
 
 export const TriggerModeSchema = z.enum(['replace', 'suggest', 'observe']);
 export type TriggerMode = z.infer<typeof TriggerModeSchema>;

@@ -16,7 +16,7 @@ import { recordEvent, timelineSink } from './events.js';
 import { addEvidence } from './state.js';
 
 /**
- * The review machine's steps (seed 004): synthesis behind the schema guard, the automated rubric, revisions with the
+ * The review machine's steps (the review loop, docs/concepts.md): synthesis behind the schema guard, the automated rubric, revisions with the
  * reviewer's note, and the final decision, each recorded as a structured event.
  */
 
@@ -68,7 +68,7 @@ async function storePlanOutcome(
 }
 
 /**
- * A revision requested by a reviewer is made from the plan they reviewed and their note (seed 004's revision loop);
+ * A revision requested by a reviewer is made from the plan they reviewed and their note (the review loop's revision);
  * only a first plan, or one whose predecessor had no valid plan, is synthesized afresh.
  */
 async function reviseFromNote(
