@@ -1,3 +1,4 @@
+import { requirementHolds } from '../../src/cluster/label-selector.js';
 import type { KubeObject } from '../../src/cluster/types.js';
 
 /**
@@ -115,28 +116,20 @@ export function matchesLabels(selector: LabelSelector, labels: Readonly<Record<s
   return selector.every((req) => matchesRequirement(req, labels ?? {}));
 }
 
+/** The parsed operators in the API's own terms, so that matching is the one rule the analyzers use too. */
+const API_OPERATOR: Record<LabelOperator, string> = {
+  exists: 'Exists',
+  '!exists': 'DoesNotExist',
+  '=': 'In',
+  in: 'In',
+  '!=': 'NotIn',
+  notin: 'NotIn',
+  gt: 'Gt',
+  lt: 'Lt',
+};
+
 function matchesRequirement(req: LabelRequirement, labels: Readonly<Record<string, string>>): boolean {
-  const has = Object.hasOwn(labels, req.key);
-  const value = labels[req.key];
-  switch (req.operator) {
-    case 'exists':
-      return has;
-    case '!exists':
-      return !has;
-    case '=':
-    case 'in':
-      return has && req.values.includes(value ?? '');
-    case '!=':
-    case 'notin':
-      return !has || !req.values.includes(value ?? '');
-    case 'gt':
-    case 'lt': {
-      if (!has || !/^-?\d+$/.test(value ?? '')) return false;
-      const actual = Number(value);
-      const bound = Number(req.values[0]);
-      return req.operator === 'gt' ? actual > bound : actual < bound;
-    }
-  }
+  return requirementHolds({ key: req.key, operator: API_OPERATOR[req.operator], values: req.values }, labels);
 }
 
 export interface FieldRequirement {

@@ -1,3 +1,4 @@
+import { matchesLabels, parseLabelSelector } from '../../local/kube/selectors.js';
 import type {
   ClusterReader,
   GetQuery,
@@ -41,12 +42,8 @@ function matchesField(o: KubeObject, selector: string | undefined): boolean {
   });
 }
 
-function matchesLabels(o: KubeObject, selector: string | undefined): boolean {
-  if (!selector) return true;
-  return selector.split(',').every((term) => {
-    const [key, want] = term.split('=') as [string, string];
-    return o.metadata.labels?.[key] === want;
-  });
+function matchesLabelSelector(o: KubeObject, selector: string | undefined): boolean {
+  return matchesLabels(parseLabelSelector(selector ?? ''), o.metadata.labels);
 }
 
 export function fakeReader(options: FakeReaderOptions): FakeReader {
@@ -63,7 +60,7 @@ export function fakeReader(options: FakeReaderOptions): FakeReader {
               o.metadata.namespace === undefined ||
               o.metadata.namespace === query.namespace) &&
             matchesField(o, query.fieldSelector) &&
-            matchesLabels(o, query.labelSelector),
+            matchesLabelSelector(o, query.labelSelector),
         ),
       );
     },

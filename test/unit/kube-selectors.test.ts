@@ -7,6 +7,7 @@ import {
   SelectorSyntaxError,
   validateFieldSelector,
 } from '../../local/kube/selectors.js';
+import { type LabelSelectorRequirement, requirementHolds } from '../../src/cluster/label-selector.js';
 import type { KubeObject } from '../../src/cluster/types.js';
 
 const labels = { app: 'web', tier: 'frontend', 'app.kubernetes.io/version': '3', empty: '' };
@@ -145,5 +146,32 @@ describe('field selectors', () => {
   it('rejects malformed selectors', () => {
     expect(() => parseFieldSelector('metadata.name')).toThrow(SelectorSyntaxError);
     expect(() => parseFieldSelector('metadata.name=a\\x')).toThrow(SelectorSyntaxError);
+  });
+});
+
+describe('one requirement rule for the analyzers and the snapshot server', () => {
+  const served = (selector: string, labels: Record<string, string>) =>
+    matchesLabels(parseLabelSelector(selector), labels);
+
+  it('decides the same for both shapes of a requirement', () => {
+    const labels = { app: 'web', replicas: '3' };
+    const cases: Array<[string, LabelSelectorRequirement]> = [
+      ['app in (web,api)', { key: 'app', operator: 'In', values: ['web', 'api'] }],
+      ['app notin (web)', { key: 'app', operator: 'NotIn', values: ['web'] }],
+      ['tier', { key: 'tier', operator: 'Exists' }],
+      ['!tier', { key: 'tier', operator: 'DoesNotExist' }],
+      ['replicas>2', { key: 'replicas', operator: 'Gt', values: ['2'] }],
+      ['replicas<2', { key: 'replicas', operator: 'Lt', values: ['2'] }],
+    ];
+    for (const [text, requirement] of cases) {
+      expect(served(text, labels), text).toBe(requirementHolds(requirement, labels));
+    }
+  });
+
+  it('reads only the object’s own labels, and compares only integers', () => {
+    expect(requirementHolds({ key: 'constructor', operator: 'Exists' }, {})).toBe(false);
+    expect(served('constructor', {})).toBe(false);
+    expect(requirementHolds({ key: 'v', operator: 'Gt', values: ['1'] }, { v: '2.5' })).toBe(false);
+    expect(requirementHolds({ key: 'v', operator: 'Gt', values: ['1'] }, { v: '2' })).toBe(true);
   });
 });

@@ -1,10 +1,9 @@
+import { type LabelSelectorRequirement, requirementHolds } from '../../cluster/label-selector.js';
+
 /** Label selector matching for Service selectors (maps) and metav1.LabelSelector (matchLabels + matchExpressions). */
 
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | string;
-  values?: string[];
-}
+// Node affinity `nodeSelectorTerms` use the same requirement shape, plus Gt/Lt.
+export { type LabelSelectorRequirement, requirementHolds };
 
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
@@ -22,28 +21,6 @@ export function matchesSelector(selector: LabelSelector | undefined, labels: Rec
   const have = labels ?? {};
   if (!Object.entries(selector.matchLabels ?? {}).every(([k, v]) => have[k] === v)) return false;
   return (selector.matchExpressions ?? []).every((req) => requirementHolds(req, have));
-}
-
-/** Node affinity `nodeSelectorTerms` use the same requirement shape, plus Gt/Lt. */
-export function requirementHolds(req: LabelSelectorRequirement, labels: Record<string, string>): boolean {
-  const value = labels[req.key];
-  const values = req.values ?? [];
-  switch (req.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-      return value !== undefined && Number(value) > Number(values[0]);
-    case 'Lt':
-      return value !== undefined && Number(value) < Number(values[0]);
-    default:
-      return false;
-  }
 }
 
 export function formatMap(selector: Record<string, string>): string {
