@@ -1,4 +1,6 @@
-import { createHmac } from 'node:crypto';
+import { slackSignature } from '../../src/slack/receiver.js';
+
+export { slackSignature };
 
 /** The headers Slack adds to every request it sends to an app, signed with the app's signing secret. */
 export interface SignedHeaders {
@@ -9,15 +11,6 @@ export interface SignedHeaders {
 }
 
 export const SLACK_USER_AGENT = 'Slackbot 1.0 (+https://api.slack.com/robots)';
-
-/**
- * Slack's v0 request signature: `v0=` + hex HMAC-SHA256 of `v0:<timestamp>:<raw body>` keyed with the signing
- * secret. The body must be the exact bytes that go on the wire, so callers sign the string they then send.
- */
-export function slackSignature(signingSecret: string, timestamp: number, body: string): string {
-  const digest = createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex');
-  return `v0=${digest}`;
-}
 
 export function signedHeaders(
   signingSecret: string,

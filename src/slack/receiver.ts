@@ -47,12 +47,20 @@ export function verifySlackSignature(input: {
   const skew = input.nowSeconds - Number(input.timestamp);
   if (skew > MAX_CLOCK_SKEW_SECONDS) return { ok: false, reason: 'stale request timestamp' };
   if (skew < -MAX_CLOCK_SKEW_SECONDS) return { ok: false, reason: 'request timestamp in the future' };
-  const expected = `v0=${createHmac('sha256', input.signingSecret).update(`v0:${input.timestamp}:${input.rawBody}`).digest('hex')}`;
+  const expected = slackSignature(input.signingSecret, input.timestamp, input.rawBody);
   const given = Buffer.from(input.signature, 'utf8');
   const wanted = Buffer.from(expected, 'utf8');
   if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
     return { ok: false, reason: 'signature mismatch' };
   return { ok: true };
+}
+
+/**
+ * Slack's v0 request signature: `v0=` + hex HMAC-SHA256 of `v0:<timestamp>:<raw body>` keyed with the signing
+ * secret. The one place it is computed: verifying here, signing in tests, the sandbox and benchmarks.
+ */
+export function slackSignature(signingSecret: string, timestamp: number | string, rawBody: string): string {
+  return `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
 }
 
 /** Signs a body the way Slack does; for tests, the sandbox and benchmarks. */
@@ -62,8 +70,10 @@ export function signSlackRequest(
   timestampSeconds: number,
 ): Record<string, string> {
   const timestamp = String(Math.floor(timestampSeconds));
-  const signature = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
-  return { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp };
+  return {
+    'x-slack-signature': slackSignature(signingSecret, timestamp, rawBody),
+    'x-slack-request-timestamp': timestamp,
+  };
 }
 
 function lowerCaseHeaders(headers: Readonly<Record<string, string | undefined>>): Record<string, string> {
