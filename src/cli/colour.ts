@@ -5,6 +5,8 @@
  * rest as it does in Node itself (`1`, `2`, `3`, `true` or empty turn colour on; any other value, `0` say, off).
  */
 
+import type { CliIo } from './io.js';
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 const FORCE_ON = new Set(['', '1', '2', '3', 'true']);
@@ -40,4 +42,9 @@ export function painter(on: boolean): Paint {
   if (!on) return (text) => text;
   return (text, ...styles) =>
     styles.reduce((styled, style) => `\u001b[${STYLES[style][0]}m${styled}\u001b[${STYLES[style][1]}m`, text);
+}
+
+/** The painter for one of a command's streams, as its terminal and environment decide. */
+export function painterFor(io: CliIo, stream: 'stdout' | 'stderr'): Paint {
+  return painter(colourEnabled(io.tty?.[stream], io.env));
 }

@@ -45,12 +45,11 @@ export function parseCommandLine<const T extends FlagSpecs>(
   const positionals: string[] = [];
   const shorts = new Map<string, string>();
   for (const [name, spec] of Object.entries(specs)) if (spec.short) shorts.set(spec.short, name);
-  const known = [
-    ...Object.keys(specs).map((name) => `--${name}`),
-    ...[...shorts.keys()].map((short) => `-${short}`),
-  ];
+  const known = [...Object.keys(specs).map((name) => `--${name}`), ...[...shorts.keys()].map((short) => `-${short}`)];
   const unknown = (flag: string) =>
     new UsageError(`unknown flag "${shown(flag, 80)}"${didYouMean(flag, known, false)}`);
+  // Own keys only: `--constructor` names no flag, whatever Object.prototype holds.
+  const specOf = (name: string): FlagSpec | undefined => (Object.hasOwn(specs, name) ? specs[name] : undefined);
   const display = (name: string) => (specs[name]?.short ? `-${specs[name].short}, --${name}` : `--${name}`);
 
   let i = 0;
@@ -75,7 +74,7 @@ export function parseCommandLine<const T extends FlagSpecs>(
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      const spec = specs[name];
+      const spec = specOf(name);
       if (!spec || name === '') throw unknown(eq < 0 ? arg : arg.slice(0, eq));
       if (spec.type === 'boolean') {
         if (eq >= 0) throw new UsageError(`flag --${name} takes no value`);
@@ -88,14 +87,14 @@ export function parseCommandLine<const T extends FlagSpecs>(
     if (arg.startsWith('-') && arg !== '-' && !/^-\d/.test(arg)) {
       // `-namespace` is a long flag typed with one dash, not -n with the value "amespace".
       const word = arg.slice(1).split('=')[0] as string;
-      if (word.length > 1 && specs[word] !== undefined) {
+      if (word.length > 1 && specOf(word) !== undefined) {
         throw new UsageError(`unknown flag "${shown(arg, 80)}"; did you mean --${word}?`);
       }
       for (let j = 1; j < arg.length; j++) {
         const letter = arg[j] as string;
         const name = shorts.get(letter);
         if (name === undefined) throw unknown(j === 1 ? arg : `-${letter}`);
-        if (specs[name]?.type === 'boolean') {
+        if (specOf(name)?.type === 'boolean') {
           values[name] = true;
           continue;
         }
@@ -109,7 +108,9 @@ export function parseCommandLine<const T extends FlagSpecs>(
   }
   if (options.positionals !== true && positionals.length > 0) {
     const command = options.command ? `calmops ${options.command}` : 'this command';
-    throw new UsageError(`unexpected argument "${shown(positionals[0] as string, 80)}": ${command} takes no positional arguments`);
+    throw new UsageError(
+      `unexpected argument "${shown(positionals[0] as string, 80)}": ${command} takes no positional arguments`,
+    );
   }
   return { values: values as FlagValues<T>, positionals };
 }

@@ -23,8 +23,8 @@ export class UsageError extends Error {
 /** Exit code of every usage error, as kubectl and the shell's builtins use it. */
 export const USAGE_EXIT = 2;
 
-/** A command's answer to bad input: what was wrong, then its usage, on stderr; exit 2. */
-export function usageFailure(io: CliIo, command: string, error: UsageError, usage: string): number {
+/** A command's answer to bad input (a UsageError, or a file or setting it cannot use): what was wrong, then its usage, on stderr; exit 2. */
+export function usageFailure(io: CliIo, command: string, error: Error, usage: string): number {
   io.stderr(`calmops ${command}: ${error.message}\n\n${usage}`);
   return USAGE_EXIT;
 }

@@ -65,7 +65,10 @@ async function load(name: string): Promise<CommandModule | undefined> {
 const isCommand = (name: string) => COMMANDS.some((c) => c.name === name);
 
 function unknownCommand(name: string, io: CliIo): number {
-  const hint = didYouMean(name, COMMANDS.map((c) => c.name));
+  const hint = didYouMean(
+    name,
+    COMMANDS.map((c) => c.name),
+  );
   io.stderr(`calmops: unknown command "${shown(name, 80)}"${hint}\n\n${usage()}`);
   return USAGE_EXIT;
 }

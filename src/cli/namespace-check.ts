@@ -1,12 +1,12 @@
-import { ClusterReadError, type ClusterReader, type ResourceKind, ReadOnlyViolationError } from '../cluster/types.js';
+import { ClusterReadError, type ClusterReader, ReadOnlyViolationError, type ResourceKind } from '../cluster/types.js';
 import { suggest } from './suggest.js';
 
 /**
  * Whether the namespace a triage read exists. A triage of a namespace that is not there reads nothing and finds no
  * fault, which must not pass for a healthy namespace. The answer comes from what the reads return: the Namespace
  * object itself (a 404 from a permitted read means it is absent), else the namespace list; in a snapshot, which may
- * hold objects without their Namespace, also the namespaces its objects live in. When the identity may read none of these, the
- * answer is that it could not be confirmed, never that the namespace is missing.
+ * hold objects without their Namespace, also the namespaces its objects live in. When the identity may read none of
+ * these, the answer is that it could not be confirmed, never that the namespace is missing.
  */
 
 export type NamespaceCheck =
@@ -17,7 +17,13 @@ export type NamespaceCheck =
 
 const LIST_LIMIT = 2000;
 /** Kinds whose objects say which namespaces a snapshot without Namespace objects holds. */
-const NAMESPACED_KINDS: readonly ResourceKind[] = ['pods', 'events', 'deployments', 'services', 'persistentvolumeclaims'];
+const NAMESPACED_KINDS: readonly ResourceKind[] = [
+  'pods',
+  'events',
+  'deployments',
+  'services',
+  'persistentvolumeclaims',
+];
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string; denied: boolean };
 
@@ -63,7 +69,8 @@ export async function checkNamespace(
   const listed = list.ok ? list.value.map((n) => n.metadata.name).sort() : [];
   if (listed.includes(namespace)) return { status: 'found' };
 
-  if (options.snapshot) {
+  // Every cluster lists some namespaces: an empty list is a snapshot served as a cluster, holding no Namespace objects.
+  if (options.snapshot || (list.ok && list.value.length === 0)) {
     const holding = await namespacesHoldingObjects(reader, signal);
     if (holding?.has(namespace)) return { status: 'found' };
     const present = [...new Set([...listed, ...(holding ?? [])])].sort();

@@ -10,15 +10,17 @@ const MAX_SUGGESTIONS = 3;
 
 export function suggest(typed: string, known: Iterable<string>): string[] {
   const input = typed.toLowerCase();
-  if (input === '') return [];
-  const limit = input.length <= 3 ? 1 : 2;
+  // Dashes say which kind of flag, not which one: `-json` is one edit from `--json` in what it spells.
+  const core = input.replace(/^-+/, '');
+  // One letter is one edit from every other letter: too little to guess from.
+  if (core.length < 2) return [];
+  const limit = core.length <= 3 ? 1 : 2;
   const scored: Array<{ word: string; distance: number }> = [];
   for (const word of new Set(known)) {
     const candidate = word.toLowerCase();
     if (candidate === input) continue;
-    const distance = damerauLevenshtein(input, candidate).steps;
-    // A prefix of at least two characters beyond any leading dashes says what it was heading for.
-    const prefix = input.replace(/^-+/, '').length >= 2 && candidate.startsWith(input);
+    const distance = damerauLevenshtein(core, candidate.replace(/^-+/, '')).steps;
+    const prefix = candidate.startsWith(input);
     if (distance <= limit || prefix) scored.push({ word, distance: prefix ? Math.min(distance, limit) : distance });
   }
   return scored

@@ -96,7 +96,7 @@ describe('calmops serve-snapshot', () => {
     [[DEMO_SNAPSHOT, '--port', '70000'], '--port: must be between 0 and 65535, got 70000'],
     [[DEMO_SNAPSHOT, '--fault-rate', '2'], '--fault-rate: expected a number between 0 and 1, got "2"'],
     [[DEMO_SNAPSHOT, '--now', 'yesterday'], '--now: not an ISO time: yesterday'],
-    [[DEMO_SNAPSHOT, '--bogus'], "Unknown option '--bogus'"],
+    [[DEMO_SNAPSHOT, '--bogus'], 'unknown flag "--bogus"'],
     [[DEMO_SNAPSHOT, '--logs', '/nonexistent/logs.json'], 'cannot read logs file /nonexistent/logs.json'],
   ])('rejects %j with exit 2', async (args, message) => {
     const cli = capture();

@@ -187,7 +187,7 @@ describe('calmops stats on dynalite', () => {
       [['--limit', '0'], env, /--limit: expected a whole number from 1 to 1000, got "0"/],
       [['--limit', '5000'], env, /--limit/],
       [['--limit', '2.5'], env, /--limit/],
-      [['--verbose'], env, /Unknown option '--verbose'/],
+      [['--verbose'], env, /unknown flag "--verbose"/],
       [['extra'], env, /positional argument/],
       [[], { ...env, CALMOPS_TABLE: 'x' }, /CALMOPS_TABLE: "x" is not a DynamoDB table name/],
       [[], { ...env, AWS_ENDPOINT_URL_DYNAMODB: 'not a url' }, /AWS_ENDPOINT_URL_DYNAMODB is not a URL/],

@@ -45,7 +45,8 @@ function calmops(args: string[], timeoutMs = 60_000): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: dir,
-      env: { ...process.env, NODE_OPTIONS: '', KUBECONFIG: '', HOME: dir },
+      // No colour asked for from outside: every escape byte in the output would then be one that leaked through.
+      env: { ...process.env, NODE_OPTIONS: '', KUBECONFIG: '', HOME: dir, FORCE_COLOR: '0' },
     });
     let stdout = '';
     let stderr = '';

@@ -11,7 +11,7 @@ import { formatSnapshot } from '../../src/cluster/snapshot.js';
 import { type TriageEnvelope, TriageEnvelopeSchema } from '../../src/triage/envelope.js';
 import { pvcScenario } from './triage-helpers.js';
 
-function io(env: Record<string, string | undefined> = {}) {
+function io(env: Record<string, string | undefined> = {}, tty?: CliIo['tty']) {
   const out = { stdout: '', stderr: '' };
   const value: CliIo = {
     stdout: (t) => {
@@ -21,6 +21,7 @@ function io(env: Record<string, string | undefined> = {}) {
       out.stderr += t;
     },
     env,
+    ...(tty ? { tty } : {}),
   };
   return { io: value, out };
 }
@@ -56,6 +57,35 @@ describe('calmops triage', () => {
     expect(out.stderr).toMatch(/^Triage engaged: intent=pvc-binding, template=pvc-binding@v1, steps=3, mode=replace$/m);
     expect(out.stderr).toMatch(/^Evidence collection: completeness=1, threshold=0.8, missing=\[\]$/m);
     expect(out.stderr).toMatch(/^Triage completed: duration=\d+ms, steps_executed=2\/3$/m);
+  });
+
+  it('colours the report only for a terminal without NO_COLOR, and shows progress only on a terminal', async () => {
+    const terminal = io({}, { stdout: true, stderr: true, columns: 120 });
+    expect(await run([text, '--snapshot', snapshot], terminal.io)).toBe(0);
+    expect(terminal.out.stdout).toMatch(/^\u001b\[1mTriage: pvc-binding in student03/);
+    expect(terminal.out.stderr).toMatch(
+      /^\r\u001b\[Kcalmops triage: reading the cluster \(snapshot:incident\.yaml\)… /,
+    );
+    expect(terminal.out.stderr.endsWith('\r\u001b[K')).toBe(true);
+
+    const noColour = io({ NO_COLOR: '1' }, { stdout: true, stderr: true });
+    expect(await run([text, '--snapshot', snapshot], noColour.io)).toBe(0);
+    expect(noColour.out.stdout).not.toContain('\u001b');
+
+    const forced = io({ FORCE_COLOR: '1' });
+    expect(await run([text, '--snapshot', snapshot, '-n', 'student03', '--intent', 'pvc-binding'], forced.io)).toBe(0);
+    expect(forced.out.stdout).toContain('\u001b[1mFindings\u001b[22m');
+    expect(forced.out.stdout).toMatch(/^ {2}\[\u001b\[3\dm(critical|high|medium|low)\u001b\[39m\] PVC_/m);
+    expect(forced.out.stderr).toBe('');
+  });
+
+  it('exits 1, printing no report, for a namespace the snapshot does not have', async () => {
+    const { io: cli, out } = io();
+    expect(await run(['pvc binding', '-n', 'student3', '--snapshot', snapshot, '--json'], cli)).toBe(1);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toBe(
+      'calmops triage: namespace "student3" not found in snapshot incident.yaml (did you mean "student03"?); namespaces present: student03\n',
+    );
   });
 
   it('honours -n and --intent over the text', async () => {

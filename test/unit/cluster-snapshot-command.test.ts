@@ -198,7 +198,7 @@ describe('calmops snapshot', () => {
       [['-n', 'Shop'], /not a valid name/],
       [['-n', 'shop', '--tail', 'abc'], /--tail: not a whole number/],
       [['-n', 'shop', '--tail', '0'], /--tail: must be between/],
-      [['-n', 'shop', '--bogus'], /Unknown option '--bogus'/],
+      [['-n', 'shop', '--bogus'], /unknown flag "--bogus"/],
       [['-n', 'shop', 'extra'], /unexpected argument/],
       [['-n', 'shop', '-o', join(dir, 'no-such-dir', 'x.yaml')], /folder .* does not exist/],
       [['-n', 'shop', '--kubeconfig', join(dir, 'missing')], /kubeconfig file .* does not exist/],

@@ -1,6 +1,6 @@
 import { formatReport } from '../../doctor/report.js';
 import { awsDeps, type DoctorDeps, environmentTarget, runDoctor, stackTarget } from '../../doctor/run.js';
-import { colourEnabled, type Paint, painter } from '../colour.js';
+import { type Paint, painterFor } from '../colour.js';
 import { parseCommandLine } from '../flags.js';
 import { type CliCommand, type CliIo, UsageError } from '../io.js';
 import { OUTPUT_FLAGS, type OutputFormat, outputFormat, renderData } from '../output.js';
@@ -102,7 +102,7 @@ export async function doctor(args: string[], io: CliIo, deps: DoctorDeps): Promi
   const result = await runDoctor(target, deps);
   io.stdout(
     options.output === 'text'
-      ? paintReport(printable(formatReport(result)), painter(colourEnabled(io.tty?.stdout, io.env)))
+      ? paintReport(printable(formatReport(result)), painterFor(io, 'stdout'))
       : renderData(options.output, result),
   );
   return result.ok ? 0 : 1;
@@ -111,7 +111,11 @@ export async function doctor(args: string[], io: CliIo, deps: DoctorDeps): Promi
 /** The status word that opens each line of the report, coloured: PASS green, FAIL red, SKIP dim. */
 function paintReport(text: string, paint: Paint): string {
   return text.replace(/^(PASS|FAIL|SKIP)(?= )/gm, (status) =>
-    status === 'PASS' ? paint(status, 'green') : status === 'FAIL' ? paint(status, 'red', 'bold') : paint(status, 'dim'),
+    status === 'PASS'
+      ? paint(status, 'green')
+      : status === 'FAIL'
+        ? paint(status, 'red', 'bold')
+        : paint(status, 'dim'),
   );
 }
 

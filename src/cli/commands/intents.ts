@@ -16,9 +16,13 @@ Lists the triage intents calmops understands, with example requests.
  * UsageError, which the command line answers with this usage and exit code 2.
  */
 export const run: CliCommand = async (args, io) => {
-  const { values } = parseCommandLine(args, { ...OUTPUT_FLAGS, help: { type: 'boolean', short: 'h' } }, {
-    command: 'intents',
-  });
+  const { values } = parseCommandLine(
+    args,
+    { ...OUTPUT_FLAGS, help: { type: 'boolean', short: 'h' } },
+    {
+      command: 'intents',
+    },
+  );
   if (values.help) {
     io.stdout(USAGE);
     return 0;

@@ -1,17 +1,18 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { writeKubeconfig } from '../../../local/kube/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import type { KubeObject } from '../../cluster/types.js';
+import { parseCommandLine } from '../flags.js';
 import { DEFAULT_MAX_INPUT_BYTES, InputFileError, loadSnapshotInput, parseByteSize } from '../input-files.js';
-import { type CliCommand, type CliIo, UsageError } from '../io.js';
+import { type CliCommand, type CliIo, UsageError, usageFailure } from '../io.js';
 import { checkNowWindow, NOW_WINDOW_DAYS, parseNowOption } from '../now-option.js';
+import { OUTPUT_FLAGS, type OutputFormat, outputFormat, renderData } from '../output.js';
 import { shown } from '../text.js';
 
-const USAGE = `Usage: calmops serve-snapshot FILE [--logs FILE] [--port P] [--host H] [--kubeconfig OUT]
+export const USAGE = `Usage: calmops serve-snapshot FILE [--logs FILE] [--port P] [--host H] [--kubeconfig OUT]
                               [--namespace NS] [--now ISO] [--latency MS] [--fault-rate R] [--seed N]
-                              [--max-bytes N]
+                              [--max-bytes N] [-o text|json|yaml]
 
 Serves a cluster snapshot through the Kubernetes API (read-only) and writes a kubeconfig for it.
 
@@ -28,6 +29,9 @@ Serves a cluster snapshot through the Kubernetes API (read-only) and writes a ku
   --fault-rate R    answer this fraction (0-1) of resource requests with 500 InternalError
   --seed N          seed for the fault draws (default: 1)
   --max-bytes N     largest input file read (snapshot, logs), e.g. 512M (default 256M)
+  -o, --output F    how to print what is served: text (default), or json or yaml for a script (the server's
+                    URL, the kubeconfig written, the counts), printed once when the server is up
+  --json            the same as -o json
 `;
 
 interface ServeOptions {
@@ -42,16 +46,11 @@ interface ServeOptions {
   faultRate: number;
   seed: number;
   maxBytes: number;
+  output: OutputFormat;
 }
 
 function parseOptions(args: string[]): ServeOptions {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(args);
-  } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(args);
   if (positionals.length !== 1) {
     throw new UsageError(
       positionals.length === 0 ? 'missing snapshot FILE' : `expected one snapshot FILE, got ${positionals.length}`,
@@ -71,15 +70,14 @@ function parseOptions(args: string[]): ServeOptions {
     seed: integer('--seed', values.seed ?? '1', 0, 2 ** 31 - 1),
     maxBytes:
       values['max-bytes'] === undefined ? DEFAULT_MAX_INPUT_BYTES : parseByteSize('--max-bytes', values['max-bytes']),
+    output: outputFormat(values, ['text', 'json', 'yaml'], 'text'),
   };
 }
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseCommandLine(
     args,
-    allowPositionals: true,
-    strict: true,
-    options: {
+    {
       logs: { type: 'string' },
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
@@ -90,9 +88,11 @@ function parse(args: string[]) {
       'fault-rate': { type: 'string' },
       seed: { type: 'string' },
       'max-bytes': { type: 'string' },
+      ...OUTPUT_FLAGS,
       help: { type: 'boolean', short: 'h' },
     },
-  });
+    { positionals: true },
+  );
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {
@@ -137,6 +137,9 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
     io.stdout(USAGE);
     return 0;
   }
+  // Asked for before anything is printed: a script that reads the address and stops the server at once must find
+  // Ctrl-C handled, not the default action of the signal.
+  const interrupted = io.interrupted;
   let options: ServeOptions;
   let server: SnapshotServer;
   let summary: {
@@ -187,32 +190,53 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
     return 2;
   }
 
-  const kubeconfig = quote(resolve(options.kubeconfig));
-  const lines = [
-    `Serving ${summary.objects} objects from ${options.file} at ${server.url} (read-only)`,
-    summary.logsPath ? `Logs: ${summary.logs} container logs from ${summary.logsPath}` : 'Logs: none',
-    ...(summary.secrets ? [`Secrets: ${summary.secrets}`] : []),
-    ...(summary.skipped.length > 0 ? [`Not served (kinds calmops does not read): ${summary.skipped.join(', ')}`] : []),
-    ...(options.latencyMs > 0 || options.faultRate > 0
-      ? [`Injected: ${options.latencyMs} ms latency, ${options.faultRate * 100}% of requests fail with 500`]
-      : []),
-    `Kubeconfig: ${kubeconfig}${summary.namespace ? ` (namespace ${summary.namespace})` : ''}`,
-    '',
-    'Try:',
-    `  export KUBECONFIG=${kubeconfig}`,
-    '  kubectl get pods',
-    '  kubectl get events --sort-by=.lastTimestamp',
-    '  kubectl describe pod POD',
-    '  kubectl logs POD --previous',
-    '',
-    'Press Ctrl-C to stop.',
-    '',
-  ];
-  io.stdout(lines.join('\n'));
+  if (options.output !== 'text') {
+    io.stdout(
+      renderData(options.output, {
+        server: server.url,
+        kubeconfig: resolve(options.kubeconfig),
+        ...(summary.namespace ? { namespace: summary.namespace } : {}),
+        snapshot: options.file,
+        objects: summary.objects,
+        logs: summary.logs,
+        ...(summary.logsPath ? { logsFile: summary.logsPath } : {}),
+        ...(summary.secrets ? { secrets: summary.secrets } : {}),
+        notServed: summary.skipped,
+        injected: { latencyMs: options.latencyMs, faultRate: options.faultRate },
+      }),
+    );
+  } else {
+    const kubeconfig = quote(resolve(options.kubeconfig));
+    const lines = [
+      `Serving ${summary.objects} objects from ${options.file} at ${server.url} (read-only)`,
+      summary.logsPath ? `Logs: ${summary.logs} container logs from ${summary.logsPath}` : 'Logs: none',
+      ...(summary.secrets ? [`Secrets: ${summary.secrets}`] : []),
+      ...(summary.skipped.length > 0
+        ? [`Not served (kinds calmops does not read): ${summary.skipped.join(', ')}`]
+        : []),
+      ...(options.latencyMs > 0 || options.faultRate > 0
+        ? [`Injected: ${options.latencyMs} ms latency, ${options.faultRate * 100}% of requests fail with 500`]
+        : []),
+      `Kubeconfig: ${kubeconfig}${summary.namespace ? ` (namespace ${summary.namespace})` : ''}`,
+      '',
+      'Try:',
+      `  export KUBECONFIG=${kubeconfig}`,
+      '  kubectl get pods',
+      '  kubectl get events --sort-by=.lastTimestamp',
+      '  kubectl describe pod POD',
+      '  kubectl logs POD --previous',
+      '',
+      'Press Ctrl-C to stop.',
+      '',
+    ];
+    io.stdout(lines.join('\n'));
+  }
   // With no interrupt signal wired in, serve until the process is stopped.
-  await (io.interrupted ?? new Promise<void>(() => {}));
+  await (interrupted ?? new Promise<void>(() => {}));
   await server.close();
-  io.stdout('Snapshot server stopped.\n');
+  // JSON and YAML output stays one document on stdout.
+  if (options.output === 'text') io.stdout('Snapshot server stopped.\n');
+  else io.stderr('Snapshot server stopped.\n');
   return 0;
 };
 
@@ -224,8 +248,8 @@ function reportStartFailure(error: unknown, io: CliIo): number {
     error instanceof SnapshotServerError ||
     error instanceof InputFileError
   ) {
+    if (error instanceof UsageError) return usageFailure(io, 'serve-snapshot', error, USAGE);
     io.stderr(`calmops serve-snapshot: ${error.message}\n`);
-    if (error instanceof UsageError) io.stderr(`\n${USAGE}`);
     return 2;
   }
   const code = (error as NodeJS.ErrnoException).code;

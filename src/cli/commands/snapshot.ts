@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   CaptureError,
   type CaptureResult,
@@ -12,11 +11,14 @@ import {
 import { KubeconfigError, resolveKubeconfigSource } from '../../cluster/kubeconfig.js';
 import { createClusterReader, type KubeClusterReader } from '../../cluster/reader.js';
 import { formatSnapshot, siblingLogsPath } from '../../cluster/snapshot.js';
+import { painterFor } from '../colour.js';
+import { parseCommandLine } from '../flags.js';
 import { checkInputFile, DEFAULT_MAX_INPUT_BYTES, InputFileError } from '../input-files.js';
-import { type CliCommand, type CliIo, UsageError } from '../io.js';
-import { shown } from '../text.js';
+import { type CliCommand, type CliIo, UsageError, usageFailure } from '../io.js';
+import { startProgress } from '../progress.js';
+import { printable, shown } from '../text.js';
 
-const USAGE = `Usage: calmops snapshot -n NS [-o FILE] [--logs-out FILE] [--kubeconfig FILE] [--context C] [--tail N]
+export const USAGE = `Usage: calmops snapshot -n NS [-o FILE] [--logs-out FILE] [--kubeconfig FILE] [--context C] [--tail N]
                         [--request-timeout S] [--deadline S] [--max-items N]
                         [--allow-exec] [--insecure-skip-tls-verify]
 
@@ -24,7 +26,9 @@ Captures a namespace from a cluster, read-only, as a snapshot that calmops triag
 Secrets are never read.
 
   -n, --namespace NS   the namespace to capture (required)
-  -o, --output FILE    where to write the snapshot YAML (default: standard output)
+  -o, --output FILE    where to write the snapshot (default: standard output); a snapshot is always YAML, so
+                       -o yaml means standard output too, and other format names (json, text, …) are refused:
+                       write -o ./json for a file of that name
   --logs-out FILE      where to write the logs JSON of pods that are not ready or restarting
                        (default with -o: FILE's sibling *.logs.json; without -o logs are not read)
   --kubeconfig FILE    kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the pod's service account)
@@ -54,16 +58,19 @@ interface SnapshotOptions {
   allowInsecureTls: boolean;
 }
 
+/** Words kubectl takes after -o: given to snapshot's -o, they were meant as a format, not as a file name. */
+const FORMAT_WORDS = new Set(['json', 'text', 'wide', 'name', 'table', 'yml']);
+
 function parseOptions(args: string[]): SnapshotOptions | 'help' {
-  let values: ReturnType<typeof parse>['values'];
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parse(args));
-  } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
-  }
+  const { values } = parse(args);
   if (values.help) return 'help';
-  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+  if (values.output === 'yaml') delete values.output;
+  else if (values.output !== undefined && (FORMAT_WORDS.has(values.output) || values.output.startsWith('jsonpath'))) {
+    throw new UsageError(
+      `-o ${shown(values.output, 40)}: a snapshot is always YAML, and -o names the file to write it to; leave -o out ` +
+        `(or give -o yaml) to print it, or write -o ./${shown(values.output, 40)} for a file of that name`,
+    );
+  }
   const namespace = values.namespace;
   if (namespace === undefined) throw new UsageError('missing -n NAMESPACE');
   if (namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
@@ -97,11 +104,9 @@ function parseOptions(args: string[]): SnapshotOptions | 'help' {
 }
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseCommandLine(
     args,
-    allowPositionals: true,
-    strict: true,
-    options: {
+    {
       namespace: { type: 'string', short: 'n' },
       output: { type: 'string', short: 'o' },
       'logs-out': { type: 'string' },
@@ -115,7 +120,8 @@ function parse(args: string[]) {
       'insecure-skip-tls-verify': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
+    { command: 'snapshot' },
+  );
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {
@@ -155,8 +161,7 @@ export const run: CliCommand = async (args, io) => {
     reader = openReader(options, io);
   } catch (error) {
     if (error instanceof UsageError || error instanceof KubeconfigError || error instanceof InputFileError) {
-      io.stderr(`calmops snapshot: ${error.message}\n\n${USAGE}`);
-      return 2;
+      return usageFailure(io, 'snapshot', error, USAGE);
     }
     throw error;
   }
@@ -170,9 +175,10 @@ export const run: CliCommand = async (args, io) => {
   });
 
   io.stderr(`reading namespace ${options.namespace} from ${reader.server} (context ${reader.context})\n`);
+  const progress = startProgress(io, `calmops snapshot: reading ${options.namespace}`);
   let result: CaptureResult;
   try {
-    result = await captureNamespace(reader, {
+    result = await captureNamespace(progress.reader(reader), {
       namespace: options.namespace,
       logs: logsOut !== undefined,
       tailLines: options.tail,
@@ -181,6 +187,7 @@ export const run: CliCommand = async (args, io) => {
       signal: controller.signal,
     });
   } catch (error) {
+    progress.end();
     if (interrupted) {
       io.stderr('calmops snapshot: interrupted; nothing written\n');
       return 130;
@@ -191,16 +198,18 @@ export const run: CliCommand = async (args, io) => {
     }
     throw error;
   }
+  progress.end();
   if (interrupted) {
     io.stderr('calmops snapshot: interrupted; nothing written\n');
     return 130;
   }
 
-  for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+  const warn = painterFor(io, 'stderr')('warning:', 'yellow');
+  for (const warning of result.warnings) io.stderr(`${warn} ${printable(warning)}\n`);
   if (result.configMaps.length > 0) {
     const names = result.configMaps.slice(0, 10).join(', ') + (result.configMaps.length > 10 ? ', …' : '');
     io.stderr(
-      `warning: the snapshot holds ${result.configMaps.length} ConfigMap(s) as they are (${names}); ` +
+      `${warn} the snapshot holds ${result.configMaps.length} ConfigMap(s) as they are (${printable(names)}); ` +
         'review them for credentials before sharing the snapshot\n',
     );
   }

@@ -15,10 +15,10 @@ Shows the diagnostic workflow's success metrics over the most recently resolved 
 evidence completeness at resolution, knowledge reuse, first-time fixes, panic interventions by type, break-glass
 overrides and postmortem compliance.
 
-  --since ISO   only sessions resolved at or after this time (e.g. 2025-08-01 or 2025-08-01T00:00:00Z)
-  --limit N     how many recently resolved sessions to cover, 1-${METRICS_LIMITS.maxSessions} (default ${METRICS_LIMITS.defaultSessions})
+  --since ISO      only sessions resolved at or after this time (e.g. 2025-08-01 or 2025-08-01T00:00:00Z)
+  --limit N        how many recently resolved sessions to cover, 1-${METRICS_LIMITS.maxSessions} (default ${METRICS_LIMITS.defaultSessions})
   -o, --output F   text (default), json or yaml
-  --json        the same as -o json
+  --json           the same as -o json
 
 Reads the table named by ${TABLE_NAME_ENV} (default calmops) at AWS_ENDPOINT_URL_DYNAMODB, or in AWS when unset.
 `;
@@ -266,7 +266,9 @@ export const run: CliCommand = async (args, io) => {
     }
     const source = { tableName, ...(connection.endpoint === undefined ? {} : { endpoint: connection.endpoint }) };
     io.stdout(
-      options.output === 'text' ? formatStats(collected, source) : renderData(options.output, { ...source, ...collected }),
+      options.output === 'text'
+        ? formatStats(collected, source)
+        : renderData(options.output, { ...source, ...collected }),
     );
     return 0;
   } catch (error) {

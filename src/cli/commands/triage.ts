@@ -16,6 +16,8 @@ import {
 } from '../../triage/errors.js';
 import { formatReport, triage } from '../../triage/index.js';
 import { TemplateValidationError } from '../../triage/templates.js';
+import { painterFor } from '../colour.js';
+import { parseCommandLine } from '../flags.js';
 import {
   checkInputFile,
   DEFAULT_MAX_INPUT_BYTES,
@@ -23,8 +25,6 @@ import {
   loadSnapshotInput,
   parseByteSize,
 } from '../input-files.js';
-import { colourEnabled, painter } from '../colour.js';
-import { parseCommandLine } from '../flags.js';
 import { type CliCommand, type CliIo, UsageError, usageFailure } from '../io.js';
 import { checkNamespace, describeMissing } from '../namespace-check.js';
 import { checkNowWindow, NOW_WINDOW_DAYS, parseNowOption } from '../now-option.js';
@@ -42,8 +42,8 @@ Reads a namespace with read-only requests and reports what is wrong, how sure ca
 missing and what to do next.
 
   <text>             what is wrong, in your words ("pods stuck pending in payments"), or an intent
-  -n, --namespace NS namespace to triage (wins over one named in the text); one the cluster does not have is
-                     an error (exit 1) that lists the namespaces it has
+  -n, --namespace    namespace to triage (wins over one named in the text); one the cluster does not have
+                     is an error (exit 1) that lists the namespaces it has
   --intent ID        skip intent detection (see \`calmops intents\`)
   --snapshot FILE    replay a cluster snapshot (multi-document YAML) instead of a live cluster
   --logs FILE        pod logs for the snapshot (default: FILE's sibling *.logs.json when present)
@@ -55,7 +55,7 @@ missing and what to do next.
   --timeout S        overall deadline in seconds (default 20)
   -o, --output F     text (default: the report), json or yaml (the triage envelope)
   --json             the same as -o json
-  --verbose          log progress to stderr
+  --verbose          log the triage's steps to stderr
   --allow-exec       let the kubeconfig run its exec plugin or auth-provider command (refused otherwise)
   --insecure-skip-tls-verify
                      accept a kubeconfig that turns off certificate checks for an https server
@@ -173,7 +173,7 @@ function defaultKubeconfig(io: CliIo): KubeconfigSource {
 function stderrLogger(io: CliIo): TriageLogger {
   return {
     info: (message) => io.stderr(`${message}\n`),
-    warn: (message) => io.stderr(`warning: ${message}\n`),
+    warn: (message) => io.stderr(`${painterFor(io, 'stderr')('warning:', 'yellow')} ${printable(message)}\n`),
   };
 }
 
@@ -226,8 +226,7 @@ export const run: CliCommand = async (args, io) => {
       requestTimeoutMs: Math.min(MAX_REQUEST_TIMEOUT_MS, options.request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     });
     cluster ??= kube.context;
-    const target = options.request.namespace ?? 'the cluster';
-    progress = startProgress(io, `calmops triage: reading ${target}`);
+    progress = startProgress(io, `calmops triage: reading ${options.request.namespace ?? 'the cluster'} (${cluster})`);
     const out = progress.io;
     const reader = progress.reader(kube);
     const envelope = await triage(
@@ -246,14 +245,14 @@ export const run: CliCommand = async (args, io) => {
       return 1;
     }
     if (found.status === 'unconfirmed') {
+      const warning = painterFor(io, 'stderr')('warning:', 'yellow');
       io.stderr(
-        `calmops triage: warning: could not confirm that namespace "${namespace}" exists: ${found.reason}; the ` +
-          'triage below covers what the reads returned\n',
+        `calmops triage: ${warning} could not confirm that namespace "${namespace}" exists: ${found.reason}; ` +
+          'the triage below covers what the reads returned\n',
       );
     }
     if (options.output === 'text') {
-      const paint = painter(colourEnabled(io.tty?.stdout, io.env));
-      io.stdout(paintTriageReport(printable(formatReport(envelope)), paint));
+      io.stdout(paintTriageReport(printable(formatReport(envelope)), painterFor(io, 'stdout')));
     } else {
       io.stdout(renderData(options.output, envelope));
     }

@@ -13,7 +13,11 @@ Prints the version of calmops (also \`calmops --version\`), and with -o json or 
 /** `calmops version`: which calmops this is. */
 export const run: CliCommand = async (args, io) => {
   try {
-    const { values } = parseCommandLine(args, { ...OUTPUT_FLAGS, help: { type: 'boolean', short: 'h' } }, { command: 'version' });
+    const { values } = parseCommandLine(
+      args,
+      { ...OUTPUT_FLAGS, help: { type: 'boolean', short: 'h' } },
+      { command: 'version' },
+    );
     if (values.help) {
       io.stdout(USAGE);
       return 0;
