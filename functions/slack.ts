@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { SlackHttpRequest, SlackHttpResponse } from '../src/slack/receiver.js';
+import type { RoutedHttpRequest } from '../src/alerts/http.js';
+import type { SlackHttpResponse } from '../src/slack/receiver.js';
 import { createSlackFunction } from '../src/slack/runtime.js';
 
 /**
@@ -11,7 +12,7 @@ import { createSlackFunction } from '../src/slack/runtime.js';
 const slackFunction = createSlackFunction();
 
 /** The same path the Lambda runs, for the local HTTP server and tests. */
-export async function handleSlackHttp(request: SlackHttpRequest, context?: Context): Promise<SlackHttpResponse> {
+export async function handleSlackHttp(request: RoutedHttpRequest, context?: Context): Promise<SlackHttpResponse> {
   return slackFunction(request, context);
 }
 
@@ -24,6 +25,8 @@ export async function handler(
       headers: event.headers ?? {},
       body: event.body ?? '',
       isBase64Encoded: event.isBase64Encoded === true,
+      ...(event.rawPath === undefined ? {} : { path: event.rawPath }),
+      ...(event.requestContext?.http?.method === undefined ? {} : { method: event.requestContext.http.method }),
     },
     context,
   );

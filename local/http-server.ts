@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
 import { hostRefusal, refuse } from './request-guard.js';
 import type { Sandbox } from './sandbox/server.js';
 
@@ -8,6 +9,9 @@ export interface SlackHttpRequest {
   headers: Record<string, string>;
   body: string;
   isBase64Encoded: boolean;
+  /** The request path, as API Gateway's `rawPath`: the function routes `/alerts/alertmanager` to alert intake. */
+  path?: string;
+  method?: string;
 }
 
 export interface SlackHttpResponse {
@@ -27,7 +31,7 @@ export interface LocalHttpServerOptions {
   /** 0 or absent picks a free port. */
   port?: number;
   host?: string;
-  /** The same function the Lambda runs for `/slack/events`. */
+  /** The same function the Lambda runs for `/slack/events` and `/alerts/alertmanager`. */
   slack: SlackHttpHandler;
   sandbox?: Sandbox;
   /** Root of the Slack Web API stand-in, for the `/_slack/*` readout. */
@@ -84,7 +88,12 @@ function lambdaHeaders(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-async function slackEvents(request: IncomingMessage, response: ServerResponse, handler: SlackHttpHandler) {
+async function slackEvents(
+  request: IncomingMessage,
+  response: ServerResponse,
+  handler: SlackHttpHandler,
+  path: string,
+) {
   const raw = await readRaw(request, MAX_SLACK_BODY);
   if (raw === undefined) {
     sendJson(response, 413, { error: 'request body too large' });
@@ -95,6 +104,8 @@ async function slackEvents(request: IncomingMessage, response: ServerResponse, h
     headers: lambdaHeaders(request),
     body: raw.toString('base64'),
     isBase64Encoded: true,
+    path,
+    method: request.method ?? 'POST',
   });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name.toLowerCase()] = String(value);
@@ -116,8 +127,9 @@ async function readout(response: ServerResponse, standInOrigin: string, path: st
 }
 
 /**
- * The one local HTTP endpoint people and harnesses talk to: `/slack/events` (the Lambda's handler), `/healthz`,
- * the sandbox page under `/sandbox/`, and a read-only view of what the bot sent to Slack under `/_slack/`.
+ * The one local HTTP endpoint people and harnesses talk to: `/slack/events` and `/alerts/alertmanager` (the Lambda's
+ * handler), `/healthz`, the sandbox page under `/sandbox/`, and a read-only view of what the bot sent to Slack under
+ * `/_slack/`.
  */
 export async function startLocalHttpServer(options: LocalHttpServerOptions): Promise<LocalHttpServer> {
   const server = createServer((request, response) => {
@@ -126,7 +138,13 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
       try {
         if (url.pathname === '/slack/events') {
           if (request.method !== 'POST') sendJson(response, 405, { error: 'Slack sends POST requests here' });
-          else await slackEvents(request, response, options.slack);
+          else await slackEvents(request, response, options.slack, url.pathname);
+          return;
+        }
+        if (url.pathname === ALERTMANAGER_PATH) {
+          // Alertmanager's webhook, answered by the same function (its bearer token is checked there).
+          if (request.method !== 'POST') sendJson(response, 405, { error: 'Alertmanager sends POST requests here' });
+          else await slackEvents(request, response, options.slack, url.pathname);
           return;
         }
         if (url.pathname === '/healthz' && request.method === 'GET') {

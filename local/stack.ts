@@ -47,6 +47,8 @@ export interface LocalStackOptions {
   /** Slack Web API base URL; the stand-in is started when absent. */
   slackApiUrl?: string;
   signingSecret?: string;
+  /** The bearer token alert senders present (ALERTS_TOKEN); a random one when absent. */
+  alertsToken?: string;
   idleTimeoutSeconds?: number;
   approvalTimeoutSeconds?: number;
   /**
@@ -141,7 +143,11 @@ export function validateLocalStateMachines(validatedDefinitionsFile = localCache
 }
 
 export function defaultLocalPolicy(): unknown {
-  return { defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors } };
+  return {
+    defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors },
+    // Alerts open their sessions in the incident channel.
+    alerts: { channel: DEMO_IDS.incidents },
+  };
 }
 
 /** The local stand-in for the EventBridge schedule: one run at a time, the first right away. */
@@ -234,6 +240,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       SLACK_API_URL: slackApiUrl,
       SLACK_BOT_TOKEN: 'xoxb-local-stand-in',
       SLACK_SIGNING_SECRET: options.signingSecret ?? randomBytes(16).toString('hex'),
+      ALERTS_TOKEN: options.alertsToken ?? randomBytes(24).toString('hex'),
       CALMOPS_POLICY_JSON: JSON.stringify(options.policy ?? defaultLocalPolicy()),
       CALMOPS_IDLE_TIMEOUT_SECONDS: String(options.idleTimeoutSeconds ?? 14_400),
       CALMOPS_APPROVAL_TIMEOUT_SECONDS: String(options.approvalTimeoutSeconds ?? 3_600),

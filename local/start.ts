@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
 import { loadSnapshotFiles, secretsSkippedNotice } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { DEFAULT_MIN_TIME_IN_STATE_SECONDS } from '../src/diagnosis/states.js';
@@ -25,15 +26,15 @@ import type { LocalStack } from './stack.js';
 /**
  * `npm start`: the whole product on one machine. DynamoDB (dynalite, on disk under `.calmops/`), the local Step
  * Functions endpoint running the three machines on the real handlers, a Kubernetes snapshot API server with the
- * demo cluster (or your snapshot, or your cluster), the Slack Web API stand-in, and the bot's `/slack/events`
- * served by the Lambda's own handler, with the Slack sandbox page in front. With SLACK_BOT_TOKEN and
+ * demo cluster (or your snapshot, or your cluster), the Slack Web API stand-in, and the bot's `/slack/events` and
+ * `/alerts/alertmanager` served by the Lambda's own handler, with the Slack sandbox page in front. With SLACK_BOT_TOKEN and
  * SLACK_APP_TOKEN the same handlers serve a real workspace over Socket Mode instead.
  */
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 export interface StartOptions {
-  /** The environment to honour (PORT, SLACK_SIGNING_SECRET, KUBECONFIG, CALMOPS_SNAPSHOT, SLACK_*_TOKEN). */
+  /** The environment to honour (PORT, SLACK_SIGNING_SECRET, ALERTS_TOKEN, KUBECONFIG, CALMOPS_SNAPSHOT, SLACK_*_TOKEN). */
   env?: Env;
   /** Where state lives between runs; CALMOPS_DATA_DIR, else `.calmops` in the working directory. */
   dataDir?: string;
@@ -68,6 +69,8 @@ export interface RunningCalmops {
   /** Runs and restores the demo namespaces' fixes (the sandbox's "Demo cluster" panel); only with the demo. */
   demoCluster?: DemoClusterControl;
   http: LocalHttpServer;
+  /** Where Alertmanager posts, the bearer token it sends, and the channel alerts open in (none: refused). */
+  alerts: { url: string; token: string; channel?: string };
   health(): Promise<HealthReport>;
   close(): Promise<void>;
 }
@@ -131,6 +134,24 @@ async function signingSecret(env: Env, dataDir: string): Promise<string> {
   return generated;
 }
 
+/** The alert senders' token: yours from ALERTS_TOKEN, else one generated once and kept in the data directory. */
+async function alertsToken(env: Env, dataDir: string): Promise<string> {
+  const given = value(env, 'ALERTS_TOKEN');
+  if (given !== undefined) return given;
+  const file = join(dataDir, 'alerts-token');
+  try {
+    const stored = (await readFile(file, 'utf8')).trim();
+    if (/^[0-9a-f]{32,}$/.test(stored)) return stored;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new StartError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  const generated = randomBytes(24).toString('hex');
+  await writeFile(file, `${generated}\n`, { mode: 0o600 });
+  return generated;
+}
+
 /**
  * Your channel policy, from CALMOPS_POLICY (a YAML or JSON file) or CALMOPS_POLICY_JSON, checked here so that a
  * mistake stops the start with its reason; undefined keeps the sandbox's default (every channel, its groups).
@@ -154,6 +175,12 @@ export async function policyFrom(env: Env): Promise<unknown> {
     const reason = error instanceof PolicyError ? error.message : `${source} is not valid YAML or JSON`;
     throw new StartError(reason, { cause: error });
   }
+}
+
+/** The channel a policy opens alert sessions in by default, when it takes alerts at all. */
+export function alertsChannelOf(policy: unknown): { channel?: string } {
+  const channel = (policy as { alerts?: { channel?: unknown } } | null)?.alerts?.channel;
+  return typeof channel === 'string' ? { channel } : {};
 }
 
 /** The cluster names a policy uses: `npm start` reads one cluster, which answers to all of them. */
@@ -238,6 +265,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   const reconcileEverySeconds = reconcileSecondsFrom(env);
   const minTimeInStateSeconds = minTimeInStateFrom(env);
   const secret = await signingSecret(env, dataDir);
+  const alertToken = await alertsToken(env, dataDir);
   const cluster = clusterSource(env);
   const policy = await policyFrom(env);
   const botToken = value(env, 'SLACK_BOT_TOKEN');
@@ -266,13 +294,14 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
     const standIn = socketMode ? undefined : await startSlackStandIn({ channels: sandboxChannels() });
     if (standIn !== undefined) closers.push(() => standIn.close());
     // Loaded here, not at the top, so that `main` can set up warning handling before the AWS SDK loads.
-    const { startLocalStack } = await import('./stack.js');
+    const { defaultLocalPolicy, startLocalStack } = await import('./stack.js');
     const stack = await startLocalStack({
       dataDir,
       snapshot:
         cluster.kind === 'kubeconfig' ? { kubeconfigFile: cluster.file } : (snapshot as { objects: KubeObject[] }),
       slackApiUrl: standIn?.url ?? 'https://slack.com/api/',
       signingSecret: secret,
+      alertsToken: alertToken,
       ...(policy === undefined ? {} : { policy, clusterNames: policyClusterNames(policy) }),
       logLevel: options.logLevel ?? 'WARN',
       reconcileEverySeconds,
@@ -286,6 +315,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
 
     let slackHandler: SlackHttpHandler;
     let socket: SocketModeApp | undefined;
+    let socketDeps: Awaited<ReturnType<typeof import('../src/slack/runtime.js').createSlackDepsFromEnv>> | undefined;
     if (socketMode) {
       // The workflow functions read their environment on first use, so the real token reaches them before any post.
       stack.env['SLACK_BOT_TOKEN'] = botToken;
@@ -293,13 +323,24 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       const { createSlackDepsFromEnv } = await import('../src/slack/runtime.js');
       const { SocketModeError, startSocketMode } = await import('./socket-mode.js');
       try {
-        socket = await startSocketMode({ appToken, deps: await createSlackDepsFromEnv(stack.env) });
+        socketDeps = await createSlackDepsFromEnv(stack.env);
+        socket = await startSocketMode({ appToken, deps: socketDeps });
       } catch (error) {
         // A token or network problem is the user's to fix: reported like any other bad setting.
         throw error instanceof SocketModeError ? new StartError(error.message, { cause: error }) : error;
       }
       closers.push(() => socket?.stop() ?? Promise.resolve());
-      slackHandler = async () => ({ statusCode: 404, body: 'calmops runs in Socket Mode; Slack does not post here' });
+      // Slack talks over the socket; alerts still arrive over HTTP, handled over the same dependencies.
+      const { createAlertsRoute } = await import('../src/alerts/runtime.js');
+      const { routeRequests } = await import('../src/alerts/http.js');
+      slackHandler = routeRequests({
+        slack: async () => ({
+          statusCode: 404,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+          body: 'calmops runs in Socket Mode; Slack does not post here',
+        }),
+        alerts: createAlertsRoute(stack.env, socketDeps),
+      });
     } else {
       // The Lambda's handler reads the same variables the stack configured its functions with.
       Object.assign(process.env, stack.env);
@@ -369,6 +410,11 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       ...(sandbox === undefined ? {} : { sandbox }),
       ...(demoCluster !== undefined && 'control' in demoCluster ? { demoCluster: demoCluster.control } : {}),
       http,
+      alerts: {
+        url: `${origin}${ALERTMANAGER_PATH}`,
+        token: alertToken,
+        ...alertsChannelOf(policy ?? defaultLocalPolicy()),
+      },
       health,
       close,
     };
@@ -412,6 +458,15 @@ export function banner(running: RunningCalmops): string {
   }
   if (running.mode === 'sandbox') {
     lines.push(`Slack endpoint: ${running.origin}/slack/events   health: ${running.origin}/healthz`);
+  }
+  if (running.alerts !== undefined) {
+    const { url, token, channel } = running.alerts;
+    lines.push(`Alertmanager webhook: ${url}   Authorization: Bearer ${token}`);
+    lines.push(
+      channel === undefined
+        ? '  (your channel policy has no alerts section: alerts are refused until it names a channel)'
+        : `  alerts open their incident threads in ${channel} (docs/alerts.md)`,
+    );
   }
   lines.push('Ctrl-C stops everything; sessions are kept in .calmops/ for the next start.');
   return lines.join('\n');

@@ -18,7 +18,16 @@ export class ConfigError extends Error {
   }
 }
 
-export const CONFIG_SECTIONS = ['table', 'stateMachines', 'slack', 'clusters', 'policy', 'timeouts', 'aws'] as const;
+export const CONFIG_SECTIONS = [
+  'table',
+  'stateMachines',
+  'slack',
+  'clusters',
+  'policy',
+  'timeouts',
+  'aws',
+  'alerts',
+] as const;
 export type ConfigSection = (typeof CONFIG_SECTIONS)[number];
 
 const ArnSchema = z.string().regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/, {
@@ -88,6 +97,14 @@ export interface TimeoutsConfig {
   /** ADR-005's minimum time in a state before the evidence may move a session on; the diagnosis default when unset. */
   minTimeInStateSeconds?: number;
 }
+/**
+ * The bearer token alert senders must present: straight from the environment (local stacks), from a secret (AWS), or
+ * neither, and then the alert route refuses every request.
+ */
+export type AlertsConfig =
+  | { source: 'none' }
+  | { source: 'env'; token: string }
+  | { source: 'secret'; secretArn: string };
 /** Only the SDK's own standard variables; endpoints select the local stand-ins. */
 export interface AwsConfig {
   region: string;
@@ -103,6 +120,7 @@ export interface CalmopsConfig {
   policy: PolicyConfig;
   timeouts: TimeoutsConfig;
   aws: AwsConfig;
+  alerts: AlertsConfig;
 }
 
 export type ConfigFor<S extends ConfigSection> = Pick<CalmopsConfig, S>;
@@ -251,7 +269,36 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
     }
     return out;
   },
+  alerts(env, problems) {
+    const token = value(env, 'ALERTS_TOKEN');
+    const secretArn = value(env, 'ALERTS_TOKEN_SECRET_ARN');
+    if (token !== undefined && secretArn !== undefined) {
+      problems.push('ALERTS_TOKEN: set it or ALERTS_TOKEN_SECRET_ARN, not both');
+      return undefined;
+    }
+    if (token !== undefined) {
+      // The token itself is never echoed: only its shape is judged.
+      const parsed = AlertsTokenSchema.safeParse(token);
+      if (parsed.success) return { source: 'env', token: parsed.data };
+      problems.push(...parsed.error.issues.map((i) => `ALERTS_TOKEN: ${i.message}`));
+      return undefined;
+    }
+    if (secretArn !== undefined) {
+      const parsed = SecretArnSchema.safeParse(secretArn);
+      if (parsed.success) return { source: 'secret', secretArn: parsed.data };
+      problems.push(...issues('ALERTS_TOKEN_SECRET_ARN', parsed.error));
+      return undefined;
+    }
+    return { source: 'none' };
+  },
 };
+
+/** Long enough that guessing is hopeless; Alertmanager sends it as `Authorization: Bearer <token>`. */
+const AlertsTokenSchema = z
+  .string()
+  .min(32, { message: 'must be at least 32 characters' })
+  .max(4096)
+  .regex(/^[\x21-\x7e]+$/, { message: 'printable ASCII without spaces' });
 
 /**
  * Parses the named sections from `env`. Throws ConfigError listing every problem in every requested section.
@@ -290,6 +337,43 @@ export async function resolveSlackCredentials(slack: SlackConfig): Promise<Slack
   if (!parsed.success) {
     throw new ConfigError([
       'CALMOPS_SLACK_SECRET_ARN: the secret must be JSON {"signingSecret": "…", "botToken": "…"}',
+    ]);
+  }
+  return parsed.data;
+}
+
+const AlertsSecretSchema = z.union([
+  AlertsTokenSchema,
+  z.object({ token: AlertsTokenSchema }).transform((o) => o.token),
+]);
+
+/**
+ * The alert senders' token: from the environment locally, from Secrets Manager (cached by Powertools) in AWS, where the
+ * secret holds the token as plain text or as JSON {"token": "…"}. Undefined when none is configured. Resolved when an
+ * alert arrives, not at start, so a secret that cannot be read affects the alert route only, never Slack's.
+ */
+export async function resolveAlertsToken(alerts: AlertsConfig): Promise<string | undefined> {
+  if (alerts.source === 'none') return undefined;
+  if (alerts.source === 'env') return alerts.token;
+  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
+  let raw: unknown;
+  try {
+    raw = await getSecret(alerts.secretArn, { maxAge: 300 });
+  } catch (error) {
+    throw new ConfigError(['ALERTS_TOKEN_SECRET_ARN: the secret could not be read'], { cause: error });
+  }
+  let value: unknown = raw;
+  if (typeof raw === 'string' && raw.trim().startsWith('{')) {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = raw;
+    }
+  }
+  const parsed = AlertsSecretSchema.safeParse(typeof value === 'string' ? value.trim() : value);
+  if (!parsed.success) {
+    throw new ConfigError([
+      'ALERTS_TOKEN_SECRET_ARN: the secret must hold the token (at least 32 printable characters), as text or as JSON {"token": "…"}',
     ]);
   }
   return parsed.data;

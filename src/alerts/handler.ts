@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
+import { redactText } from '../redact/index.js';
 import type { DeliverInputInput, SlackLogger, StartSessionInput } from '../slack/deps.js';
 import { checkIntent, type Policy } from '../slack/policy.js';
-import type { ThreadMessage } from '../slack/views/limits.js';
+import { escapeText, type ThreadMessage } from '../slack/views/limits.js';
 import type { AlertGroupRecord, Store } from '../store/index.js';
-import { redactText } from '../redact/index.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/templates.js';
 import { type AlertGroup, alertGroupId, type NormalizedAlert } from './group.js';
@@ -68,12 +68,11 @@ const RETRY_AFTER_SECONDS = 5;
 
 /** The alert's own words, as the session's request text: what locating a namespace and breaking ties read. */
 export function sessionText(alert: NormalizedAlert): string {
-  const parts = [
-    alert.name,
-    alert.annotations['summary'],
-    alert.annotations['description'] ?? alert.annotations['message'],
-  ].filter((p): p is string => p !== undefined && p !== '');
-  return redactText(parts.join(': ').replace(/\s+/g, ' ')).slice(0, 2000);
+  const words = [alert.annotations['summary'], alert.annotations['description'] ?? alert.annotations['message']]
+    .filter((p): p is string => p !== undefined && p !== '')
+    .join(' ');
+  const text = words === '' ? alert.name : `${alert.name}: ${words}`;
+  return redactText(text.replace(/\s+/g, ' ')).slice(0, 2000);
 }
 
 /** What makes two notifications the same one: status, and each alert's identity, state and times. */
@@ -82,10 +81,7 @@ function notificationDigest(group: AlertGroup): string {
     .map((a) => `${a.fingerprint}|${a.status}|${a.startsAt}|${a.endsAt ?? ''}`)
     .sort()
     .join('\n');
-  return createHash('sha256')
-    .update(`${group.status}\n${group.truncated}\n${alerts}`)
-    .digest('hex')
-    .slice(0, 32);
+  return createHash('sha256').update(`${group.status}\n${group.truncated}\n${alerts}`).digest('hex').slice(0, 32);
 }
 
 async function openSessionOf(
@@ -124,7 +120,11 @@ async function open(
     await deps.store.alertGroups.release(claim);
     const reason = `this channel runs neither \`${target.intent}\` nor \`${SWEEP_INTENT}\` (the channel policy's allowedIntents).`;
     // Said in the channel the alert was routed to: an alert is never dropped without a word.
-    await deps.slack.post(channelId, undefined, alertNotStartedView(`${target.alert.name || 'an alert'}: ${reason}`));
+    await deps.slack.post(
+      channelId,
+      undefined,
+      alertNotStartedView(`${escapeText(target.alert.name) || 'an alert'}: ${reason}`),
+    );
     return { outcome: 'refused', reason, notified: true };
   }
   const cluster = target.cluster ?? channel.cluster;
@@ -135,8 +135,9 @@ async function open(
     const root = await deps.slack.post(channelId, undefined, alertRootView({ group, target: chosen, cluster }));
     if (root.ts === '') throw new Error('Slack did not return the thread message');
     threadTs = root.ts;
+    let sessionId: string;
     try {
-      const { sessionId } = await deps.workflow.startSession({
+      ({ sessionId } = await deps.workflow.startSession({
         channelId,
         threadTs,
         requester,
@@ -144,19 +145,7 @@ async function open(
         intent,
         ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
         cluster,
-      });
-      const bound = await deps.store.alertGroups.bind(claim, { sessionId, threadTs }, deps.now());
-      // Opening outlived the claim's lease and another delivery took the group over; this session stands on its own.
-      if (bound === undefined) logger?.warn('an alert group was taken over while its session opened', { sessionId });
-      return {
-        outcome: 'opened',
-        sessionId,
-        channelId,
-        threadTs,
-        intent,
-        ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
-        cluster,
-      };
+      }));
     } catch (error) {
       await deps.slack
         .post(
@@ -167,6 +156,27 @@ async function open(
         .catch(() => undefined);
       throw error;
     }
+    // The session runs from here on: a failed bind is logged, never turned into a retry that would open a second one.
+    const bound = await deps.store.alertGroups
+      .bind(claim, { sessionId, threadTs }, deps.now())
+      .catch((error: unknown) => {
+        logger?.error('an alert session opened but its group could not be bound', {
+          sessionId,
+          error: (error as Error).message,
+        });
+        return null;
+      });
+    // Opening outlived the claim's lease and another delivery took the group over; this session stands on its own.
+    if (bound === undefined) logger?.warn('an alert group was taken over while its session opened', { sessionId });
+    return {
+      outcome: 'opened',
+      sessionId,
+      channelId,
+      threadTs,
+      intent,
+      ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+      cluster,
+    };
   } catch (error) {
     logger?.error('an alert session could not be opened', { channelId, error: (error as Error).message });
     await deps.store.alertGroups.release(claim).catch(() => undefined);
@@ -250,7 +260,8 @@ export async function handleAlertGroup(deps: AlertHandlerDeps, group: AlertGroup
   });
   if (claim === undefined) return { outcome: 'duplicate' };
   try {
-    const outcome = group.status === 'resolved' ? await resolved(deps, group, groupId) : await firing(deps, group, groupId);
+    const outcome =
+      group.status === 'resolved' ? await resolved(deps, group, groupId) : await firing(deps, group, groupId);
     // Only a notification that was handled is remembered; one to be retried must get through next time.
     if (outcome.outcome === 'retry') await deps.store.dedupe.release(claim);
     else await deps.store.dedupe.finish(claim);

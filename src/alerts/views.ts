@@ -1,13 +1,5 @@
 import { redactText } from '../redact/index.js';
-import {
-  code,
-  context,
-  escapeText,
-  fitMessage,
-  section,
-  type ThreadMessage,
-  truncate,
-} from '../slack/views/limits.js';
+import { code, context, escapeText, fitMessage, section, type ThreadMessage, truncate } from '../slack/views/limits.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
 import type { AlertTarget } from './map.js';
@@ -38,10 +30,13 @@ function foreign(text: string, max: number): string {
   return escapeText(truncate(redactText(text), max));
 }
 
+/** Values that name the exporter that reported the alert (its service or sidecar), not what the alert is about. */
+const EXPORTER = /^(kube-state-metrics|kubelet|node-exporter|kube-rbac-proxy(-.+)?)$/;
+
 function subjectOf(alert: NormalizedAlert): string {
   const parts = SUBJECT_LABELS.flatMap((name) => {
     const value = alert.labels[name];
-    return value === undefined || value === '' ? [] : [`${name}=${value}`];
+    return value === undefined || value === '' || EXPORTER.test(value) ? [] : [`${name}=${value}`];
   });
   return parts.length === 0 ? '' : ` ${code(foreign(parts.join(' '), 300))}`;
 }

@@ -582,6 +582,12 @@ function finishKube(
     toolClass = 'read';
     reasons.push(`--dry-run${dryRun === true ? '' : `=${dryRun}`} changes nothing`);
   }
+  // kubectl prints the environment and returns before patching when --list is given, even with variables named.
+  const list = flag(parsed, 'list');
+  if (verb === 'set env' && list !== undefined && list !== 'false' && toolClass === 'write') {
+    toolClass = 'read';
+    reasons.push('--list only prints the environment');
+  }
 
   if (target?.kind === 'secrets' && toolClass === 'read') reasons.push('Secrets are never read by calmops');
 

@@ -2,6 +2,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { Context } from 'aws-lambda';
+import { isAlertRoute, type RoutedHttpHandler, type RoutedHttpRequest } from '../alerts/http.js';
+import { createAlertsRoute } from '../alerts/runtime.js';
 import { type AwsConfig, loadConfig, resolveSlackCredentials } from '../config.js';
 import { slackCorrelation, withCorrelation } from '../logging/correlation.js';
 import { createDocumentClient } from '../store/client.js';
@@ -15,7 +17,7 @@ import { createSlackClient } from './client.js';
 import type { SlackAppDeps, SlackLogger } from './deps.js';
 import { GroupMembership, parsePolicy } from './policy.js';
 import { type PolicySource, policySourceFor } from './policy-source.js';
-import { createSlackHttpHandler, type SlackHttpRequest, type SlackHttpResponse } from './receiver.js';
+import { createSlackHttpHandler, type SlackHttpResponse } from './receiver.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -139,15 +141,17 @@ export async function createSlackRuntime(
 // Without a policy no channel is set up: every request is answered with how to configure one.
 const NO_CHANNELS = parsePolicy({});
 
-export type SlackFunction = (request: SlackHttpRequest, context?: Context) => Promise<SlackHttpResponse>;
+export type SlackFunction = (request: RoutedHttpRequest, context?: Context) => Promise<SlackHttpResponse>;
 
 /**
  * The Slack function's request path: dependencies built once per container (a failed build is retried on the next
  * request rather than cached), then per request the channel policy in force (cached by Powertools) and log lines
- * that carry the request's Slack event id.
+ * that carry the request's Slack event id. `POST /alerts/alertmanager` goes to the alert route (src/alerts/), built
+ * on first use over the same dependencies; every other path is Slack's.
  */
 export function createSlackFunction(env: Env = process.env, options: { logger?: Logger } = {}): SlackFunction {
   let ready: Promise<{ runtime: SlackRuntime; handle: ReturnType<typeof createSlackHttpHandler> }> | undefined;
+  let alerts: RoutedHttpHandler | undefined;
   return async (request, context) => {
     ready ??= createSlackRuntime(env, options).then(
       (runtime) => ({ runtime, handle: createSlackHttpHandler(runtime.deps) }),
@@ -160,6 +164,19 @@ export function createSlackFunction(env: Env = process.env, options: { logger?: 
     return withCorrelation(runtime.logger, slackCorrelation(request), context, async () => {
       // The handlers read `deps.policy` on every request, so replacing it here is all a policy change needs.
       runtime.deps.policy = (await runtime.policy.current()) ?? NO_CHANNELS;
+      if (isAlertRoute(request)) {
+        try {
+          alerts ??= createAlertsRoute(env, runtime.deps);
+        } catch (error) {
+          runtime.logger.error('the alert route is not configured correctly', { error: (error as Error).message });
+          return {
+            statusCode: 500,
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+            body: JSON.stringify({ error: 'the alert route is not configured correctly; see the function log' }),
+          };
+        }
+        return alerts(request);
+      }
       return handle(request);
     });
   };

@@ -125,7 +125,9 @@ export const TemplateSchema = z
     promptSuggestions: z.array(z.string()).default([]),
     /** Names of the alert rules this intent explains (Alertmanager's `alertname`); an alert opens its session here. */
     alerts: z
-      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_:.-]{0,199}$/, 'must be an alert rule name such as KubePodCrashLooping'))
+      .array(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_:.-]{0,199}$/, 'must be an alert rule name such as KubePodCrashLooping'),
+      )
       .default([]),
   })
   .strict();

@@ -181,7 +181,8 @@ function crossCheck(t: TriageTemplate, file: string): TemplateIssue[] {
     }
   });
   t.alerts.forEach((alert, i) => {
-    if (t.alerts.indexOf(alert) !== i) issues.push({ path: `alerts[${i}]`, message: `alert "${alert}" is listed twice` });
+    if (t.alerts.indexOf(alert) !== i)
+      issues.push({ path: `alerts[${i}]`, message: `alert "${alert}" is listed twice` });
   });
   t.analyzers.forEach((name, i) => {
     if (t.analyzers.indexOf(name) !== i) {

@@ -18,7 +18,12 @@ function firstColumn(marker: string): string[] {
   expect(start, `docs/deploy.md has "${marker}"`).toBeGreaterThanOrEqual(0);
   const rows = GUIDE.slice(start).split('\n').slice(1);
   const table = rows.slice(rows.findIndex((line) => line.startsWith('|')));
-  const body = table.slice(0, table.findIndex((line) => !line.startsWith('|'))).slice(2);
+  const body = table
+    .slice(
+      0,
+      table.findIndex((line) => !line.startsWith('|')),
+    )
+    .slice(2);
   return body.flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? ''));
 }
 

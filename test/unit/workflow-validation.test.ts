@@ -92,11 +92,7 @@ describe('fix validation rules', () => {
       stateEnteredAt: at(50),
       evidence: [...evidence, ...confirmed],
     };
-    const validatingDeployment = step(
-      resolving,
-      evidenceFromResolved(classifyRequest('resolved'), at(60)),
-      at(60),
-    );
+    const validatingDeployment = step(resolving, evidenceFromResolved(classifyRequest('resolved'), at(60)), at(60));
     const replaced = { ...finding0, resource: { ...finding0.resource, name: 'api-5c6d-x9y8z' }, owner: deployment };
     const fresh = envelope({ findings: [replaced] });
     const result = step(validatingDeployment.snapshot, evidenceFromEnvelope(fresh, at(70)), at(70));
