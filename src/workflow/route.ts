@@ -53,7 +53,7 @@ async function loadPlan(deps: WorkflowDeps, sessionId: string, planId: string | 
 }
 
 async function routeMessage(deps: WorkflowDeps, sessionId: string, message: InboxMessage): Promise<RouteResult> {
-  const now = deps.now();
+  let now = deps.now();
   const rules = rulesOf(deps);
   let session = await deps.store.sessions.getRequired(sessionId);
   let workflow = await deps.artifacts.getOrCreateWorkflow(sessionId, now);
@@ -69,7 +69,12 @@ async function routeMessage(deps: WorkflowDeps, sessionId: string, message: Inbo
     now.toISOString(),
     rules,
   );
-  if (due.steps.length > 0) ({ session, workflow } = await addEvidence(deps, sessionId, []));
+  if (due.steps.length > 0) {
+    ({ session, workflow } = await addEvidence(deps, sessionId, []));
+    // The input is read in the state the catch-up reached, so what it brings (a fix report, a confirmation) is newer
+    // than that state's entry; stamped earlier, the rules would take it for evidence from before and ignore it.
+    now = new Date(Math.max(deps.now().getTime(), Date.parse(stateEnteredAt(session, workflow)) + 1));
+  }
   const envelope = await deps.artifacts.getEnvelope(sessionId);
   const plan = await loadPlan(deps, sessionId, workflow.approvedPlanId);
   const decision = decide(session, workflow, message, {
