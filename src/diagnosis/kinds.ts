@@ -190,3 +190,16 @@ export function isClusterScoped(name: string): boolean {
 export function kindLabel(name: string): string {
   return BY_NAME.get(canonicalKind(name))?.kind ?? name;
 }
+
+/**
+ * Kinds `kubectl logs KIND/NAME` resolves to one of their pods, in the order calmops prefers them when no pod is
+ * named: the workloads first, then a Service.
+ */
+export const LOG_OWNER_KINDS: readonly string[] = [
+  'deployments',
+  'statefulsets',
+  'daemonsets',
+  'jobs',
+  'replicasets',
+  'services',
+];

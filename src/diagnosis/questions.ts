@@ -1,7 +1,7 @@
 import type { TriageEnvelope } from '../triage/envelope.js';
 import type { Finding, ResourceRef } from '../triage/findings.js';
 import { describeResource } from './evidence.js';
-import { canonicalKind, isClusterScoped, kindLabel } from './kinds.js';
+import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from './kinds.js';
 import type { UserRequest } from './request.js';
 
 /**
@@ -167,6 +167,20 @@ export function answerQuestion(
   if (request.verb === 'logs') {
     const pod = podOf(refs, request.resource?.kind === 'pods' ? named : undefined);
     const name = pod?.name ?? (request.resource?.kind === 'pods' ? named : undefined);
+    // No pod is named, but a workload or Service is: read a pod it selects, the unready one first, as kubectl does.
+    const owner = name ? undefined : LOG_OWNER_KINDS.map((k) => refs.find((r) => r.kind === k)).find(Boolean);
+    if (!name && owner) {
+      return {
+        facts: factLines,
+        read: {
+          verb: 'logs',
+          kind: owner.kind,
+          name: owner.name,
+          namespace: ns(owner.kind, owner),
+          title: `logs of a pod of ${kindLabel(owner.kind)} ${owner.name} (not ready first)`,
+        },
+      };
+    }
     if (!name) {
       return {
         facts: [...factLines, 'No pod is named in the findings; here are the pods, name one for its logs.'],

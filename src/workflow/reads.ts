@@ -5,11 +5,12 @@ import {
   READABLE_KINDS,
   type ResourceKind,
 } from '../cluster/types.js';
-import { canonicalKind, isClusterScoped, kindLabel } from '../diagnosis/kinds.js';
+import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from '../diagnosis/kinds.js';
 import type { UserRequest } from '../diagnosis/request.js';
 import { redactText } from '../redact/index.js';
 import type { RankedCause } from '../triage/envelope.js';
 import type { Hypothesis, ReadSpec } from './artifacts.js';
+import { logTarget } from './log-target.js';
 
 /**
  * Targeted reads: what a thread message or a hypothesis asks to look at, as a small spec the cluster reader can run
@@ -50,13 +51,15 @@ export function readSpecFromRequest(request: UserRequest, sessionNamespace: stri
   const name = request.resource?.name;
   const title = request.argv ? request.argv.join(' ') : request.raw;
   if (request.verb === 'logs') {
-    if (!name) return undefined;
+    // `kubectl logs deployment/web` and `kubectl logs -l app=web` read a pod the workload or selector picks.
+    const selector = flagValue(request.argv, '-l', '--selector');
+    if (!name && !selector) return undefined;
     const tail = Number(flagValue(request.argv, '--tail'));
     return {
       title,
       verb: 'logs',
-      kind: 'pods',
-      name,
+      kind: kind !== undefined && LOG_OWNER_KINDS.includes(kind) && name ? kind : 'pods',
+      ...(name ? { name } : { labelSelector: selector }),
       namespace,
       ...(flagValue(request.argv, '-c', '--container')
         ? { container: flagValue(request.argv, '-c', '--container') }
@@ -180,8 +183,25 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
   const base = { title: spec.title };
   try {
     if (spec.verb === 'logs') {
-      const { name: pod, namespace } = spec;
-      if (!pod || !namespace) return { ...base, outcome: 'failed', summary: 'logs need a pod name', lines: [] };
+      const { namespace } = spec;
+      if (!namespace) return { ...base, outcome: 'failed', summary: 'logs need a namespace', lines: [] };
+      let pod = canonicalKind(spec.kind) === 'pods' ? spec.name : undefined;
+      let chosen = '';
+      if (pod === undefined) {
+        const target = await logTarget(
+          reader,
+          {
+            kind: spec.kind,
+            namespace,
+            ...(spec.name === undefined ? {} : { name: spec.name }),
+            ...(spec.labelSelector === undefined ? {} : { labelSelector: spec.labelSelector }),
+          },
+          signal,
+        );
+        if (target.pod === undefined) return { ...base, outcome: 'empty', summary: target.note, lines: [] };
+        pod = target.pod;
+        chosen = `${target.note}: `;
+      }
       const read = (previous: boolean) =>
         reader.logs(
           {
@@ -203,6 +223,7 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
         text = await read(false);
         current = 'no previous container, current one: ';
       }
+      current = `${chosen}${current}`;
       // Redacted as a whole before it is split: a private key or a YAML block spans lines.
       const lines = redactText(text)
         .split('\n')

@@ -413,8 +413,7 @@ describe('guided journeys through the broken demo namespaces in a browser', () =
         }
         for (const r of answer) expect(r.text, `the answer to "${suggestion}"`).not.toMatch(PANIC);
       }
-      // Soft, so one unanswered prompt does not hide what the rest of the journey does.
-      expect.soft(unanswered).toEqual([]);
+      expect(unanswered).toEqual([]);
 
       // The top hypothesis is the fault the namespace has; testing it walks on to TESTING.
       const test = thread()

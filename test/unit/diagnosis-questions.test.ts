@@ -25,6 +25,26 @@ describe('questions are answered from the incident', () => {
     expect(listed.facts.at(-1)).toMatch(/name one for its logs/);
   });
 
+  it('reads a pod of the workload or Service the findings name when they name no pod', () => {
+    const unready = envelope({
+      findings: [
+        finding({
+          code: 'SERVICE_NO_ENDPOINTS',
+          resource: { kind: 'Service', name: 'inventory', namespace: 'inventory' },
+          owner: { kind: 'Deployment', name: 'inventory', namespace: 'inventory' },
+        }),
+      ],
+      rootCause: [],
+    });
+    const answer = answerQuestion(
+      classifyRequest('Show the logs of the backend pods that are not ready'),
+      unready,
+      'inventory',
+    );
+    expect(answer.read).toMatchObject({ verb: 'logs', kind: 'deployments', name: 'inventory', namespace: 'inventory' });
+    expect(answer.facts.join('\n')).not.toMatch(/name one/);
+  });
+
   it('aims a question at the object its words point to, with the findings that speak to it', () => {
     const claim = ask('Is a pod waiting on this claim?');
     expect(claim.read).toMatchObject({ verb: 'get', kind: 'pods', name: 'db-0' });
