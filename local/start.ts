@@ -371,6 +371,8 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
             }),
             historyFile: join(dataDir, 'sandbox-history.json'),
             ...(demoCluster === undefined ? {} : { demoCluster }),
+            // The page fires sample alerts through the server, which alone holds the token.
+            alerts: { url: () => `${origin}${ALERTMANAGER_PATH}`, token: alertToken },
           });
     if (sandbox !== undefined) closers.push(async () => sandbox.close());
 

@@ -22,6 +22,12 @@ import {
   viewClosedBody,
   viewSubmissionBody,
 } from './payloads.js';
+import {
+  createSampleAlerts,
+  isSampleAlertRoute,
+  type SampleAlertsView,
+  type SampleAlertTarget,
+} from './sample-alerts.js';
 import type { SandboxWorkspace } from './workspace.js';
 
 export interface SandboxOptions {
@@ -41,6 +47,11 @@ export interface SandboxOptions {
    * snapshot). Absent: none, without a reason.
    */
   demoCluster?: SandboxDemoCluster;
+  /**
+   * calmops' Alertmanager route and its token, for the sample alerts of the demo namespaces (under
+   * `/_sandbox/alerts/sample`). The token never reaches the page. Absent: no sample alerts.
+   */
+  alerts?: SampleAlertTarget;
 }
 
 /** A message shown by Slack itself rather than the app: a slash command that failed, an unknown command. */
@@ -61,6 +72,8 @@ export interface SandboxState {
   homes: Record<string, StandInView>;
   /** The demo cluster's namespaces and whether each one's fix was run, or why there is nothing to fix here. */
   demoCluster: DemoClusterView;
+  /** The demo namespaces' sample alerts and which of them fire, or why there are none. */
+  alerts: SampleAlertsView;
 }
 
 export interface Sandbox {
@@ -183,6 +196,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function createSandbox(options: SandboxOptions): Sandbox {
   const { standIn, workspace, bot } = options;
   const pollWaitMs = options.pollWaitMs ?? 15_000;
+  const demoCluster = options.demoCluster;
+  // The samples name the demo cluster's pods and services: with your own cluster they would point at nothing.
+  const sampleAlerts = createSampleAlerts({
+    ...(options.alerts === undefined ? {} : { target: options.alerts }),
+    ...(options.alerts !== undefined && (demoCluster === undefined || !('control' in demoCluster))
+      ? {
+          unavailable:
+            'Sample alerts are for the demo cluster. Send your own from Alertmanager or curl to the webhook npm start prints (docs/alerts.md).',
+        }
+      : {}),
+  });
   let assets: Promise<ClientAssets> | undefined;
   let localVersion = 0;
   let lastSeq = 0;
@@ -331,6 +355,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       modals,
       homes,
       demoCluster: demoClusterView(options.demoCluster),
+      alerts: sampleAlerts.view(),
     };
   };
 
@@ -568,7 +593,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
       const path = url.pathname;
       const demo = isDemoRoute(path);
-      if (!demo && path !== '/sandbox' && !path.startsWith('/sandbox/')) return false;
+      const alert = isSampleAlertRoute(path);
+      if (!demo && !alert && path !== '/sandbox' && !path.startsWith('/sandbox/')) return false;
       // Every route here acts as a person in the workspace or changes the demo cluster, and the state readout shows
       // every conversation: answer only this machine's own pages (see local/request-guard.ts).
       const host = hostRefusal(request);
@@ -579,9 +605,33 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (isStateChanging(request.method)) {
         const origin = originRefusal(request);
         if (origin !== undefined) {
-          refuse(response, demo ? `the demo cluster is changed only from the sandbox page itself: ${origin}` : origin);
+          refuse(
+            response,
+            demo
+              ? `the demo cluster is changed only from the sandbox page itself: ${origin}`
+              : alert
+                ? `sample alerts are sent only from the sandbox page itself: ${origin}`
+                : origin,
+          );
           return true;
         }
+      }
+      if (alert) {
+        try {
+          if (request.method !== 'POST') {
+            sendJson(response, 405, { error: `${request.method} is not allowed on ${path}; use POST` });
+          } else if (mediaType(request.headers['content-type']) !== 'application/json') {
+            sendJson(response, 415, { error: 'send the request as application/json' });
+          } else {
+            const answer = await sampleAlerts.answer(await readJson(request));
+            if (answer.changed) bump();
+            sendJson(response, answer.status, answer.body);
+          }
+        } catch (error) {
+          const status = error instanceof SandboxRequestError ? error.status : 500;
+          sendJson(response, status, { error: (error as Error).message });
+        }
+        return true;
       }
       if (demo) {
         try {

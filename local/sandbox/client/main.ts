@@ -1,7 +1,9 @@
 import type { DemoClusterChange } from '../../demo/control.js';
 import type { StandInMessage, StandInView } from '../../slack/server.js';
+import type { SampleAlertResult } from '../sample-alerts.js';
 import type { SandboxNotice, SandboxState } from '../server.js';
 import type { SandboxChannel, SandboxWorkspace } from '../workspace.js';
+import { chosenSample, renderAlertPanel, sampleAlertMessage } from './alert-panel.js';
 import { type BlockContext, collectState, hasValue, renderBlocks } from './blocks.js';
 import { demoChangeMessage, renderDemoPanel } from './demo-panel.js';
 import { escapeHtml } from './html.js';
@@ -28,6 +30,9 @@ interface Ui {
   busy: number;
   /** Demo namespaces whose fix or restore is on its way. */
   demoBusy: Set<string>;
+  /** The namespace chosen in the "Alerts" panel, and whether its alert is on its way. */
+  alertNamespace: string;
+  alertBusy: boolean;
 }
 
 const $ = <T extends HTMLElement>(selector: string): T => {
@@ -56,6 +61,7 @@ const ui: Ui = {
     modals: {},
     homes: {},
     demoCluster: { available: false, reason: 'Reading the demo cluster…' },
+    alerts: { available: false, reason: 'Reading the sample alerts…' },
   },
   me: '',
   pane: { kind: 'channel', channel: '' },
@@ -63,6 +69,8 @@ const ui: Ui = {
   modalKey: '',
   busy: 0,
   demoBusy: new Set(),
+  alertNamespace: '',
+  alertBusy: false,
 };
 
 function userName(id: string): string | undefined {
@@ -180,6 +188,13 @@ function renderSidebar(): void {
       ui.workspace.botName,
     )} <span class="side-hint">Home</span></button>`;
   $('#sidebar-demo').innerHTML = renderDemoPanel(ui.state.demoCluster, ui.demoBusy);
+  const alerts = renderAlertPanel(ui.state.alerts, ui.alertNamespace, ui.alertBusy);
+  // Redrawn only when it changed, so a choice being made in its list is not interrupted by a poll.
+  const panel = $('#sidebar-alerts');
+  if (panel.dataset['html'] !== alerts) {
+    panel.innerHTML = alerts;
+    panel.dataset['html'] = alerts;
+  }
 }
 
 function stickToBottom(node: HTMLElement, render: () => void): void {
@@ -514,6 +529,29 @@ async function changeDemo(action: 'fix' | 'restore', namespace: string): Promise
   }
 }
 
+/** Plays Alertmanager: the server sends the sample notification with the token only it holds. */
+async function sendSampleAlert(status: 'firing' | 'resolved'): Promise<void> {
+  const namespace = chosenSample(ui.state.alerts, ui.alertNamespace);
+  if (namespace === undefined || ui.alertBusy) return;
+  ui.alertBusy = true;
+  renderSidebar();
+  try {
+    await busy(async () => {
+      const result = await api<SampleAlertResult>('/_sandbox/alerts/sample', { namespace, status });
+      toast(sampleAlertMessage(result, (id) => ui.workspace.channels.find((c) => c.id === id)?.name));
+      const { channelId, threadTs } = result.answer;
+      if (channelId !== undefined && threadTs !== undefined && ui.workspace.channels.some((c) => c.id === channelId)) {
+        ui.pane = { kind: 'channel', channel: channelId };
+        ui.thread = { channel: channelId, ts: threadTs };
+      }
+      await refreshNow();
+    });
+  } finally {
+    ui.alertBusy = false;
+    renderSidebar();
+  }
+}
+
 function openHome(): void {
   ui.pane = { kind: 'home' };
   delete ui.thread;
@@ -544,6 +582,11 @@ function wire(): void {
       void changeDemo(action, demo.dataset['namespace'] ?? '');
       return;
     }
+    const alert = target.closest<HTMLElement>('button[data-alert-action]');
+    if (alert !== null) {
+      void sendSampleAlert(alert.dataset['alertAction'] === 'resolved' ? 'resolved' : 'firing');
+      return;
+    }
     const thread = target.closest<HTMLElement>('[data-open-thread]');
     if (thread !== null) {
       ui.thread = { channel: thread.dataset['channel'] ?? '', ts: thread.dataset['openThread'] ?? '' };
@@ -561,6 +604,10 @@ function wire(): void {
   document.addEventListener('change', (event) => {
     const target = event.target as HTMLElement;
     if (target instanceof HTMLSelectElement && target.dataset['interactive'] !== undefined) void interact(target);
+    if (target instanceof HTMLSelectElement && target.id === 'alert-namespace') {
+      ui.alertNamespace = target.value;
+      renderSidebar();
+    }
   });
   $('#thread-close').addEventListener('click', () => {
     delete ui.thread;
