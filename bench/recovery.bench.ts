@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { createSlackClient } from '../src/slack/client.js';
 import { buildWorkflowDeps, webClientPoster } from '../src/workflow/deps.js';
 import { reconcile } from '../src/workflow/reconcile.js';
-import { startSession } from '../src/workflow/sessions.js';
+import { startSession } from '../src/workflow/session-lifecycle.js';
 import { measureRestart } from './restart.js';
 
 /**

@@ -103,6 +103,14 @@ export const SettingsSchema = z.object({
    * when the VPC has them already (or reaches AWS through a NAT).
    */
   vpcEndpoints: endpointList.optional(),
+  /**
+   * CloudWatch alarms whose name starts with this open incident threads like Alertmanager's alerts (an EventBridge
+   * rule on their state changes invokes the Slack function); other alarms in the account are not calmops' business.
+   */
+  alarmNamePrefix: z
+    .string()
+    .regex(/^[\x21-\x7e][\x20-\x7e]{0,199}$/, 'printable ASCII, not starting with a space (at most 200 characters)')
+    .default('calmops-'),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -16,7 +16,7 @@ export const DELETE = 'dynamodb:DeleteItem';
 export const TABLE_ACCESS = {
   /**
    * Sessions, threads, dedupe marks, modal records, timeline and inbox appends, approval decisions, waits claimed
-   * on delivery (src/slack, src/workflow/sessions.ts and deliver-input.ts). Deleting only the index entries a
+   * on delivery (src/slack, src/workflow/session-lifecycle.ts and deliver-input.ts). Deleting only the index entries a
    * decision leaves behind (`APPROVAL#<id>` / `DECIDER#<user>` and `SESSION`) and the event marks an attempt that
    * failed gives back (`DEDUPE#<key>`); the GSI1 lists for `/triage list`, stats and App
    * Home.

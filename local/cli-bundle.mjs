@@ -179,6 +179,28 @@ async function kubernetesClientUsedModulesOnly(root) {
   };
 }
 
+/**
+ * node-fetch 2 (which the Kubernetes client loads for its Headers) takes its URL class from `node:url` and falls
+ * back to the `whatwg-url` package only where Node has none: `const URL = Url.URL || whatwgUrl.URL`. Node always has
+ * one, yet loading the package evaluates its Unicode mapping table, a sizeable part of what `calmops triage` spends
+ * loading its modules. node-fetch is given a module that answers with Node's own URL class instead.
+ * @type {import('esbuild').Plugin}
+ */
+const whatwgUrlIsNodeUrl = {
+  name: 'whatwg-url-is-node-url',
+  setup(builder) {
+    builder.onResolve({ filter: /^whatwg-url$/ }, (args) =>
+      /[/\\]node_modules[/\\]node-fetch[/\\]/.test(args.importer)
+        ? { path: 'whatwg-url', namespace: 'node-url' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'node-url' }, () => ({
+      contents: "module.exports = { URL: require('node:url').URL };",
+      loader: 'js',
+    }));
+  },
+};
+
 /** @type {import('./bundle.mjs').BundleTarget} */
 export const CLI = {
   name: 'cli',
@@ -198,7 +220,7 @@ export const CLI = {
         },
         // A string for JSON.parse: much quicker to load than the same data as an object literal.
         define: { CALMOPS_BUILT_TEMPLATES: JSON.stringify(JSON.stringify(templates.list)) },
-        plugins: [await kubernetesClientUsedModulesOnly(at.root)],
+        plugins: [await kubernetesClientUsedModulesOnly(at.root), whatwgUrlIsNodeUrl],
         minifyWhitespace: true,
         minifySyntax: true,
       },

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
 import { loadSnapshotFiles, secretsSkippedNotice } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
-import { DEFAULT_MIN_TIME_IN_STATE_SECONDS } from '../src/diagnosis/states.js';
+import { DEFAULT_MIN_TIME_IN_STATE_SECONDS } from '../src/diagnosis/state-machine.js';
 import { PolicyError, parsePolicy } from '../src/slack/policy.js';
 import { localCache } from './cache-dir.js';
 import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';

@@ -35,6 +35,16 @@ export interface CalmopsAlarmsProps {
   /** Powertools service name the workflow reports under. */
   serviceName: string;
   actions: readonly IAlarmAction[];
+  /**
+   * Every alarm is named `<namePrefix>/<what>`: a name the stack knows, so the rule that sends CloudWatch alarms to
+   * the Slack function can leave calmops' own alarms out (they are about calmops, not about a cluster).
+   */
+  namePrefix: string;
+}
+
+/** The start of every alarm name one CalmopsAlarms creates. */
+export function ownAlarmNamePrefix(namePrefix: string): string {
+  return `${namePrefix}/`;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -42,10 +52,12 @@ const PERIOD = Duration.minutes(5);
 export class CalmopsAlarms extends Construct {
   readonly alarms: Alarm[] = [];
   private readonly actions: readonly IAlarmAction[];
+  private readonly namePrefix: string;
 
   constructor(scope: Construct, id: string, props: CalmopsAlarmsProps) {
     super(scope, id);
     this.actions = props.actions;
+    this.namePrefix = ownAlarmNamePrefix(props.namePrefix);
     for (const [name, fn] of Object.entries(props.functions)) {
       this.add(`${name}Errors`, fn.metricErrors({ period: PERIOD }), `The ${name} function raised errors`);
       this.add(`${name}Throttles`, fn.metricThrottles({ period: PERIOD }), `The ${name} function was throttled`);
@@ -90,6 +102,7 @@ export class CalmopsAlarms extends Construct {
 
   private add(id: string, metric: IMetric, description: string): void {
     const alarm = new Alarm(this, id, {
+      alarmName: `${this.namePrefix}${id}`,
       metric,
       alarmDescription: description,
       threshold: 1,

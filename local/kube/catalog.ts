@@ -1,10 +1,13 @@
+import { recordedObjectText } from '../../src/cluster/object-text.js';
 import { RESOURCES, type ResourceInfo, resourceForKind } from '../../src/cluster/resources.js';
 import { snapshotNow } from '../../src/cluster/snapshot.js';
 import type { KubeObject, ResourceKind } from '../../src/cluster/types.js';
 
 /**
  * The snapshot indexed the way the API server stores it: per resource, ordered by `namespace/name` (etcd key
- * order), with one resourceVersion for the whole snapshot since nothing in it ever changes.
+ * order), with one resourceVersion for the whole snapshot since nothing in it ever changes. Nothing changes its
+ * objects either (a server is handed new objects instead, see `setObjects`), so each object's JSON is made once:
+ * a list of thousands of objects is then a concatenation of their texts rather than a serialization of them all.
  */
 export interface SnapshotCatalog {
   resourceVersion: string;
@@ -15,6 +18,8 @@ export interface SnapshotCatalog {
   objects(resource: ResourceKind): readonly KubeObject[];
   get(resource: ResourceKind, namespace: string | undefined, name: string): KubeObject | undefined;
   count(): number;
+  /** `JSON.stringify` of one of this catalog's objects, made once. */
+  text(object: KubeObject): string;
 }
 
 export function objectKey(object: KubeObject): string {
@@ -28,6 +33,7 @@ function groupVersion(info: ResourceInfo): string {
 export function buildCatalog(objects: readonly KubeObject[], options: { now?: Date } = {}): SnapshotCatalog {
   const byResource = new Map<ResourceKind, Map<string, KubeObject>>();
   const skipped = new Map<string, number>();
+  const texts = new WeakMap<KubeObject, string>();
   let maxVersion = 0;
   for (const object of objects) {
     const info = object.kind ? resourceForKind(object.kind) : undefined;
@@ -39,9 +45,17 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
     const rv = Number(object.metadata.resourceVersion);
     if (Number.isSafeInteger(rv) && rv > maxVersion) maxVersion = rv;
     // Cluster-scoped objects exported with a stray namespace would be unreachable by their real path.
-    const metadata = { ...object.metadata };
-    if (!info.namespaced) delete metadata.namespace;
-    const normalized: KubeObject = { ...object, apiVersion: object.apiVersion ?? groupVersion(info), metadata };
+    const strayNamespace = !info.namespaced && object.metadata.namespace !== undefined;
+    let normalized = object;
+    if (object.apiVersion == null || strayNamespace) {
+      const metadata = { ...object.metadata };
+      if (strayNamespace) delete metadata.namespace;
+      normalized = { ...object, apiVersion: object.apiVersion ?? groupVersion(info), metadata };
+    } else {
+      // Nothing to normalize: the object serializes as it was read, so a text recorded for it is its text here.
+      const known = recordedObjectText(object);
+      if (known !== undefined) texts.set(object, known);
+    }
     let bucket = byResource.get(info.plural);
     if (!bucket) {
       bucket = new Map();
@@ -70,5 +84,13 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
       return byResource.get(resource)?.get(`${info.namespaced ? (namespace ?? '') : ''}/${name}`);
     },
     count: () => total,
+    text: (object) => {
+      let text = texts.get(object);
+      if (text === undefined) {
+        text = JSON.stringify(object);
+        texts.set(object, text);
+      }
+      return text;
+    },
   };
 }

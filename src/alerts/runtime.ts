@@ -1,7 +1,9 @@
 import { loadConfig, resolveAlertsToken } from '../config.js';
 import type { SlackAppDeps } from '../slack/deps.js';
 import { webClientPoster } from '../workflow/deps.js';
-import type { AlertHandlerDeps } from './handler.js';
+import type { BodyIssue } from './alertmanager.js';
+import { parseAlarmStateChange } from './cloudwatch.js';
+import type { AlertHandlerDeps, AlertOutcome } from './handler.js';
 import { handleAlertGroup } from './handler.js';
 import { createAlertsHttpHandler, type RoutedHttpHandler } from './http.js';
 
@@ -14,6 +16,16 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function createAlertsRoute(env: Env, slack: SlackAppDeps): RoutedHttpHandler {
   const config = loadConfig(env, ['alerts']);
+  const handlerDeps = alertHandlerDeps(slack);
+  return createAlertsHttpHandler({
+    token: () => resolveAlertsToken(config.alerts),
+    handle: (group) => handleAlertGroup(handlerDeps(), group),
+    ...(slack.logger === undefined ? {} : { logger: slack.logger }),
+  });
+}
+
+/** The handler's dependencies over the Slack function's, read again per notification (the policy can change). */
+function alertHandlerDeps(slack: SlackAppDeps): () => AlertHandlerDeps {
   let botUser: Promise<string> | undefined;
   const requester = (): Promise<string> => {
     if (slack.botUserId !== undefined) return Promise.resolve(slack.botUserId);
@@ -31,7 +43,7 @@ export function createAlertsRoute(env: Env, slack: SlackAppDeps): RoutedHttpHand
     return botUser;
   };
   const poster = webClientPoster(slack.client);
-  const handlerDeps = (): AlertHandlerDeps => ({
+  return (): AlertHandlerDeps => ({
     store: slack.store,
     // Read per notification: the Slack function replaces the policy in force before each request.
     policy: slack.policy,
@@ -42,9 +54,53 @@ export function createAlertsRoute(env: Env, slack: SlackAppDeps): RoutedHttpHand
     now: slack.now ?? (() => new Date()),
     ...(slack.logger === undefined ? {} : { logger: slack.logger }),
   });
-  return createAlertsHttpHandler({
-    token: () => resolveAlertsToken(config.alerts),
-    handle: (group) => handleAlertGroup(handlerDeps(), group),
-    ...(slack.logger === undefined ? {} : { logger: slack.logger }),
-  });
+}
+
+/** What became of one EventBridge event; a `retry` is thrown instead (AlarmEventRetryError), so Lambda retries. */
+export type AlarmEventOutcome =
+  | Exclude<AlertOutcome, { outcome: 'retry' }>
+  | { outcome: 'invalid'; issues: BodyIssue[] };
+
+export class AlarmEventRetryError extends Error {
+  override readonly name = 'AlarmEventRetryError';
+}
+
+export type AlarmEventHandler = (event: unknown) => Promise<AlarmEventOutcome>;
+
+/**
+ * CloudWatch alarm state changes, sent by EventBridge (src/alerts/cloudwatch.ts), over the same dependencies as the
+ * alert route. EventBridge invokes the function asynchronously and IAM is the authentication, so there is no token;
+ * what a retry can fix is thrown, and Lambda delivers the event again.
+ */
+export function createAlarmEventHandler(slack: SlackAppDeps): AlarmEventHandler {
+  const handlerDeps = alertHandlerDeps(slack);
+  const logger = slack.logger;
+  return async (event) => {
+    const parsed = parseAlarmStateChange(event);
+    if (!parsed.ok) {
+      // Never retried: the same event would be refused again. The event itself is not logged, only where it failed.
+      logger?.warn('refused an EventBridge event: not a CloudWatch alarm state change', {
+        issues: parsed.issues.map((i) => i.path),
+      });
+      return { outcome: 'invalid', issues: parsed.issues };
+    }
+    if ('ignored' in parsed.reading) {
+      logger?.info('alarm state change ignored', { alarmName: parsed.alarmName, reason: parsed.reading.ignored });
+      return { outcome: 'ignored', reason: parsed.reading.ignored };
+    }
+    const outcome = await handleAlertGroup(handlerDeps(), parsed.reading.group);
+    logger?.info('alarm state change handled', {
+      alarmName: parsed.alarmName,
+      outcome: outcome.outcome,
+      ...('sessionId' in outcome ? { sessionId: outcome.sessionId } : {}),
+    });
+    if (outcome.outcome === 'retry') throw new AlarmEventRetryError(`alarm ${parsed.alarmName}: ${outcome.reason}`);
+    if (outcome.outcome === 'refused' && !outcome.notified) {
+      logger?.error('an alarm was refused and nobody was told', {
+        alarmName: parsed.alarmName,
+        reason: outcome.reason,
+      });
+    }
+    return outcome;
+  };
 }

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recordObjectText } from './object-text.js';
 import { type ParsedSnapshotCache, snapshotNow } from './snapshot.js';
 import type { KubeObject } from './types.js';
 
@@ -58,6 +59,51 @@ interface Entry {
   taken: string | null;
 }
 
+/**
+ * An entry is one JSON document laid out one object to a line, after a first line with the rest of the entry:
+ *
+ *     {"secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","objects":[
+ *     {"apiVersion":"v1","kind":"Pod",…},
+ *     {"apiVersion":"v1","kind":"Event",…}
+ *     ]}
+ *
+ * JSON never holds a raw line break inside a value, so each object's text is its line, read and parsed on its own
+ * and kept (object-text.ts): serving the snapshot then sends these texts instead of serializing the objects again.
+ * Any other JSON document with the same fields is read too, in one piece.
+ */
+const OBJECTS_OPEN = '"objects":[';
+const ENTRY_CLOSE = ']}';
+
+function formatEntry(entry: Entry): string {
+  if (entry.objects.length === 0) return JSON.stringify(entry);
+  const head = JSON.stringify({ secretsSkipped: entry.secretsSkipped, taken: entry.taken });
+  const lines = entry.objects.map((object) => {
+    const text = JSON.stringify(object);
+    recordObjectText(object, text);
+    return text;
+  });
+  return `${head.slice(0, -1)},${OBJECTS_OPEN}\n${lines.join(',\n')}\n${ENTRY_CLOSE}`;
+}
+
+function parseEntry(content: string): unknown {
+  const lines = content.split('\n');
+  const head = lines[0] ?? '';
+  if (lines.length < 3 || !head.endsWith(OBJECTS_OPEN) || lines[lines.length - 1] !== ENTRY_CLOSE) {
+    return JSON.parse(content);
+  }
+  const entry = JSON.parse(`${head.slice(0, -OBJECTS_OPEN.length)}"objects":[]}`) as Record<string, unknown>;
+  const objects: unknown[] = new Array(lines.length - 2);
+  for (let i = 1; i < lines.length - 1; i++) {
+    const line = lines[i] as string;
+    const text = i < lines.length - 2 ? line.slice(0, -1) : line;
+    const object: unknown = JSON.parse(text);
+    if (typeof object === 'object' && object !== null) recordObjectText(object, text);
+    objects[i - 1] = object;
+  }
+  entry['objects'] = objects;
+  return entry;
+}
+
 export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
   const parser = parserFingerprint();
   // A load looks an entry up and, on a miss, stores it under the same name: the text is hashed once.
@@ -77,7 +123,7 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
     get(text) {
       if (parser === undefined) return undefined;
       try {
-        const parsed: unknown = JSON.parse(readFileSync(entry(text), 'utf8'));
+        const parsed = parseEntry(readFileSync(entry(text), 'utf8'));
         if (typeof parsed !== 'object' || parsed === null) return undefined;
         const { objects, secretsSkipped, taken } = parsed as Partial<Record<keyof Entry, unknown>>;
         if (!Array.isArray(objects) || typeof secretsSkipped !== 'number') return undefined;
@@ -103,7 +149,7 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
           secretsSkipped: parsed.secretsSkipped,
           taken: parsed.taken?.toISOString() ?? null,
         };
-        writeFileSync(temporary, JSON.stringify(written), { mode: 0o600 });
+        writeFileSync(temporary, formatEntry(written), { mode: 0o600 });
         renameSync(temporary, file);
         prune(dir);
       } catch {

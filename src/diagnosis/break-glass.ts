@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DIAGNOSTIC_STATES, type DiagnosticState, DiagnosticStateSchema, stateIndex } from './states.js';
+import { DIAGNOSTIC_STATES, type DiagnosticState, DiagnosticStateSchema, stateIndex } from './state-machine.js';
 
 /**
  * Break-glass: an emergency override of the diagnostic workflow (ADR-005). A named senior approver who is not the

@@ -4,7 +4,7 @@ import type { Domain } from '../triage/findings.js';
 import { canonicalKind, domainOfKind, isKnownKind } from './kinds.js';
 import { classifyPhrase } from './phrases.js';
 import type { RequestTarget, UserRequest } from './request.js';
-import type { ToolClass } from './states.js';
+import type { ToolClass } from './state-machine.js';
 
 /**
  * Classifies what a user typed in the incident thread. Command lines are tokenised like a POSIX shell would

@@ -11,7 +11,7 @@ import {
   EvidenceTypeSchema,
   evidenceLabel,
   STATE_MACHINE,
-} from './states.js';
+} from './state-machine.js';
 
 /**
  * Evidence a session accumulates: from triage envelopes, from the reads users ask for, from the memory search,

@@ -22,7 +22,7 @@ import {
   isToolClassAllowed,
   STATE_MACHINE,
   type ToolClass,
-} from './states.js';
+} from './state-machine.js';
 
 /**
  * The gate: one decision per request from the thread, from the session's state, evidence, override, recent

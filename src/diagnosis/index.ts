@@ -10,5 +10,5 @@ export * from './plan-progress.js';
 export * from './questions.js';
 export * from './request.js';
 export * from './resolving.js';
-export * from './states.js';
+export * from './state-machine.js';
 export * from './transitions.js';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Domain } from '../triage/findings.js';
 import { type EvidenceItem, supportsTarget } from './evidence.js';
 import type { UserRequest } from './request.js';
-import type { DiagnosticState } from './states.js';
+import type { DiagnosticState } from './state-machine.js';
 
 /**
  * ADR-005's panic detector: five patterns of 4 AM troubleshooting, each with a severity. High and critical signals

@@ -1,7 +1,7 @@
 import type { Domain } from '../triage/findings.js';
 import { canonicalKind, domainOfKind, isKnownKind } from './kinds.js';
 import type { RequestTarget, UserRequest } from './request.js';
-import type { ToolClass } from './states.js';
+import type { ToolClass } from './state-machine.js';
 
 /**
  * Plain-language requests from the incident thread ("just delete the pod", "show me the logs", "hypothesis 2").

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DomainSchema } from '../triage/findings.js';
-import { TOOL_CLASSES } from './states.js';
+import { TOOL_CLASSES } from './state-machine.js';
 
 /** What a message in the incident thread asks for, once classified. */
 export const REQUEST_KINDS = [

@@ -23,7 +23,7 @@ import {
   stateIndex,
   type TransitionCause,
   type TransitionRules,
-} from './states.js';
+} from './state-machine.js';
 
 /**
  * The one place that decides how a session moves through ADR-005's states. Everything that can move a session goes

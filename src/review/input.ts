@@ -1,7 +1,7 @@
 import type { TriageEnvelope } from '../triage/envelope.js';
 import { type Finding, refKey } from '../triage/findings.js';
 import type { TemplateRegistry } from '../triage/templates.js';
-import type { PlanSynthesisInput, RemediationEntry } from './synthesizer.js';
+import type { PlanSynthesisInput, RemediationEntry } from './template-synthesizer.js';
 
 /**
  * What a plan is synthesized from: the confirmed (or first ranked) root cause of the session's envelope, the finding

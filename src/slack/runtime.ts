@@ -12,7 +12,7 @@ import { loadTemplates } from '../triage/templates.js';
 import { deliverInput } from '../workflow/deliver-input.js';
 import { webClientPoster } from '../workflow/deps.js';
 import { acknowledgeWhilePending } from '../workflow/pending-ack.js';
-import { startSession } from '../workflow/sessions.js';
+import { startSession } from '../workflow/session-lifecycle.js';
 import { createSlackClient } from './client.js';
 import type { SlackAppDeps, SlackLogger } from './deps.js';
 import { GroupMembership, parsePolicy } from './policy.js';

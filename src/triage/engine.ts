@@ -1,4 +1,3 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { ClusterReader } from '../cluster/types.js';
 import type { AnalyzerRegistry } from './analysis.js';
 import { lookupAnalyzer, runAnalyzers } from './analysis.js';
@@ -86,8 +85,10 @@ export interface TriageDeps {
 }
 
 let defaultLogger: TriageLogger | undefined;
-function powertoolsLogger(): TriageLogger {
+/** Loaded when first needed: callers that pass their own logger (the command line) never load Powertools. */
+async function powertoolsLogger(): Promise<TriageLogger> {
   if (!defaultLogger) {
+    const { Logger } = await import('@aws-lambda-powertools/logger');
     const logger = new Logger({ serviceName: 'calmops', logLevel: 'INFO' });
     defaultLogger = {
       info: (message, extra) => (extra ? logger.info(message, extra) : logger.info(message)),
@@ -112,8 +113,8 @@ interface Pass {
 }
 
 export async function runTriage(request: TriageRequest, deps: TriageDeps): Promise<TriageEnvelope> {
+  const logger = deps.logger ?? (await powertoolsLogger());
   const started = performance.now();
-  const logger = deps.logger ?? powertoolsLogger();
   const stepBudget = request.stepBudget ?? DEFAULT_STEP_BUDGET;
   if (!Number.isInteger(stepBudget) || stepBudget < 1 || stepBudget > MAX_STEP_BUDGET) {
     throw new InvalidTriageRequestError(`step budget must be a whole number from 1 to ${MAX_STEP_BUDGET}`);

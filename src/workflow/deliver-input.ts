@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { type DeliveryOutcome, tryDeliver } from './delivery.js';
 import type { WorkflowDeps } from './deps.js';
-import { resumeSession, SessionClosedError } from './sessions.js';
+import { resumeSession, SessionClosedError } from './session-lifecycle.js';
+import { type DeliveryOutcome, tryDeliver } from './wait-delivery.js';
 
 export const InputActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hypothesis'), hypothesisId: z.string().min(1).max(64) }),

@@ -5,7 +5,7 @@ import { AskNamespacePayload, askNamespace } from './locate-steps.js';
 import { AwaitPayloadSchema, runAwait } from './notifier.js';
 import { ReconcilePayload, reconcile } from './reconcile.js';
 import * as review from './review-steps.js';
-import { RecordReadPayload, RecordTestPayload, RoutePayload, recordRead, recordTest, route } from './route.js';
+import { RecordReadPayload, RecordTestPayload, RoutePayload, recordRead, recordTest, route } from './route/step.js';
 import * as steps from './session-steps.js';
 import { StepPayloadError, UnknownStepError } from './step-errors.js';
 import { ValidateFixPayload, validateFix } from './validation-steps.js';

@@ -16,9 +16,9 @@ import {
   SessionIdSchema,
   StepInputError,
 } from './common.js';
-import { tryDeliver } from './delivery.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
+import { tryDeliver } from './wait-delivery.js';
 
 /**
  * The notifier: every `.waitForTaskToken` state lands here. It stores the token where the deciding side finds it (the

@@ -2,7 +2,7 @@ import { replyView } from '../slack/views/intervention.js';
 import { mention, type ThreadMessage } from '../slack/views/limits.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { Store } from '../store/index.js';
-import type { DeliveryOutcome } from './delivery.js';
+import type { DeliveryOutcome } from './wait-delivery.js';
 
 /**
  * A reply that arrives while the session's execution waits for a person's decision (a plan under review runs in a

@@ -5,10 +5,10 @@ import type { ApprovalRecord } from '../store/approvals.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { breakGlassRevoke } from './break-glass-steps.js';
 import { postToSession } from './common.js';
-import { isClosedTokenError, tryDeliver } from './delivery.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
-import { executionIsRunning, resumeSession } from './sessions.js';
+import { executionIsRunning, resumeSession } from './session-lifecycle.js';
+import { isClosedTokenError, tryDeliver } from './wait-delivery.js';
 
 /**
  * The reconciler: every way a session can wait has an owner that outlives any one process. Each run walks the open

@@ -8,7 +8,7 @@ import { ReadSpecSchema } from './artifacts.js';
 import { postToSession, SessionIdSchema } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
-import { addEvidence } from './state.js';
+import { addEvidence } from './progress.js';
 
 /**
  * The steps after a read: what a targeted read or a hypothesis's test found becomes evidence (and may move the

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { isOverrideActive } from '../diagnosis/break-glass.js';
 import { evidenceFromPlan } from '../diagnosis/evidence.js';
+import { synthesizePlan } from '../review/guided-regeneration.js';
 import { planInputFrom } from '../review/input.js';
 import type { RemediationPlan } from '../review/plan.js';
 import { revisePlan } from '../review/revise.js';
 import { reviewPlan } from '../review/rubric.js';
-import { synthesizePlan } from '../review/synthesize.js';
 import { timeoutNoticeView } from '../slack/views/failure.js';
 import { escapeText, mention } from '../slack/views/limits.js';
 import { approvedPlanView, planOutcomeView } from '../slack/views/plan.js';
@@ -13,7 +13,7 @@ import type { PlanRecord } from './artifacts.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent, timelineSink } from './events.js';
-import { addEvidence } from './state.js';
+import { addEvidence } from './progress.js';
 
 /**
  * The review machine's steps (the review loop, docs/concepts.md): synthesis behind the schema guard, the automated rubric, revisions with the

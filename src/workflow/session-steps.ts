@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { groupFindings } from '../diagnosis/blackboard.js';
 import { type EvidenceItem, evidenceFromEnvelope, evidenceFromMemorySearch } from '../diagnosis/evidence.js';
-import { STATE_MACHINE } from '../diagnosis/states.js';
+import { STATE_MACHINE } from '../diagnosis/state-machine.js';
 import { incidentFromResolution, MemoryAlreadyStoredError } from '../memory/repository.js';
 import { resolutionFromSession } from '../memory/resolution.js';
 import type { RemediationPlan } from '../review/plan.js';
@@ -17,9 +17,9 @@ import type { SpecialistResult } from './cluster-steps.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
+import { addEvidence } from './progress.js';
 import { hypothesesFromCauses } from './reads.js';
-import { resumeSession } from './sessions.js';
-import { addEvidence } from './state.js';
+import { resumeSession } from './session-lifecycle.js';
 
 export const MAX_HANDOFFS = 3;
 const SPECIALISTS = ['compute', 'storage', 'networking'] as const;

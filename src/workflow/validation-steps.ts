@@ -12,7 +12,7 @@ import { TriageEnvelopeSchema } from '../triage/envelope.js';
 import { postToSession, SessionIdSchema, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
-import { addEvidence, type ValidationResult } from './state.js';
+import { addEvidence, type ValidationResult } from './progress.js';
 
 /**
  * Validating a reported fix. "Resolved" sends the session back to GATHERING with a validation context (the

@@ -5,7 +5,7 @@ import { startSnapshotServer } from '../../local/kube/server.js';
 import { createClusterReader } from '../../src/cluster/reader.js';
 import { loadSnapshotFiles, snapshotNow } from '../../src/cluster/snapshot.js';
 import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../src/diagnosis/evidence.js';
-import { transitionRules } from '../../src/diagnosis/states.js';
+import { transitionRules } from '../../src/diagnosis/state-machine.js';
 import { advance } from '../../src/diagnosis/transitions.js';
 import { SessionRecordSchema } from '../../src/store/sessions.js';
 import type { TriageEnvelope } from '../../src/triage/envelope.js';

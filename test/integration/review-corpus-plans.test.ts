@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planInputFrom } from '../../src/review/input.js';
 import { UNKNOWN_NAME_PLACEHOLDERS } from '../../src/review/names.js';
 import { guardPlan, type RemediationPlan } from '../../src/review/plan.js';
-import { TemplateSynthesizer } from '../../src/review/synthesizer.js';
+import { TemplateSynthesizer } from '../../src/review/template-synthesizer.js';
 import { loadTemplates } from '../../src/triage/templates.js';
 import { loadCorpus, runCase } from '../eval/corpus.js';
 

@@ -11,7 +11,7 @@ import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../
 import { parseSnapshot, parseSnapshotLogs } from '../../src/cluster/snapshot.js';
 import type { WorkflowDeps, WorkflowMetrics } from '../../src/workflow/deps.js';
 import { createWorkflowRuntime } from '../../src/workflow/runtime.js';
-import { startSession } from '../../src/workflow/sessions.js';
+import { startSession } from '../../src/workflow/session-lifecycle.js';
 
 /** Shared plumbing for the workflow integration tests: a local stack, the test-side deps, and a Slack-side stand-in. */
 

@@ -17,7 +17,15 @@ describe('deployment settings from context', () => {
       logRetentionDays: 30,
       idleTimeoutSeconds: 14_400,
       approvalTimeoutSeconds: 3_600,
+      alarmNamePrefix: 'calmops-',
     });
+  });
+
+  it('take an alarm name prefix of printable characters', () => {
+    expect(settings({ alarmNamePrefix: 'prod/k8s ' }).alarmNamePrefix).toBe('prod/k8s ');
+    expect(() => settings({ alarmNamePrefix: ' calmops' })).toThrow(/context alarmNamePrefix: printable ASCII/);
+    expect(() => settings({ alarmNamePrefix: 'calmops\n' })).toThrow(/context alarmNamePrefix/);
+    expect(() => settings({ alarmNamePrefix: 'x'.repeat(201) })).toThrow(/context alarmNamePrefix/);
   });
 
   it('accept command-line strings and cdk.json values alike', () => {
@@ -69,6 +77,7 @@ describe('deployment settings from context', () => {
         'subnetIds',
         'securityGroupIds',
         'vpcEndpoints',
+        'alarmNamePrefix',
       ].sort(),
     );
   });

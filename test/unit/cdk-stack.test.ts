@@ -368,12 +368,17 @@ describe('endpoint and secrets', () => {
     });
   });
 
-  it('holds one Slack secret and one kubeconfig secret per cluster, under the stack name', () => {
+  it('holds the Slack secret, the alert token and one kubeconfig secret per cluster, under the stack name', () => {
     const names = Object.values(resources)
       .filter((r) => r.Type === 'AWS::SecretsManager::Secret')
       .map((r) => r.Properties['Name'])
       .sort();
-    expect(names).toEqual(['calmops/kubeconfig/prod', 'calmops/kubeconfig/staging', 'calmops/slack']);
+    expect(names).toEqual([
+      'calmops/alerts-token',
+      'calmops/kubeconfig/prod',
+      'calmops/kubeconfig/staging',
+      'calmops/slack',
+    ]);
   });
 });
 

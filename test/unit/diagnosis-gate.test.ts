@@ -9,7 +9,7 @@ import {
   type PanicSignal,
   type RecordedRequest,
 } from '../../src/diagnosis/panic.js';
-import type { DiagnosticState } from '../../src/diagnosis/states.js';
+import type { DiagnosticState } from '../../src/diagnosis/state-machine.js';
 import { at, envelope, when } from './diagnosis-fixtures.js';
 
 const richEvidence: EvidenceItem[] = evidenceFromEnvelope(envelope(), at(0));

@@ -12,7 +12,11 @@ import {
   missingEvidence,
   type WorkflowSnapshot,
 } from '../../src/diagnosis/evidence.js';
-import { DEFAULT_MIN_TIME_IN_STATE_SECONDS, STATE_MACHINE, transitionRules } from '../../src/diagnosis/states.js';
+import {
+  DEFAULT_MIN_TIME_IN_STATE_SECONDS,
+  STATE_MACHINE,
+  transitionRules,
+} from '../../src/diagnosis/state-machine.js';
 import { advance, describeHold, timeLeft, walkTo } from '../../src/diagnosis/transitions.js';
 import { at, envelope, finding } from './diagnosis-fixtures.js';
 

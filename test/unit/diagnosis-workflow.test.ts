@@ -14,7 +14,7 @@ import {
   missingEvidence,
   type WorkflowSnapshot,
 } from '../../src/diagnosis/evidence.js';
-import { canTransition, STATE_MACHINE } from '../../src/diagnosis/states.js';
+import { canTransition, STATE_MACHINE } from '../../src/diagnosis/state-machine.js';
 import { advance, evaluateTransition } from '../../src/diagnosis/transitions.js';
 import { at, envelope } from './diagnosis-fixtures.js';
 

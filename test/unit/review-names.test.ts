@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CollectingEventSink } from '../../src/review/events.js';
+import { synthesizePlan } from '../../src/review/guided-regeneration.js';
 import { resolvePlanNames, UNKNOWN_NAME_PLACEHOLDERS } from '../../src/review/names.js';
 import { guardPlan, type RemediationPlan } from '../../src/review/plan.js';
 import { reviewPlan } from '../../src/review/rubric.js';
-import { synthesizePlan } from '../../src/review/synthesize.js';
-import { type PlanSynthesisInput, TemplateSynthesizer } from '../../src/review/synthesizer.js';
+import { type PlanSynthesisInput, TemplateSynthesizer } from '../../src/review/template-synthesizer.js';
 import type { Finding } from '../../src/triage/findings.js';
 import { loadTemplates } from '../../src/triage/templates.js';
 

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CollectingEventSink } from '../../src/review/events.js';
+import { synthesizePlan } from '../../src/review/guided-regeneration.js';
 import { guardPlan } from '../../src/review/plan.js';
 import { reviewPlan } from '../../src/review/rubric.js';
-import { synthesizePlan } from '../../src/review/synthesize.js';
-import { type PlanSynthesisInput, type PlanSynthesizer, TemplateSynthesizer } from '../../src/review/synthesizer.js';
+import {
+  type PlanSynthesisInput,
+  type PlanSynthesizer,
+  TemplateSynthesizer,
+} from '../../src/review/template-synthesizer.js';
 
 const input: PlanSynthesisInput = {
   sessionId: 's-1',

@@ -8,8 +8,8 @@ import {
   evidenceFromPlan,
   evidenceFromRead,
 } from '../../src/diagnosis/evidence.js';
-import type { DiagnosticState } from '../../src/diagnosis/states.js';
-import { transitionRules } from '../../src/diagnosis/states.js';
+import type { DiagnosticState } from '../../src/diagnosis/state-machine.js';
+import { transitionRules } from '../../src/diagnosis/state-machine.js';
 import type { InboxMessage } from '../../src/store/inbox.js';
 import { SessionRecordSchema } from '../../src/store/sessions.js';
 import { type WorkflowRecord, WorkflowRecordSchema } from '../../src/workflow/artifacts.js';

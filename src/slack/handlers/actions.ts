@@ -7,7 +7,7 @@ import {
   ApprovalNotAllowedError,
   ApprovalNotFoundError,
 } from '../../store/errors.js';
-import { isClosedTokenError } from '../../workflow/delivery.js';
+import { isClosedTokenError } from '../../workflow/wait-delivery.js';
 import type { ApprovalOutcome, SlackAppDeps } from '../deps.js';
 import { checkApproval, checkHandoff, checkIntent, noChannelPolicy, type PolicyDecision } from '../policy.js';
 import type { KnownBlock } from '../views/blocks.js';

@@ -1,7 +1,7 @@
 import type { App, SlashCommand } from '@slack/bolt';
+import { collectMetrics } from '../collect-metrics.js';
 import type { SlackAppDeps } from '../deps.js';
 import { parseTriageCommand } from '../grammar.js';
-import { collectMetrics } from '../metrics.js';
 import type { KnownBlock } from '../views/blocks.js';
 import { helpView, intentsView } from '../views/help.js';
 import { code, escapeText } from '../views/limits.js';

@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { SlackAppDeps } from '../deps.js';
 import { parseTriageCommand, unescapeSlack } from '../grammar.js';
-import { publishHome } from '../home.js';
+import { publishHome } from '../publish-home.js';
 import { helpView, intentsView } from '../views/help.js';
 import { outsideChannelNotice } from '../views/notices.js';
 import { channelAccess, ephemeral } from './common.js';

@@ -14,10 +14,15 @@ export interface ContextInput {
   unavailable?: Iterable<ResourceKind>;
 }
 
-function objectOrder(a: KubeObject, b: KubeObject): number {
-  const an = `${a.metadata.namespace ?? ''}/${a.metadata.name}`;
-  const bn = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
-  return an < bn ? -1 : an > bn ? 1 : 0;
+function objectKey(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+}
+
+/** Sorted by `namespace/name`, each key made once rather than once per comparison; equal keys keep their order. */
+function sortByKey(list: KubeObject[]): void {
+  const keyed = list.map((object) => ({ object, key: objectKey(object) }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (let i = 0; i < keyed.length; i++) list[i] = (keyed[i] as { object: KubeObject }).object;
 }
 
 /**
@@ -38,7 +43,7 @@ export function contextFromObjects(input: ContextInput): AnalyzerContext {
     if (list === undefined) byKind.set(info.plural, [object]);
     else list.push(object);
   }
-  for (const list of byKind.values()) list.sort(objectOrder);
+  for (const list of byKind.values()) sortByKey(list);
   const logs = input.logs;
   const lookup =
     logs === undefined

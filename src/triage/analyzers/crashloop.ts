@@ -204,7 +204,11 @@ export const crashloopAnalyzer: Analyzer = {
       const last = c.lastTerminated ?? c.terminated;
       // OOM kills have their own analyzer with memory evidence; repeating them here would only add noise.
       if (last?.reason === 'OOMKilled') continue;
-      const verdict = group.map(({ pod: p, c: cc }) => decisiveLogLine(crashLog(ctx, p, cc.name))).find(Boolean);
+      let verdict: LogVerdict | undefined;
+      for (const { pod: p, c: cc } of group) {
+        verdict = decisiveLogLine(crashLog(ctx, p, cc.name));
+        if (verdict) break;
+      }
       const liveness = livenessRestarts(ctx, group, c);
       const backoff = containerEvents(ctx, group, ['BackOff'])[0];
       const what = `${c.init ? 'init container' : 'container'} ${c.name}`;
@@ -336,6 +340,8 @@ function resolvedCrashLoops(ctx: AnalyzerContext, failingOwners: ReadonlySet<str
   const replicaSets = ctx
     .objects('replicasets')
     .filter((r) => (r.metadata.namespace ?? ctx.namespace) === ctx.namespace);
+  // Every warning left behind is traced to a ReplicaSet of the namespace: with none read, none is.
+  if (replicaSets.length === 0) return [];
   const byReplicaSet = new Map<string, { rs: KubeObject; pods: Set<string>; events: EventSummary[] }>();
   for (const { reason, message } of CRASH_EVENTS) {
     for (const e of findEvents(ctx, { kind: 'Pod', namespace: ctx.namespace, reasons: [reason], message })) {

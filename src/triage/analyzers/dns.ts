@@ -304,10 +304,12 @@ function appFailures(ctx: AnalyzerContext): AppFailure[] {
   const failing: AppFailure[] = [];
   for (const pod of namespacePods(ctx)) {
     for (const c of containers(pod)) {
-      const lines = [ctx.log(pod.metadata.name, c.name, true), ctx.log(pod.metadata.name, c.name, false)]
-        .filter(Boolean)
-        .join('\n')
-        .split(/\r?\n/);
+      const logs = [ctx.log(pod.metadata.name, c.name, true), ctx.log(pod.metadata.name, c.name, false)].filter(
+        Boolean,
+      );
+      // A container without logs has no line to read.
+      if (logs.length === 0) continue;
+      const lines = logs.join('\n').split(/\r?\n/);
       let found: AppFailure | undefined;
       let nameless: AppFailure | undefined;
       for (let i = lines.length - 1; i >= 0 && !found; i--) {

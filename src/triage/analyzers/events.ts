@@ -86,33 +86,33 @@ export interface EventFilter {
 /** Events matching the filter, collapsed by (object, reason, message) and sorted newest first. */
 export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSummary[] {
   const groups = new Map<string, EventSummary>();
-  for (const event of candidates(ctx, filter)) {
-    const ref = involved(event);
-    if (filter.kind !== undefined && ref.kind !== filter.kind) continue;
-    if (filter.name !== undefined && ref.name !== filter.name) continue;
-    if (filter.namespace !== undefined && ref.namespace !== filter.namespace) continue;
-    const reason = String(event['reason'] ?? '');
+  for (const record of candidates(ctx, filter)) {
+    if (filter.kind !== undefined && record.kind !== filter.kind) continue;
+    if (filter.name !== undefined && record.name !== filter.name) continue;
+    if (filter.namespace !== undefined && record.namespace !== filter.namespace) continue;
+    const reason = record.reason;
     if (filter.reasons !== undefined && !filter.reasons.includes(reason)) continue;
-    const message = eventMessage(event);
+    const message = record.message;
     if (filter.message !== undefined && !filter.message.test(message)) continue;
-    const key = `${ref.kind}\u0000${ref.name}\u0000${reason}\u0000${message}`;
-    const first = eventFirstTime(event);
-    const last = eventLastTime(event);
+    const key = `${record.kind}\u0000${record.name}\u0000${reason}\u0000${message}`;
+    const first = timeOf(firstMs(record));
+    const last = timeOf(lastMs(record));
+    const count = countOf(record);
     const existing = groups.get(key);
     if (existing === undefined) {
       groups.set(key, {
         reason,
         message,
-        type: String(event['type'] ?? 'Normal'),
-        count: eventCount(event),
+        type: String(record.event['type'] ?? 'Normal'),
+        count,
         first,
         last,
-        involvedKind: ref.kind,
-        involvedName: ref.name,
-        fieldPath: ref.fieldPath,
+        involvedKind: record.kind,
+        involvedName: record.name,
+        fieldPath: record.fieldPath,
       });
     } else {
-      existing.count += eventCount(event);
+      existing.count += count;
       if (first !== undefined && (existing.first === undefined || first < existing.first)) existing.first = first;
       if (last !== undefined && (existing.last === undefined || last > existing.last)) existing.last = last;
     }
@@ -121,26 +121,108 @@ export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSumm
 }
 
 /**
- * Analyzers ask for the events of one object per pod or claim; with thousands of each, scanning every event per
- * question is quadratic. Events are indexed by involved kind and name once per context.
+ * An event as findEvents reads it: what every question asks about it is worked out once per context, and its
+ * times and count the first time they are needed.
  */
-const byObject = new WeakMap<AnalyzerContext, Map<string, KubeObject[]>>();
+interface EventRecord {
+  event: KubeObject;
+  /** Its place among the context's events: candidates keep that order. */
+  at: number;
+  kind: string;
+  name: string;
+  namespace: string | undefined;
+  fieldPath: string | undefined;
+  reason: string;
+  message: string;
+  /** Epoch ms, null when the event carries none; undefined until first asked. */
+  first?: number | null;
+  last?: number | null;
+  count?: number;
+}
 
-function candidates(ctx: AnalyzerContext, filter: EventFilter): readonly KubeObject[] {
-  if (filter.kind === undefined || filter.name === undefined) return ctx.objects('events');
-  let index = byObject.get(ctx);
+interface EventIndex {
+  all: EventRecord[];
+  byObject: Map<string, EventRecord[]>;
+  byName: Map<string, EventRecord[]>;
+  byReason: Map<string, EventRecord[]>;
+}
+
+/**
+ * Analyzers ask for the events of one object per pod or claim, or for one reason across the namespace; with
+ * thousands of each, scanning every event per question is quadratic. Events are indexed by involved object, by
+ * name and by reason once per context.
+ */
+const indexes = new WeakMap<AnalyzerContext, EventIndex>();
+
+function push<K>(map: Map<K, EventRecord[]>, key: K, record: EventRecord): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [record]);
+  else list.push(record);
+}
+
+function eventIndex(ctx: AnalyzerContext): EventIndex {
+  let index = indexes.get(ctx);
   if (index === undefined) {
-    index = new Map();
+    index = { all: [], byObject: new Map(), byName: new Map(), byReason: new Map() };
     for (const event of ctx.objects('events')) {
       const ref = involved(event);
-      const key = `${ref.kind}\u0000${ref.name}`;
-      const list = index.get(key);
-      if (list === undefined) index.set(key, [event]);
-      else list.push(event);
+      const record: EventRecord = {
+        event,
+        at: index.all.length,
+        kind: ref.kind,
+        name: ref.name,
+        namespace: ref.namespace,
+        fieldPath: ref.fieldPath,
+        reason: String(event['reason'] ?? ''),
+        message: eventMessage(event),
+      };
+      index.all.push(record);
+      push(index.byObject, `${record.kind}\u0000${record.name}`, record);
+      push(index.byName, record.name, record);
+      push(index.byReason, record.reason, record);
     }
-    byObject.set(ctx, index);
+    indexes.set(ctx, index);
   }
-  return index.get(`${filter.kind}\u0000${filter.name}`) ?? [];
+  return index;
+}
+
+const NONE: readonly EventRecord[] = [];
+
+/** The events that can match the filter, in the context's order: a superset of the matches, never fewer. */
+function candidates(ctx: AnalyzerContext, filter: EventFilter): readonly EventRecord[] {
+  const index = eventIndex(ctx);
+  if (filter.name !== undefined) {
+    return (
+      (filter.kind !== undefined
+        ? index.byObject.get(`${filter.kind}\u0000${filter.name}`)
+        : index.byName.get(filter.name)) ?? NONE
+    );
+  }
+  if (filter.reasons !== undefined) {
+    const lists = [...new Set(filter.reasons)].flatMap((reason) => index.byReason.get(reason) ?? []);
+    return filter.reasons.length > 1 ? lists.sort((a, b) => a.at - b.at) : lists;
+  }
+  return index.all;
+}
+
+function firstMs(record: EventRecord): number | null {
+  if (record.first === undefined) record.first = eventFirstTime(record.event)?.getTime() ?? null;
+  return record.first;
+}
+
+function lastMs(record: EventRecord): number | null {
+  if (record.last === undefined) record.last = eventLastTime(record.event)?.getTime() ?? null;
+  return record.last;
+}
+
+function countOf(record: EventRecord): number {
+  if (record.count === undefined) record.count = eventCount(record.event);
+  return record.count;
+}
+
+/** A Date of its own for every summary, as parsing gave before. */
+function timeOf(ms: number | null): Date | undefined {
+  return ms === null ? undefined : new Date(ms);
 }
 
 function compareEventSummaries(a: EventSummary, b: EventSummary): number {

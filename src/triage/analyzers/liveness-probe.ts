@@ -59,9 +59,11 @@ export const livenessProbeAnalyzer: Analyzer = {
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
     const candidates = namespacePods(ctx).flatMap((pod) => {
+      const probed = containers(pod).filter((c) => c.spec?.livenessProbe !== undefined);
+      // Most pods have no liveness probe: their events are never looked at.
+      if (probed.length === 0) return [];
       const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace: ctx.namespace });
-      return containers(pod)
-        .filter((c) => c.spec?.livenessProbe !== undefined)
+      return probed
         .map((c) => {
           const mine = (e: EventSummary) =>
             e.fieldPath === undefined || e.fieldPath.includes(`{${c.name}}`) || e.message.includes(c.name);

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../cluster/types.js';
+import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyzer.js';
 import type { ResourceRef } from '../findings.js';
 import { scrubText } from '../scrub.js';
@@ -31,16 +31,39 @@ export function ref(kind: string, name: string, namespace?: string): ResourceRef
   return namespace === undefined ? { kind, name } : { kind, name, namespace };
 }
 
+/**
+ * Most analyzers walk every pod of the namespace, several of them per pod or per group: what they all ask of the
+ * pods (which are in the namespace, their containers, their owners) is worked out once per context.
+ */
+const podsByContext = new WeakMap<AnalyzerContext, readonly KubeObject[]>();
+
 /** Pods of the analysed namespace, in name order. */
 export function namespacePods(ctx: AnalyzerContext): KubeObject[] {
-  return ctx.objects('pods').filter((p) => (p.metadata.namespace ?? ctx.namespace) === ctx.namespace);
+  let pods = podsByContext.get(ctx);
+  if (pods === undefined) {
+    pods = ctx.objects('pods').filter((p) => (p.metadata.namespace ?? ctx.namespace) === ctx.namespace);
+    podsByContext.set(ctx, pods);
+  }
+  return pods.slice();
 }
 
 export function inNamespace(ctx: AnalyzerContext, objects: readonly KubeObject[]): KubeObject[] {
   return objects.filter((o) => (o.metadata.namespace ?? ctx.namespace) === ctx.namespace);
 }
 
+/** A pod's containers depend on the pod alone, and pods read from a cluster are never changed. */
+const containersByPod = new WeakMap<KubeObject, readonly ContainerView[]>();
+
 export function containers(pod: KubeObject): ContainerView[] {
+  let views = containersByPod.get(pod);
+  if (views === undefined) {
+    views = containerViews(pod);
+    containersByPod.set(pod, views);
+  }
+  return views.slice();
+}
+
+function containerViews(pod: KubeObject): ContainerView[] {
   const views: ContainerView[] = [];
   const add = (specs: unknown, statuses: unknown, init: boolean) => {
     const list = Array.isArray(specs) ? specs : [];
@@ -91,14 +114,12 @@ export function ownerOf(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | un
   if (owner === undefined) return undefined;
   const namespace = pod.metadata.namespace;
   if (owner.kind === 'Job') {
-    const job = ctx.objects('jobs').find((j) => j.metadata.name === owner.name && j.metadata.namespace === namespace);
+    const job = byName(ctx, 'jobs', namespace, owner.name);
     const cron = job?.metadata.ownerReferences?.find((o) => o.kind === 'CronJob');
     if (cron !== undefined) return ref('CronJob', cron.name, namespace);
   }
   if (owner.kind === 'ReplicaSet') {
-    const rs = ctx
-      .objects('replicasets')
-      .find((r) => r.metadata.name === owner.name && r.metadata.namespace === namespace);
+    const rs = byName(ctx, 'replicasets', namespace, owner.name);
     const deploy = rs?.metadata.ownerReferences?.find((o) => o.kind === 'Deployment');
     if (deploy !== undefined) return ref('Deployment', deploy.name, namespace);
     // ReplicaSet names are `<deployment>-<pod-template-hash>`: good enough when the ReplicaSet was not read.
@@ -108,6 +129,37 @@ export function ownerOf(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | un
     }
   }
   return ref(owner.kind, owner.name, namespace);
+}
+
+type Named = Map<string | undefined, Map<string, KubeObject>>;
+const namedByContext = new WeakMap<AnalyzerContext, Map<ResourceKind, Named>>();
+
+/** The first object of a kind with this exact namespace and name, as a search in read order would find it. */
+function byName(
+  ctx: AnalyzerContext,
+  kind: ResourceKind,
+  namespace: string | undefined,
+  name: string,
+): KubeObject | undefined {
+  let kinds = namedByContext.get(ctx);
+  if (kinds === undefined) {
+    kinds = new Map();
+    namedByContext.set(ctx, kinds);
+  }
+  let named = kinds.get(kind);
+  if (named === undefined) {
+    named = new Map();
+    for (const object of ctx.objects(kind)) {
+      let inNamespace = named.get(object.metadata.namespace);
+      if (inNamespace === undefined) {
+        inNamespace = new Map();
+        named.set(object.metadata.namespace, inNamespace);
+      }
+      if (!inNamespace.has(object.metadata.name)) inNamespace.set(object.metadata.name, object);
+    }
+    kinds.set(kind, named);
+  }
+  return named.get(namespace)?.get(name);
 }
 
 /** Group key so that 30 replicas of one Deployment produce one finding, not thirty. */
@@ -137,12 +189,22 @@ export interface PodContainer {
  * thirty failing replicas of one Deployment make one finding.
  */
 export function containerGroups(ctx: AnalyzerContext, test: (c: ContainerView) => boolean): PodContainer[][] {
-  const matching = namespacePods(ctx).flatMap((pod) =>
-    containers(pod)
-      .filter(test)
-      .map((c) => ({ pod, c })),
-  );
+  const matching = namespaceContainers(ctx).filter(({ c }) => test(c));
   return [...groupBy(matching, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`).values()];
+}
+
+const containersByContext = new WeakMap<AnalyzerContext, readonly PodContainer[]>();
+
+/** Every container of the namespace's pods, pod by pod in name order. */
+function namespaceContainers(ctx: AnalyzerContext): readonly PodContainer[] {
+  let all = containersByContext.get(ctx);
+  if (all === undefined) {
+    const list: PodContainer[] = [];
+    for (const pod of namespacePods(ctx)) for (const c of containers(pod)) list.push({ pod, c });
+    all = list;
+    containersByContext.set(ctx, all);
+  }
+  return all;
 }
 
 export interface LogVerdict {
@@ -379,9 +441,7 @@ export interface ReplicaSetRevision {
 export function replicaSetOf(ctx: AnalyzerContext, pod: KubeObject): ReplicaSetRevision | undefined {
   const owner = pod.metadata.ownerReferences?.find((o) => o.kind === 'ReplicaSet');
   if (owner === undefined) return undefined;
-  const rs = ctx
-    .objects('replicasets')
-    .find((r) => r.metadata.name === owner.name && r.metadata.namespace === pod.metadata.namespace);
+  const rs = byName(ctx, 'replicasets', pod.metadata.namespace, owner.name);
   if (rs === undefined) return undefined;
   return {
     replicaSet: rs,

@@ -14,9 +14,9 @@ import { postToSession } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 import { routeNamespace } from '../locate-steps.js';
+import { addEvidence, forcePanicState, rulesOf, stateEnteredAt } from '../progress.js';
 import { scopeRefusalText } from '../read-scope.js';
 import { memorySearch } from '../session-steps.js';
-import { addEvidence, forcePanicState, rulesOf, stateEnteredAt } from '../state.js';
 import { type Decision, type DecisionKind, type GatedDecision, guidanceText, isGated } from './decide.js';
 
 /**

@@ -18,7 +18,7 @@ import { type PlanProgress, type PlanStepMatch, planStepOf } from '../../diagnos
 import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../diagnosis/questions.js';
 import type { UserRequest } from '../../diagnosis/request.js';
 import { type ApprovedPlan, answerFromPlan, type PlanAnswer } from '../../diagnosis/resolving.js';
-import { STATE_MACHINE, type TransitionRules } from '../../diagnosis/states.js';
+import { STATE_MACHINE, type TransitionRules } from '../../diagnosis/state-machine.js';
 import { describeHold, type Hold, type TransitionResult, walkTo } from '../../diagnosis/transitions.js';
 import type { RemediationPlan } from '../../review/plan.js';
 import type { InboxMessage } from '../../store/inbox.js';
@@ -27,9 +27,9 @@ import type { TriageEnvelope } from '../../triage/envelope.js';
 import type { Domain } from '../../triage/findings.js';
 import type { Hypothesis, ReadSpec, WorkflowRecord } from '../artifacts.js';
 import type { NamespaceAnswer } from '../locate-steps.js';
+import { stateEnteredAt } from '../progress.js';
 import { checkReadScope, type ReadScope, type ScopeDecision } from '../read-scope.js';
 import { readSpecFromRequest } from '../reads.js';
-import { stateEnteredAt } from '../state.js';
 
 /**
  * The route step's decision, and nothing else: what one thread input means for the session, from the session, its

@@ -1,5 +1,5 @@
 import { currentEvidence, type EvidenceItem, evidenceFigure, mergeEvidence } from '../diagnosis/evidence.js';
-import { type DiagnosticState, type TransitionRules, transitionRules } from '../diagnosis/states.js';
+import { type DiagnosticState, type TransitionRules, transitionRules } from '../diagnosis/state-machine.js';
 import { advance, validationOutcome } from '../diagnosis/transitions.js';
 import { fixValidatedEvent } from '../memory/metrics.js';
 import type { SessionPatch, SessionRecord } from '../store/sessions.js';

@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../store/sessions.js';
+import { collectMetrics } from './collect-metrics.js';
 import type { SlackAppDeps } from './deps.js';
-import { collectMetrics } from './metrics.js';
 import { homeView } from './views/home.js';
 
 /**

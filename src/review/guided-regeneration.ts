@@ -1,6 +1,6 @@
 import type { EventSink } from './events.js';
 import { guardPlan, type RemediationPlan } from './plan.js';
-import type { PlanSynthesisInput, PlanSynthesizer } from './synthesizer.js';
+import type { PlanSynthesisInput, PlanSynthesizer } from './template-synthesizer.js';
 
 export type SynthesisOutcome =
   | { status: 'ready'; plan: RemediationPlan; attempts: number }

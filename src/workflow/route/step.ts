@@ -1,18 +1,18 @@
 import * as z from 'zod';
-import { advance } from '../diagnosis/transitions.js';
-import type { RemediationPlan } from '../review/plan.js';
-import type { InboxMessage } from '../store/inbox.js';
-import { SessionIdSchema } from './common.js';
-import type { WorkflowDeps } from './deps.js';
-import { readScopeFor } from './read-scope.js';
-import { answer, type RouteContext, type RouteResult } from './route/answers.js';
-import { consume, finishInput } from './route/consume.js';
-import { decide, type LoadedPlan } from './route/decide.js';
-import { MAX_HANDOFFS } from './session-steps.js';
-import { addEvidence, rulesOf, stateEnteredAt } from './state.js';
+import { advance } from '../../diagnosis/transitions.js';
+import type { RemediationPlan } from '../../review/plan.js';
+import type { InboxMessage } from '../../store/inbox.js';
+import { SessionIdSchema } from '../common.js';
+import type { WorkflowDeps } from '../deps.js';
+import { addEvidence, rulesOf, stateEnteredAt } from '../progress.js';
+import { readScopeFor } from '../read-scope.js';
+import { MAX_HANDOFFS } from '../session-steps.js';
+import { answer, type RouteContext, type RouteResult } from './answers.js';
+import { consume, finishInput } from './consume.js';
+import { decide, type LoadedPlan } from './decide.js';
 
-export { RecordReadPayload, RecordTestPayload, recordRead, recordTest } from './record-steps.js';
-export type { RouteResult } from './route/answers.js';
+export { RecordReadPayload, RecordTestPayload, recordRead, recordTest } from '../record-steps.js';
+export type { RouteResult } from './answers.js';
 
 /**
  * The route step: one thread input in, one decision out. The input is consumed exactly once (`route/consume.ts`),

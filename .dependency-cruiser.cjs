@@ -1,0 +1,36 @@
+/**
+ * Import rules for the whole codebase, checked by `npm run lint`. Shipped code (src/, functions/) never reaches
+ * into the local stand-ins or the tests, and no module imports itself back through others.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle means two modules can only be understood, tested and bundled together.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'shipped-code-not-from-local',
+      severity: 'error',
+      comment: 'local/ holds the stand-ins for AWS, Slack and clusters; what ships must not depend on them.',
+      from: { path: '^(src|functions)/' },
+      to: { path: '^local/' },
+    },
+    {
+      name: 'no-tests-in-product',
+      severity: 'error',
+      comment: 'Test and benchmark code is not part of the product.',
+      from: { path: '^(src|functions|cdk|local)/' },
+      to: { path: '^(test|bench)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};
