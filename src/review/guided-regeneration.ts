@@ -7,7 +7,7 @@ export type SynthesisOutcome =
   /** The guard rejected the plan twice: a human takes over, with a message that is never empty. */
   | { status: 'needs-human'; message: string; errors: string[]; attempts: number };
 
-/** Seed 003's error policy: guard, exactly one guided regeneration, then a human. */
+/** The plan contract's error policy (docs/concepts.md): guard, exactly one guided regeneration, then a human. */
 export async function synthesizePlan(
   synthesizer: PlanSynthesizer,
   input: PlanSynthesisInput,

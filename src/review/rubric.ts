@@ -17,7 +17,7 @@ export interface ReviewCheck {
 export interface AutomatedReview {
   passed: boolean;
   checks: ReviewCheck[];
-  /** Seed 004's autonomous mode: a plan of read-only steps skips human review. */
+  /** The review loop's autonomous mode (docs/concepts.md): a plan of read-only steps skips human review. */
   humanReviewRequired: boolean;
 }
 
