@@ -1,6 +1,6 @@
 export * from './blackboard.js';
 export * from './break-glass.js';
-export * from './commands.js';
+export * from './commands/index.js';
 export * from './evidence.js';
 export * from './gate.js';
 export * from './kinds.js';
