@@ -3,7 +3,7 @@ import {
   extractCommandLines,
   normalizeSlackText,
   redactCredentials,
-} from '../diagnosis/commands.js';
+} from '../diagnosis/commands/index.js';
 import { matchPlanStep } from '../review/match.js';
 import type { PlanStep } from '../review/plan.js';
 import type { TimelineEvent } from '../store/timeline.js';

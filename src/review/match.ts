@@ -1,4 +1,4 @@
-import { type ParsedKube, parseKubeArgs, tokenizeCommandLine } from '../diagnosis/commands.js';
+import { type ParsedKube, parseKubeArgs, tokenizeCommandLine } from '../diagnosis/commands/index.js';
 import { canonicalKind, isClusterScoped, isKnownKind } from '../diagnosis/kinds.js';
 
 /**

@@ -1,4 +1,4 @@
-import { classifyCommandLine } from '../diagnosis/commands.js';
+import { classifyCommandLine } from '../diagnosis/commands/index.js';
 import { type PlanEdit, parseReviewNote, type StepRef } from './note.js';
 import { guardPlan, type PlanStep, type RemediationPlan } from './plan.js';
 import { idFromCommand, StepIds } from './step-id.js';

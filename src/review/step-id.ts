@@ -1,4 +1,4 @@
-import { tokenizeCommandLine } from '../diagnosis/commands.js';
+import { tokenizeCommandLine } from '../diagnosis/commands/index.js';
 
 /** Step ids say what a step does to what, so a reviewer's note, the audit trail and the matcher can name them. */
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { classifyRequest } from '../diagnosis/commands.js';
+import { classifyRequest } from '../diagnosis/commands/index.js';
 import { replyView } from '../slack/views/intervention.js';
 import { code, escapeText } from '../slack/views/limits.js';
 import { namespaceChosenView, namespaceQuestionView } from '../slack/views/namespace-choice.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatFindingsReport, groupFindings } from '../../src/diagnosis/blackboard.js';
-import { classifyRequest } from '../../src/diagnosis/commands.js';
+import { classifyRequest } from '../../src/diagnosis/commands/index.js';
 import { type ApprovedPlan, ApprovedPlanSchema, answerFromPlan } from '../../src/diagnosis/resolving.js';
 import { finding, pvcIncidentFindings } from './diagnosis-fixtures.js';
 

@@ -4,7 +4,7 @@ import {
   extractCommandLines,
   redactCredentials,
   tokenizeCommandLine,
-} from '../../src/diagnosis/commands.js';
+} from '../../src/diagnosis/commands/index.js';
 
 type Row = [
   text: string,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRequest } from '../../src/diagnosis/commands.js';
+import { classifyRequest } from '../../src/diagnosis/commands/index.js';
 import { answerQuestion, explainCause, retriageAnswer } from '../../src/diagnosis/questions.js';
 import type { ApprovalRecord } from '../../src/store/approvals.js';
 import { acknowledgeWhilePending, pendingAckText } from '../../src/workflow/pending-ack.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../local/slack/block-rules.js';
-import { classifyRequest } from '../../src/diagnosis/commands.js';
+import { classifyRequest } from '../../src/diagnosis/commands/index.js';
 import { answerFromPlan } from '../../src/diagnosis/resolving.js';
 import { PLAN_VERSION, type PlanStep, type RemediationPlan } from '../../src/review/plan.js';
 import { revisePlan } from '../../src/review/revise.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../local/slack/block-rules.js';
 import type { ClusterReader, LogQuery } from '../../src/cluster/types.js';
-import { classifyRequest } from '../../src/diagnosis/commands.js';
+import { classifyRequest } from '../../src/diagnosis/commands/index.js';
 import { breakGlassOutcomeView } from '../../src/slack/views/break-glass.js';
 import { decidedView } from '../../src/slack/views/decided.js';
 import { envelopeView } from '../../src/slack/views/envelope.js';

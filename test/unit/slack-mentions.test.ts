@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRequest } from '../../src/diagnosis/commands.js';
+import { classifyRequest } from '../../src/diagnosis/commands/index.js';
 import { answerFromPlan } from '../../src/diagnosis/resolving.js';
 import { handoffProposalView } from '../../src/slack/views/handoff.js';
 import { mention } from '../../src/slack/views/limits.js';

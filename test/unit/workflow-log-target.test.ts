@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/cluster/types.js';
-import { classifyRequest } from '../../src/diagnosis/commands.js';
+import { classifyRequest } from '../../src/diagnosis/commands/index.js';
 import { readSpecFromRequest, runRead } from '../../src/workflow/reads.js';
 import { fakeReader } from './engine-fakes.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../local/slack/block-rules.js';
-import { classifyRequest } from '../../src/diagnosis/commands.js';
+import { classifyRequest } from '../../src/diagnosis/commands/index.js';
 import {
   type EvidenceItem,
   evidenceFromConfirmation,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { READABLE_KINDS } from '../../cluster/types.js';
-import { classifyCommandLine, classifyRequest } from '../../diagnosis/commands.js';
+import { classifyCommandLine, classifyRequest } from '../../diagnosis/commands/index.js';
 import {
   currentEvidence,
   type EvidenceItem,
