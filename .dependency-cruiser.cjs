@@ -1,6 +1,7 @@
 /**
  * Import rules for the whole codebase, checked by `npm run lint`. Shipped code (src/, functions/) never reaches
- * into the local stand-ins or the tests, and no module imports itself back through others.
+ * into the local stand-ins or the tests, the domain folders never import the composition roots in src/app/, and no
+ * module imports itself back through others.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -18,6 +19,13 @@ module.exports = {
       comment: 'local/ holds the stand-ins for AWS, Slack and clusters; what ships must not depend on them.',
       from: { path: '^(src|functions)/' },
       to: { path: '^local/' },
+    },
+    {
+      name: 'domain-not-from-app',
+      severity: 'error',
+      comment: 'src/app/ composes the domain folders into the functions; the domain folders never reach back into it.',
+      from: { path: '^src/', pathNot: '^src/app/' },
+      to: { path: '^src/app/' },
     },
     {
       name: 'no-tests-in-product',

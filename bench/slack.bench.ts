@@ -11,11 +11,11 @@ import { FUNCTION_ENTRIES } from '../cdk/calmops-stack.js';
 import { localClientOptions, startLocalDynamo } from '../local/dynamodb/index.js';
 import { DEMO_IDS, startSlackStandIn } from '../local/slack/index.js';
 import { startLocalStepFunctions } from '../local/stepfunctions/index.js';
+import { createAwsClients } from '../src/app/aws-clients.js';
+import { createSlackDepsFromEnv } from '../src/app/slack-runtime.js';
 import { silentLogger } from '../src/slack/deps.js';
 import { createSlackHttpHandler, type SlackHttpRequest, signSlackRequest } from '../src/slack/receiver.js';
-import { createSlackDepsFromEnv } from '../src/slack/runtime.js';
 import { createDocumentClient, createDynamoClient, createStore, ensureTable } from '../src/store/index.js';
-import { createAwsClients } from '../src/workflow/deps.js';
 
 /**
  * The Slack function's ack latency: 1,000 signed requests of each kind through the real handler (signature check,

@@ -11,7 +11,7 @@ import { startLocalStack } from '../local/stack.js';
 import { parseSnapshot } from '../src/cluster/snapshot.js';
 import { deliverInput } from '../src/workflow/deliver-input.js';
 import type { ThreadPoster } from '../src/workflow/deps.js';
-import { createWorkflowRuntime } from '../src/workflow/runtime.js';
+import { createWorkflowRuntime } from '../src/app/workflow-runtime.js';
 import { startSession } from '../src/workflow/session-lifecycle.js';
 import { withDefaultStorageClassFix } from '../test/integration/workflow-fixed-cluster.js';
 

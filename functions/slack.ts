@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, EventBridgeEvent } from 'aws-lambda';
 import type { RoutedHttpRequest } from '../src/alerts/http.js';
-import { type AlarmEventHandler, type AlarmEventOutcome, createAlarmEventHandler } from '../src/alerts/runtime.js';
+import { type AlarmEventHandler, type AlarmEventOutcome, createAlarmEventHandler } from '../src/app/alerts-runtime.js';
 import { withCorrelation } from '../src/logging/correlation.js';
 import { parsePolicy } from '../src/slack/policy.js';
 import type { SlackHttpResponse } from '../src/slack/receiver.js';
@@ -10,7 +10,7 @@ import {
   createSlackRuntime,
   type SlackFunction,
   type SlackRuntime,
-} from '../src/slack/runtime.js';
+} from '../src/app/slack-runtime.js';
 
 /**
  * The Slack function (API Gateway HTTP API or a Function URL): Slack's signed requests in, an answer within 3 s out;

@@ -315,12 +315,12 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
 
     let slackHandler: SlackHttpHandler;
     let socket: SocketModeApp | undefined;
-    let socketDeps: Awaited<ReturnType<typeof import('../src/slack/runtime.js').createSlackDepsFromEnv>> | undefined;
+    let socketDeps: Awaited<ReturnType<typeof import('../src/app/slack-runtime.js').createSlackDepsFromEnv>> | undefined;
     if (socketMode) {
       // The workflow functions read their environment on first use, so the real token reaches them before any post.
       stack.env['SLACK_BOT_TOKEN'] = botToken;
       stack.env['SLACK_API_URL'] = 'https://slack.com/api/';
-      const { createSlackDepsFromEnv } = await import('../src/slack/runtime.js');
+      const { createSlackDepsFromEnv } = await import('../src/app/slack-runtime.js');
       const { SocketModeError, startSocketMode } = await import('./socket-mode.js');
       try {
         socketDeps = await createSlackDepsFromEnv(stack.env);
@@ -331,7 +331,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       }
       closers.push(() => socket?.stop() ?? Promise.resolve());
       // Slack talks over the socket; alerts still arrive over HTTP, handled over the same dependencies.
-      const { createAlertsRoute } = await import('../src/alerts/runtime.js');
+      const { createAlertsRoute } = await import('../src/app/alerts-runtime.js');
       const { routeRequests } = await import('../src/alerts/http.js');
       slackHandler = routeRequests({
         slack: async () => ({

@@ -1,9 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SFNClient } from '@aws-sdk/client-sfn';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { WebClient } from '@slack/web-api';
-import type { AwsConfig, PolicyConfig, StateMachinesConfig, TimeoutsConfig } from '../config.js';
+import type { PolicyConfig, StateMachinesConfig, TimeoutsConfig } from '../config.js';
 import { MemoryRepository } from '../memory/repository.js';
 import type { PlanSynthesizer } from '../review/template-synthesizer.js';
 import { TemplateSynthesizer } from '../review/template-synthesizer.js';
@@ -73,39 +73,9 @@ export interface WorkflowDeps {
   now: () => Date;
 }
 
-export interface AwsClients {
-  dynamo: DynamoDBClient;
-  sfn: SFNClient;
-}
-
-/**
- * SDK clients for the given environment. In Lambda (env is process.env) the SDK's own defaults apply; a local stack
- * hands its own environment object, whose endpoints and placeholder credentials are passed explicitly so several
- * stacks can live in one process.
- */
-export function createAwsClients(aws: AwsConfig, env: Readonly<Record<string, string | undefined>>): AwsClients {
-  const explicit = env !== process.env;
-  const credentials =
-    explicit && env['AWS_ACCESS_KEY_ID'] && env['AWS_SECRET_ACCESS_KEY']
-      ? {
-          accessKeyId: env['AWS_ACCESS_KEY_ID'],
-          secretAccessKey: env['AWS_SECRET_ACCESS_KEY'],
-          ...(env['AWS_SESSION_TOKEN'] ? { sessionToken: env['AWS_SESSION_TOKEN'] } : {}),
-        }
-      : undefined;
-  const common = { region: aws.region, ...(credentials ? { credentials } : {}) };
-  return {
-    dynamo: new DynamoDBClient({
-      ...common,
-      ...(explicit && aws.dynamodbEndpoint ? { endpoint: aws.dynamodbEndpoint } : {}),
-    }),
-    sfn: new SFNClient({ ...common, ...(explicit && aws.sfnEndpoint ? { endpoint: aws.sfnEndpoint } : {}) }),
-  };
-}
-
 export interface BuildDepsInput {
   tableName: string;
-  clients: AwsClients;
+  clients: { dynamo: DynamoDBClient; sfn: SFNClient };
   slack: ThreadPoster;
   slackClient?: WebClient;
   stateMachines: StateMachinesConfig;

@@ -5,7 +5,7 @@ import { createAlarmEventFunction, createSlackLambdaHandler, type SlackLambdaHan
 import { DEMO_IDS, demoChannels, type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
 import { alertGroupId } from '../../src/alerts/group.js';
-import { createSlackFunction } from '../../src/slack/runtime.js';
+import { createSlackFunction } from '../../src/app/slack-runtime.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { SWEEP_INTENT } from '../../src/triage/routing.js';
 import { alarmEvent, awsGuideExample, crashLoopAlarm } from '../support/cloudwatch-events.js';

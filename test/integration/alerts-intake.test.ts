@@ -4,7 +4,7 @@ import { type LocalHttpServer, startLocalHttpServer } from '../../local/http-ser
 import { DEMO_IDS, demoChannels, type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
 import { alertGroupId } from '../../src/alerts/group.js';
-import { createSlackFunction } from '../../src/slack/runtime.js';
+import { createSlackFunction } from '../../src/app/slack-runtime.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { SWEEP_INTENT } from '../../src/triage/routing.js';
 import { type AlertInput, alertmanagerBody, crashLooping, customAlert, targetDown } from '../support/alertmanager.js';

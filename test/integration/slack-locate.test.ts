@@ -7,7 +7,7 @@ import { type LocalStack, startLocalStack } from '../../local/stack.js';
 import { parseSnapshot, parseSnapshotLogs, type SnapshotLogs } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
 import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
-import { createSlackDepsFromEnv } from '../../src/slack/runtime.js';
+import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
 import { waitFor } from './workflow-harness.js';
 
 /**

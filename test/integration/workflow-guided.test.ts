@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RemediationPlan } from '../../src/review/plan.js';
-import { createSlackDepsFromEnv } from '../../src/slack/runtime.js';
+import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
 import { statusView } from '../../src/slack/views/sessions.js';
 import { deliverInput } from '../../src/workflow/deliver-input.js';
 import {

@@ -10,7 +10,7 @@ import {
 } from '../../src/alerts/cloudwatch.js';
 import { type AlertGroup, alertGroupId } from '../../src/alerts/group.js';
 import { alertIntents, mapAlertGroup } from '../../src/alerts/map.js';
-import type { SlackFunction } from '../../src/slack/runtime.js';
+import type { SlackFunction } from '../../src/app/slack-runtime.js';
 import { SWEEP_INTENT } from '../../src/triage/routing.js';
 import { loadTemplates } from '../../src/triage/templates.js';
 import { alarmEvent, awsGuideExample, crashLoopAlarm } from '../support/cloudwatch-events.js';

@@ -7,7 +7,7 @@ import { type LocalDynamo, localClientOptions, startLocalDynamo } from '../../lo
 import type { ClusterReader } from '../../src/cluster/types.js';
 import { ClusterReadError } from '../../src/cluster/types.js';
 import { slackCorrelation, stepCorrelation } from '../../src/logging/correlation.js';
-import { createSlackFunction } from '../../src/slack/runtime.js';
+import { createSlackFunction } from '../../src/app/slack-runtime.js';
 import { createDocumentClient, createDynamoClient, createStore, ensureTable } from '../../src/store/index.js';
 
 /** Every JSON line Powertools writes (stdout and stderr), parsed. */

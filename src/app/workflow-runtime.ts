@@ -7,12 +7,12 @@ import { type PolicySource, policySourceFor } from '../slack/policy-source.js';
 import type { TemplateRegistry } from '../triage/templates.js';
 import {
   buildWorkflowDeps,
-  createAwsClients,
   type ThreadPoster,
   type WorkflowDeps,
   type WorkflowMetrics,
   webClientPoster,
-} from './deps.js';
+} from '../workflow/deps.js';
+import { createAwsClients } from './aws-clients.js';
 
 export interface RuntimeOverrides {
   /** Replaces the Slack poster (tests count and time posts through it). */

@@ -1,11 +1,11 @@
+import type { BodyIssue } from '../alerts/alertmanager.js';
+import { parseAlarmStateChange } from '../alerts/cloudwatch.js';
+import type { AlertHandlerDeps, AlertOutcome } from '../alerts/handler.js';
+import { handleAlertGroup } from '../alerts/handler.js';
+import { createAlertsHttpHandler, type RoutedHttpHandler } from '../alerts/http.js';
 import { loadConfig, resolveAlertsToken } from '../config.js';
 import type { SlackAppDeps } from '../slack/deps.js';
 import { webClientPoster } from '../workflow/deps.js';
-import type { BodyIssue } from './alertmanager.js';
-import { parseAlarmStateChange } from './cloudwatch.js';
-import type { AlertHandlerDeps, AlertOutcome } from './handler.js';
-import { handleAlertGroup } from './handler.js';
-import { createAlertsHttpHandler, type RoutedHttpHandler } from './http.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,11 +1,14 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import type { Context } from 'aws-lambda';
 import { isAlertRoute, type RoutedHttpHandler, type RoutedHttpRequest } from '../alerts/http.js';
-import { createAlertsRoute } from '../alerts/runtime.js';
-import { type AwsConfig, loadConfig, resolveSlackCredentials } from '../config.js';
+import { loadConfig, resolveSlackCredentials } from '../config.js';
 import { slackCorrelation, withCorrelation } from '../logging/correlation.js';
+import { createSlackClient } from '../slack/client.js';
+import type { SlackAppDeps, SlackLogger } from '../slack/deps.js';
+import { GroupMembership, parsePolicy } from '../slack/policy.js';
+import { type PolicySource, policySourceFor } from '../slack/policy-source.js';
+import { createSlackHttpHandler, type SlackHttpResponse } from '../slack/receiver.js';
 import { createDocumentClient } from '../store/client.js';
 import { createStore } from '../store/index.js';
 import { loadTemplates } from '../triage/templates.js';
@@ -13,11 +16,8 @@ import { deliverInput } from '../workflow/deliver-input.js';
 import { webClientPoster } from '../workflow/deps.js';
 import { acknowledgeWhilePending } from '../workflow/pending-ack.js';
 import { startSession } from '../workflow/session-lifecycle.js';
-import { createSlackClient } from './client.js';
-import type { SlackAppDeps, SlackLogger } from './deps.js';
-import { GroupMembership, parsePolicy } from './policy.js';
-import { type PolicySource, policySourceFor } from './policy-source.js';
-import { createSlackHttpHandler, type SlackHttpResponse } from './receiver.js';
+import { createAlertsRoute } from './alerts-runtime.js';
+import { createAwsClients } from './aws-clients.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -28,31 +28,6 @@ export function powertoolsSlackLogger(logger: Logger): SlackLogger {
     info: (message, detail) => logger.info(message, detail ?? {}),
     warn: (message, detail) => logger.warn(message, detail ?? {}),
     error: (message, detail) => logger.error(message, detail ?? {}),
-  };
-}
-
-/**
- * The SDK clients. In Lambda (`env` is process.env) the SDK's own defaults apply, including `AWS_ENDPOINT_URL_*`;
- * a local stack passes its own environment object, whose endpoints and placeholder credentials are applied
- * explicitly so several stacks can share one process. Built here rather than with the workflow's helper, which would
- * pull the whole workflow (memory, synthesis, metrics) into the Slack function's bundle and cold start.
- */
-function awsClients(aws: AwsConfig, env: Env): { dynamo: DynamoDBClient; sfn: SFNClient } {
-  const explicit = env !== process.env;
-  const accessKeyId = env['AWS_ACCESS_KEY_ID'];
-  const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
-  const sessionToken = env['AWS_SESSION_TOKEN'];
-  const credentials =
-    explicit && accessKeyId && secretAccessKey
-      ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }
-      : undefined;
-  const common = { region: aws.region, ...(credentials ? { credentials } : {}) };
-  return {
-    dynamo: new DynamoDBClient({
-      ...common,
-      ...(explicit && aws.dynamodbEndpoint ? { endpoint: aws.dynamodbEndpoint } : {}),
-    }),
-    sfn: new SFNClient({ ...common, ...(explicit && aws.sfnEndpoint ? { endpoint: aws.sfnEndpoint } : {}) }),
   };
 }
 
@@ -81,7 +56,7 @@ export async function createSlackRuntime(
 ): Promise<SlackRuntime> {
   const config = loadConfig(env, ['table', 'stateMachines', 'slack', 'policy', 'timeouts', 'aws']);
   const credentials = await resolveSlackCredentials(config.slack);
-  const clients = awsClients(config.aws, env);
+  const clients = createAwsClients(config.aws, env);
   const store = createStore({ client: createDocumentClient(clients.dynamo), tableName: config.table.tableName });
   const client = createSlackClient({
     token: credentials.botToken,
