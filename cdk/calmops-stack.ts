@@ -41,6 +41,7 @@ import { ParameterTier, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { ALARM_STATE_CHANGE } from '../src/alerts/cloudwatch.js';
 import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
+import { ENV } from '../src/env-names.js';
 import { TABLE_DEFINITION } from '../src/store/table.js';
 import { CalmopsAlarms, ownAlarmNamePrefix } from './constructs/alarms.js';
 import { CalmopsFunction } from './constructs/calmops-function.js';
@@ -158,23 +159,23 @@ export class CalmopsStack extends Stack {
     this.policyParameter = this.storePolicy(prefix, props.policyJson);
     const readerNetwork = this.readerNetwork(settings);
     const smArns = {
-      CALMOPS_DIAGNOSTIC_SM_ARN: machineArn(this, prefix, 'diagnostic'),
-      CALMOPS_REVIEW_SM_ARN: machineArn(this, prefix, 'review'),
-      CALMOPS_BREAK_GLASS_SM_ARN: machineArn(this, prefix, 'break-glass'),
+      [ENV.diagnosticStateMachineArn]: machineArn(this, prefix, 'diagnostic'),
+      [ENV.reviewStateMachineArn]: machineArn(this, prefix, 'review'),
+      [ENV.breakGlassStateMachineArn]: machineArn(this, prefix, 'break-glass'),
     };
     const sessionEnv: Record<string, string> = {
-      CALMOPS_TABLE: this.table.tableName,
+      [ENV.table]: this.table.tableName,
       ...smArns,
-      CALMOPS_SLACK_SECRET_ARN: this.slackSecret.secretArn,
-      CALMOPS_IDLE_TIMEOUT_SECONDS: String(settings.idleTimeoutSeconds),
-      CALMOPS_APPROVAL_TIMEOUT_SECONDS: String(settings.approvalTimeoutSeconds),
-      ...(this.policyParameter === undefined ? {} : { CALMOPS_POLICY_PARAMETER: this.policyParameter.parameterName }),
+      [ENV.slackSecretArn]: this.slackSecret.secretArn,
+      [ENV.idleTimeoutSeconds]: String(settings.idleTimeoutSeconds),
+      [ENV.approvalTimeoutSeconds]: String(settings.approvalTimeoutSeconds),
+      ...(this.policyParameter === undefined ? {} : { [ENV.policyParameter]: this.policyParameter.parameterName }),
     };
 
     // Only the Slack function serves the alert route, so only it learns where the token is.
     const slackEnv: Record<string, string> = {
       ...sessionEnv,
-      ALERTS_TOKEN_SECRET_ARN: this.alertsTokenSecret.secretArn,
+      [ENV.alertsTokenSecretArn]: this.alertsTokenSecret.secretArn,
     };
 
     const common = { projectRoot, logRetention: settings.logRetentionDays, serviceName: SERVICE_NAME };
@@ -211,7 +212,7 @@ export class CalmopsStack extends Stack {
         description: 'calmops read-only cluster reads with the kubeconfig secrets; no other AWS access',
         timeout: Duration.seconds(25),
         memorySize: 1024,
-        environment: { CALMOPS_CLUSTERS: clustersJson },
+        environment: { [ENV.clusters]: clustersJson },
         withTemplates: true,
         extraFiles: [EKS_TOKEN_SCRIPT],
         ...(readerNetwork === undefined ? {} : { vpc: readerNetwork }),

@@ -13,6 +13,7 @@ import { createNotifierHandler } from '../functions/notifier.js';
 import { createWorkflowHandler } from '../functions/workflow.js';
 import type { SnapshotLogs } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
+import { ENV } from '../src/env-names.js';
 import { createDocumentClient } from '../src/store/client.js';
 import type { ThreadPoster, WorkflowMetrics } from '../src/workflow/deps.js';
 import { localCache } from './cache-dir.js';
@@ -233,21 +234,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      CALMOPS_TABLE: tableName,
-      CALMOPS_DIAGNOSTIC_SM_ARN: arns.diagnostic,
-      CALMOPS_REVIEW_SM_ARN: arns.review,
-      CALMOPS_BREAK_GLASS_SM_ARN: arns.breakGlass,
-      SLACK_API_URL: slackApiUrl,
-      SLACK_BOT_TOKEN: 'xoxb-local-stand-in',
-      SLACK_SIGNING_SECRET: options.signingSecret ?? randomBytes(16).toString('hex'),
-      ALERTS_TOKEN: options.alertsToken ?? randomBytes(24).toString('hex'),
-      CALMOPS_POLICY_JSON: JSON.stringify(options.policy ?? defaultLocalPolicy()),
-      CALMOPS_IDLE_TIMEOUT_SECONDS: String(options.idleTimeoutSeconds ?? 14_400),
-      CALMOPS_APPROVAL_TIMEOUT_SECONDS: String(options.approvalTimeoutSeconds ?? 3_600),
-      CALMOPS_MIN_TIME_IN_STATE_SECONDS: String(options.minTimeInStateSeconds ?? 0),
+      [ENV.table]: tableName,
+      [ENV.diagnosticStateMachineArn]: arns.diagnostic,
+      [ENV.reviewStateMachineArn]: arns.review,
+      [ENV.breakGlassStateMachineArn]: arns.breakGlass,
+      [ENV.slackApiUrl]: slackApiUrl,
+      [ENV.slackBotToken]: 'xoxb-local-stand-in',
+      [ENV.slackSigningSecret]: options.signingSecret ?? randomBytes(16).toString('hex'),
+      [ENV.alertsToken]: options.alertsToken ?? randomBytes(24).toString('hex'),
+      [ENV.policyJson]: JSON.stringify(options.policy ?? defaultLocalPolicy()),
+      [ENV.idleTimeoutSeconds]: String(options.idleTimeoutSeconds ?? 14_400),
+      [ENV.approvalTimeoutSeconds]: String(options.approvalTimeoutSeconds ?? 3_600),
+      [ENV.minTimeInStateSeconds]: String(options.minTimeInStateSeconds ?? 0),
       ...(kubeconfigFile
         ? {
-            CALMOPS_CLUSTERS: JSON.stringify(
+            [ENV.clusters]: JSON.stringify(
               Object.fromEntries(
                 ['default', ...(options.clusterNames ?? [])].map((name) => [name, { kubeconfigFile }]),
               ),
@@ -277,7 +278,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const { createSlackClient } = await import('../src/slack/client.js');
       const { webClientPoster } = await import('../src/workflow/deps.js');
       poster = options.wrapPoster(
-        webClientPoster(createSlackClient({ token: env['SLACK_BOT_TOKEN'] ?? '', slackApiUrl })),
+        webClientPoster(createSlackClient({ token: env[ENV.slackBotToken] ?? '', slackApiUrl })),
       );
     }
     const workflow = createWorkflowHandler(env, { ...overrides, ...slackOverride });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
+import { ENV } from './env-names.js';
 import { type Policy, parsePolicyText } from './slack/policy.js';
 
 /**
@@ -138,14 +139,14 @@ function value(env: Env, name: string): string | undefined {
 
 const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => CalmopsConfig[S] | undefined } = {
   table(env) {
-    return { tableName: value(env, 'CALMOPS_TABLE') ?? 'calmops' };
+    return { tableName: value(env, ENV.table) ?? 'calmops' };
   },
   stateMachines(env, problems) {
     const out: Partial<StateMachinesConfig> = {};
     const names = {
-      diagnosticArn: 'CALMOPS_DIAGNOSTIC_SM_ARN',
-      reviewArn: 'CALMOPS_REVIEW_SM_ARN',
-      breakGlassArn: 'CALMOPS_BREAK_GLASS_SM_ARN',
+      diagnosticArn: ENV.diagnosticStateMachineArn,
+      reviewArn: ENV.reviewStateMachineArn,
+      breakGlassArn: ENV.breakGlassStateMachineArn,
     } as const;
     for (const [field, variable] of Object.entries(names) as [keyof StateMachinesConfig, string][]) {
       const raw = value(env, variable);
@@ -160,38 +161,44 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
     return out as StateMachinesConfig;
   },
   slack(env, problems) {
-    const apiUrlRaw = value(env, 'SLACK_API_URL');
+    const apiUrlRaw = value(env, ENV.slackApiUrl);
     let apiUrl: string | undefined;
     if (apiUrlRaw !== undefined) {
       const parsed = z.url({ protocol: /^https?$/ }).safeParse(apiUrlRaw);
       if (parsed.success) apiUrl = parsed.data.endsWith('/') ? parsed.data : `${parsed.data}/`;
-      else problems.push('SLACK_API_URL: must be an http(s) URL such as https://slack.com/api/');
+      else problems.push(`${ENV.slackApiUrl}: must be an http(s) URL such as https://slack.com/api/`);
     }
     const base = apiUrl === undefined ? {} : { apiUrl };
-    const secretArn = value(env, 'CALMOPS_SLACK_SECRET_ARN');
-    const signingSecret = value(env, 'SLACK_SIGNING_SECRET');
-    const botToken = value(env, 'SLACK_BOT_TOKEN');
+    const secretArn = value(env, ENV.slackSecretArn);
+    const signingSecret = value(env, ENV.slackSigningSecret);
+    const botToken = value(env, ENV.slackBotToken);
     if (signingSecret !== undefined || botToken !== undefined) {
-      if (signingSecret === undefined) problems.push('SLACK_SIGNING_SECRET: required together with SLACK_BOT_TOKEN');
-      if (botToken === undefined) problems.push('SLACK_BOT_TOKEN: required together with SLACK_SIGNING_SECRET');
+      if (signingSecret === undefined)
+        problems.push(`${ENV.slackSigningSecret}: required together with ${ENV.slackBotToken}`);
+      if (botToken === undefined)
+        problems.push(`${ENV.slackBotToken}: required together with ${ENV.slackSigningSecret}`);
       // The token itself is never echoed: only its shape is judged.
-      else if (!/^xox[a-z]-/.test(botToken)) problems.push('SLACK_BOT_TOKEN: must be a bot token (xoxb-…)');
+      else if (!/^xox[a-z]-/.test(botToken)) problems.push(`${ENV.slackBotToken}: must be a bot token (xoxb-…)`);
       return { ...base, source: 'env', signingSecret: signingSecret ?? '', botToken: botToken ?? '' };
     }
     if (secretArn !== undefined) {
       const parsed = SecretArnSchema.safeParse(secretArn);
-      if (!parsed.success) problems.push(...issues('CALMOPS_SLACK_SECRET_ARN', parsed.error));
+      if (!parsed.success) problems.push(...issues(ENV.slackSecretArn, parsed.error));
       return { ...base, source: 'secret', secretArn };
     }
-    problems.push('SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, or CALMOPS_SLACK_SECRET_ARN: one of them is required');
+    problems.push(
+      `${ENV.slackBotToken} and ${ENV.slackSigningSecret}, or ${ENV.slackSecretArn}: one of them is required`,
+    );
     return undefined;
   },
   clusters(env, problems) {
-    const raw = value(env, 'CALMOPS_CLUSTERS');
+    const raw = value(env, ENV.clusters);
     if (raw === undefined) {
-      const kubeconfig = value(env, 'KUBECONFIG');
+      const kubeconfig = value(env, ENV.kubeconfig);
       if (kubeconfig === undefined) {
-        problems.push('CALMOPS_CLUSTERS: required when KUBECONFIG is not set (JSON map of cluster name to kubeconfig)');
+        problems.push(
+          `${ENV.clusters}: required when ${ENV.kubeconfig} is not set (JSON map of cluster name to kubeconfig)`,
+        );
         return undefined;
       }
       return { clusters: { default: { kubeconfigFile: kubeconfig } } };
@@ -200,45 +207,45 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
     try {
       json = JSON.parse(raw);
     } catch {
-      problems.push('CALMOPS_CLUSTERS: not valid JSON (expected {"name": {"kubeconfigFile": "..."}})');
+      problems.push(`${ENV.clusters}: not valid JSON (expected {"name": {"kubeconfigFile": "..."}})`);
       return undefined;
     }
     const parsed = ClustersSchema.safeParse(json);
     if (!parsed.success) {
-      problems.push(...issues('CALMOPS_CLUSTERS', parsed.error));
+      problems.push(...issues(ENV.clusters, parsed.error));
       return undefined;
     }
     return { clusters: parsed.data };
   },
   policy(env, problems) {
-    const inline = value(env, 'CALMOPS_POLICY_JSON');
-    const file = value(env, 'CALMOPS_POLICY');
-    const parameter = value(env, 'CALMOPS_POLICY_PARAMETER');
+    const inline = value(env, ENV.policyJson);
+    const file = value(env, ENV.policyFile);
+    const parameter = value(env, ENV.policyParameter);
     if (parameter !== undefined) {
       if (inline !== undefined || file !== undefined) {
-        problems.push('CALMOPS_POLICY_PARAMETER: set it or CALMOPS_POLICY / CALMOPS_POLICY_JSON, not both');
+        problems.push(`${ENV.policyParameter}: set it or ${ENV.policyFile} / ${ENV.policyJson}, not both`);
         return undefined;
       }
       const parsed = ParameterNameSchema.safeParse(parameter);
       if (parsed.success) return { policy: undefined, parameterName: parsed.data };
-      problems.push(...issues('CALMOPS_POLICY_PARAMETER', parsed.error));
+      problems.push(...issues(ENV.policyParameter, parsed.error));
       return undefined;
     }
     try {
-      if (inline !== undefined) return { policy: parsePolicyText(inline, { source: 'CALMOPS_POLICY_JSON' }) };
+      if (inline !== undefined) return { policy: parsePolicyText(inline, { source: ENV.policyJson }) };
       if (file !== undefined) return { policy: parsePolicyText(readFileSync(file, 'utf8'), { source: file }) };
     } catch (error) {
-      const variable = inline !== undefined ? 'CALMOPS_POLICY_JSON' : 'CALMOPS_POLICY';
+      const variable = inline !== undefined ? ENV.policyJson : ENV.policyFile;
       problems.push(`${variable}: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
     return { policy: undefined };
   },
   timeouts(env, problems) {
-    const idle = Seconds(14_400).safeParse(value(env, 'CALMOPS_IDLE_TIMEOUT_SECONDS'));
-    const approval = Seconds(3_600).safeParse(value(env, 'CALMOPS_APPROVAL_TIMEOUT_SECONDS'));
-    if (!idle.success) problems.push(...issues('CALMOPS_IDLE_TIMEOUT_SECONDS', idle.error));
-    if (!approval.success) problems.push(...issues('CALMOPS_APPROVAL_TIMEOUT_SECONDS', approval.error));
+    const idle = Seconds(14_400).safeParse(value(env, ENV.idleTimeoutSeconds));
+    const approval = Seconds(3_600).safeParse(value(env, ENV.approvalTimeoutSeconds));
+    if (!idle.success) problems.push(...issues(ENV.idleTimeoutSeconds, idle.error));
+    if (!approval.success) problems.push(...issues(ENV.approvalTimeoutSeconds, approval.error));
     const minTime = z
       .string()
       .trim()
@@ -246,8 +253,8 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
       .transform(Number)
       .pipe(z.number().int().min(0).max(3_600))
       .optional()
-      .safeParse(value(env, 'CALMOPS_MIN_TIME_IN_STATE_SECONDS'));
-    if (!minTime.success) problems.push(...issues('CALMOPS_MIN_TIME_IN_STATE_SECONDS', minTime.error));
+      .safeParse(value(env, ENV.minTimeInStateSeconds));
+    if (!minTime.success) problems.push(...issues(ENV.minTimeInStateSeconds, minTime.error));
     if (!idle.success || !approval.success || !minTime.success) return undefined;
     return {
       idleTimeoutSeconds: idle.data,
@@ -270,10 +277,10 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
     return out;
   },
   alerts(env, problems) {
-    const token = value(env, 'ALERTS_TOKEN');
-    const secretArn = value(env, 'ALERTS_TOKEN_SECRET_ARN');
+    const token = value(env, ENV.alertsToken);
+    const secretArn = value(env, ENV.alertsTokenSecretArn);
     if (token !== undefined && secretArn !== undefined) {
-      problems.push('ALERTS_TOKEN: set it or ALERTS_TOKEN_SECRET_ARN, not both');
+      problems.push(`${ENV.alertsToken}: set it or ${ENV.alertsTokenSecretArn}, not both`);
       return undefined;
     }
     if (token !== undefined) {
@@ -286,7 +293,7 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
     if (secretArn !== undefined) {
       const parsed = SecretArnSchema.safeParse(secretArn);
       if (parsed.success) return { source: 'secret', secretArn: parsed.data };
-      problems.push(...issues('ALERTS_TOKEN_SECRET_ARN', parsed.error));
+      problems.push(...issues(ENV.alertsTokenSecretArn, parsed.error));
       return undefined;
     }
     return { source: 'none' };
@@ -335,9 +342,7 @@ export async function resolveSlackCredentials(slack: SlackConfig): Promise<Slack
   }
   const parsed = SlackSecretSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError([
-      'CALMOPS_SLACK_SECRET_ARN: the secret must be JSON {"signingSecret": "…", "botToken": "…"}',
-    ]);
+    throw new ConfigError([`${ENV.slackSecretArn}: the secret must be JSON {"signingSecret": "…", "botToken": "…"}`]);
   }
   return parsed.data;
 }
@@ -360,7 +365,7 @@ export async function resolveAlertsToken(alerts: AlertsConfig): Promise<string |
   try {
     raw = await getSecret(alerts.secretArn, { maxAge: 300 });
   } catch (error) {
-    throw new ConfigError(['ALERTS_TOKEN_SECRET_ARN: the secret could not be read'], { cause: error });
+    throw new ConfigError([`${ENV.alertsTokenSecretArn}: the secret could not be read`], { cause: error });
   }
   let value: unknown = raw;
   if (typeof raw === 'string' && raw.trim().startsWith('{')) {
@@ -373,7 +378,7 @@ export async function resolveAlertsToken(alerts: AlertsConfig): Promise<string |
   const parsed = AlertsSecretSchema.safeParse(typeof value === 'string' ? value.trim() : value);
   if (!parsed.success) {
     throw new ConfigError([
-      'ALERTS_TOKEN_SECRET_ARN: the secret must hold the token (at least 32 printable characters), as text or as JSON {"token": "…"}',
+      `${ENV.alertsTokenSecretArn}: the secret must hold the token (at least 32 printable characters), as text or as JSON {"token": "…"}`,
     ]);
   }
   return parsed.data;
@@ -387,10 +392,10 @@ export async function resolveKubeconfig(entry: ClusterEntry): Promise<{ file: st
   try {
     raw = await getSecret(entry.kubeconfigSecretArn, { maxAge: 300 });
   } catch (error) {
-    throw new ConfigError(['CALMOPS_CLUSTERS: a kubeconfig secret could not be read'], { cause: error });
+    throw new ConfigError([`${ENV.clusters}: a kubeconfig secret could not be read`], { cause: error });
   }
   if (typeof raw !== 'string' || raw.trim() === '') {
-    throw new ConfigError(['CALMOPS_CLUSTERS: a kubeconfig secret must hold the kubeconfig YAML as text']);
+    throw new ConfigError([`${ENV.clusters}: a kubeconfig secret must hold the kubeconfig YAML as text`]);
   }
   return { yaml: raw };
 }

@@ -5,6 +5,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { ENV } from '../../src/env-names.js';
 import { nodejsBundling } from '../bundling.js';
 
 /**
@@ -77,7 +78,7 @@ export class CalmopsFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'calmops',
         POWERTOOLS_METRICS_NAMESPACE: 'calmops',
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        ...(props.withTemplates ? { CALMOPS_TEMPLATES_DIR: `${LAMBDA_TASK_ROOT}/templates` } : {}),
+        ...(props.withTemplates ? { [ENV.templatesDir]: `${LAMBDA_TASK_ROOT}/templates` } : {}),
         ...props.environment,
       },
       bundling: {

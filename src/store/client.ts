@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV } from '../env-names.js';
 import { DEFAULT_TABLE_NAME } from './table.js';
 
 export interface StoreClientOptions {
@@ -14,7 +15,7 @@ export interface StoreClientOptions {
 }
 
 /** The environment variable naming the table; the CDK stack sets it on every function. */
-export const TABLE_NAME_ENV = 'CALMOPS_TABLE';
+export const TABLE_NAME_ENV = ENV.table;
 
 export function tableNameFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   const name = env[TABLE_NAME_ENV]?.trim();

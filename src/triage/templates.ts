@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type * as z from 'zod';
 import { RESOURCES } from '../cluster/resources.js';
+import { ENV } from '../env-names.js';
 import { PLAN_TEMPLATE_VARS } from '../review/names.js';
 import { type ReadSpec, TemplateSchema, type TriageTemplate } from './template.js';
 
@@ -39,7 +40,7 @@ export interface TemplateRegistry {
  * layout (and so `import.meta.url`) no longer points at the repository.
  */
 export function defaultTemplatesDir(): string {
-  const override = process.env['CALMOPS_TEMPLATES_DIR'];
+  const override = process.env[ENV.templatesDir];
   if (override) return resolve(override);
   return fileURLToPath(new URL('../../templates/', import.meta.url));
 }
@@ -60,7 +61,7 @@ let defaultRegistry: TemplateRegistry | undefined;
 export function loadTemplates(dir?: string): TemplateRegistry {
   if (dir !== undefined) return loadFrom(dir);
   defaultRegistry ??=
-    typeof CALMOPS_BUILT_TEMPLATES !== 'undefined' && !process.env['CALMOPS_TEMPLATES_DIR']
+    typeof CALMOPS_BUILT_TEMPLATES !== 'undefined' && !process.env[ENV.templatesDir]
       ? registryOf(JSON.parse(CALMOPS_BUILT_TEMPLATES) as TriageTemplate[])
       : loadFrom(defaultTemplatesDir());
   return defaultRegistry;
