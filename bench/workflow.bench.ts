@@ -8,10 +8,10 @@ import {
 } from '@aws-sdk/client-sfn';
 import { DEMO_IDS } from '../local/slack/index.js';
 import { startLocalStack } from '../local/stack.js';
+import { createWorkflowRuntime } from '../src/app/workflow-runtime.js';
 import { parseSnapshot } from '../src/cluster/snapshot.js';
 import { deliverInput } from '../src/workflow/deliver-input.js';
 import type { ThreadPoster } from '../src/workflow/deps.js';
-import { createWorkflowRuntime } from '../src/app/workflow-runtime.js';
 import { startSession } from '../src/workflow/session-lifecycle.js';
 import { withDefaultStorageClassFix } from '../test/integration/workflow-fixed-cluster.js';
 

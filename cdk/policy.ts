@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { PolicyError, parsePolicy } from '../src/slack/policy.js';
+import { PolicyError, parsePolicy } from '../src/policy/channel-policy.js';
 import { loadTemplates } from '../src/triage/templates.js';
 
 /**
- * The channel policy is validated at synth time, with the Slack app's own rules (src/slack/policy.ts) and the
+ * The channel policy is validated at synth time, with the Slack app's own rules (src/policy/channel-policy.ts) and the
  * shipped intents, so a typo fails `cdk deploy` on the operator's machine instead of every Slack request in
  * production. On top, every cluster the policy names must be one this stack deploys a kubeconfig secret for.
  */

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
-import { NOTIFIER_STEPS, runStep } from '../src/workflow/dispatch.js';
 import { createStepRuntime, type RuntimeOverrides, type StepRuntime } from '../src/app/workflow-runtime.js';
+import { NOTIFIER_STEPS, runStep } from '../src/workflow/dispatch.js';
 
 /**
  * The notifier Lambda: every `.waitForTaskToken` state. It stores the token (wait or approval item), posts the

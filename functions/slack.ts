@@ -2,15 +2,15 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, EventBridgeEvent } from 'aws-lambda';
 import type { RoutedHttpRequest } from '../src/alerts/http.js';
 import { type AlarmEventHandler, type AlarmEventOutcome, createAlarmEventHandler } from '../src/app/alerts-runtime.js';
-import { withCorrelation } from '../src/logging/correlation.js';
-import { parsePolicy } from '../src/slack/policy.js';
-import type { SlackHttpResponse } from '../src/slack/receiver.js';
 import {
   createSlackFunction,
   createSlackRuntime,
   type SlackFunction,
   type SlackRuntime,
 } from '../src/app/slack-runtime.js';
+import { withCorrelation } from '../src/logging/correlation.js';
+import { parsePolicy } from '../src/policy/channel-policy.js';
+import type { SlackHttpResponse } from '../src/slack/receiver.js';
 
 /**
  * The Slack function (API Gateway HTTP API or a Function URL): Slack's signed requests in, an answer within 3 s out;

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
-import { runStep, WORKFLOW_STEPS } from '../src/workflow/dispatch.js';
 import { createStepRuntime, type RuntimeOverrides, type StepRuntime } from '../src/app/workflow-runtime.js';
+import { runStep, WORKFLOW_STEPS } from '../src/workflow/dispatch.js';
 
 /**
  * The workflow Lambda: the state machines' non-waiting steps, dispatched by `step`. Configuration is read once per

@@ -8,7 +8,7 @@ import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
 import { loadSnapshotFiles, secretsSkippedNotice } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { DEFAULT_MIN_TIME_IN_STATE_SECONDS } from '../src/diagnosis/state-machine.js';
-import { PolicyError, parsePolicy } from '../src/slack/policy.js';
+import { PolicyError, parsePolicy } from '../src/policy/channel-policy.js';
 import { localCache } from './cache-dir.js';
 import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
@@ -315,7 +315,9 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
 
     let slackHandler: SlackHttpHandler;
     let socket: SocketModeApp | undefined;
-    let socketDeps: Awaited<ReturnType<typeof import('../src/app/slack-runtime.js').createSlackDepsFromEnv>> | undefined;
+    let socketDeps:
+      | Awaited<ReturnType<typeof import('../src/app/slack-runtime.js').createSlackDepsFromEnv>>
+      | undefined;
     if (socketMode) {
       // The workflow functions read their environment on first use, so the real token reaches them before any post.
       stack.env['SLACK_BOT_TOKEN'] = botToken;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { ENV } from './env-names.js';
-import { type Policy, parsePolicyText } from './slack/policy.js';
+import { type Policy, parsePolicyText } from './policy/channel-policy.js';
 
 /**
  * Configuration of every calmops function, read from the environment once at cold start. Each function parses only
@@ -86,7 +86,7 @@ export interface ClustersConfig {
 }
 /**
  * The channel policy: parsed here when it comes inline or from a file, or the name of the SSM parameter that holds it
- * (read, and re-read when it changes, at run time: see src/slack/policy-source.ts).
+ * (read, and re-read when it changes, at run time: see src/policy/policy-source.ts).
  */
 export interface PolicyConfig {
   policy: Policy | undefined;

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
+import { checkIntent, type Policy } from '../policy/channel-policy.js';
 import { redactText } from '../redact/index.js';
 import type { DeliverInputInput, SlackLogger, StartSessionInput } from '../slack/deps.js';
-import { checkIntent, type Policy } from '../slack/policy.js';
-import { escapeText, type ThreadMessage } from '../slack/views/limits.js';
 import type { AlertGroupRecord, Store } from '../store/index.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/templates.js';
+import { escapeText, type ThreadMessage } from '../views/limits.js';
 import { type AlertGroup, alertGroupId, type NormalizedAlert } from './group.js';
 import { type AlertTarget, mapAlertGroup } from './map.js';
 import { alertNotStartedView, alertResolvedView, alertRootView, alertUpdateView } from './views.js';

@@ -1,6 +1,6 @@
 import { redactText } from '../redact/index.js';
-import { code, context, escapeText, fitMessage, section, type ThreadMessage, truncate } from '../slack/views/limits.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
+import { code, context, escapeText, fitMessage, section, type ThreadMessage, truncate } from '../views/limits.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
 import type { AlertTarget } from './map.js';
 

@@ -2,8 +2,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
 import { invocationLogger, stepCorrelation } from '../logging/correlation.js';
+import { type PolicySource, policySourceFor } from '../policy/policy-source.js';
 import { createSlackClient } from '../slack/client.js';
-import { type PolicySource, policySourceFor } from '../slack/policy-source.js';
 import type { TemplateRegistry } from '../triage/templates.js';
 import {
   buildWorkflowDeps,

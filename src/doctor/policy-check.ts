@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { WebClient } from '@slack/web-api';
-import { type Policy, PolicyError, parsePolicyText } from '../slack/policy.js';
+import { type Policy, PolicyError, parsePolicyText } from '../policy/channel-policy.js';
 import { type CheckResult, fail, pass } from './report.js';
 
 /** Where the channel policy is: a file, inline text (CALMOPS_POLICY_JSON), or the deployed SSM parameter. */

@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
+import type { GroupMembership, Policy } from '../policy/channel-policy.js';
 import type { Store } from '../store/index.js';
 import type { TemplateRegistry } from '../triage/templates.js';
-import type { GroupMembership, Policy } from './policy.js';
 
 /** What starting a session needs (the workflow's `startSession` input). */
 export interface StartSessionInput {

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../store/sessions.js';
+import { homeView } from '../views/home.js';
 import { collectMetrics } from './collect-metrics.js';
 import type { SlackAppDeps } from './deps.js';
-import { homeView } from './views/home.js';
 
 /**
  * Builds and publishes a person's App Home. Their open sessions come from the requester index, in whatever channel

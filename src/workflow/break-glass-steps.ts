@@ -9,13 +9,13 @@ import {
   validateBreakGlassRequest,
 } from '../diagnosis/break-glass.js';
 import { breakGlassEvent } from '../memory/metrics.js';
+import type { SessionRecord } from '../store/sessions.js';
 import {
   breakGlassGrantedView,
   breakGlassOutcomeView,
   breakGlassRevokedView,
   breakGlassWarningView,
-} from '../slack/views/break-glass.js';
-import type { SessionRecord } from '../store/sessions.js';
+} from '../views/break-glass.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { type ApprovalFacts, decidersFor } from '../slack/policy.js';
-import { decidedView } from '../slack/views/decided.js';
-import type { ThreadMessage } from '../slack/views/limits.js';
+import { type ApprovalFacts, decidersFor } from '../policy/channel-policy.js';
 import type { SessionRecord } from '../store/sessions.js';
+import { decidedView } from '../views/decided.js';
+import type { ThreadMessage } from '../views/limits.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
 

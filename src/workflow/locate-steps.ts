@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { classifyRequest } from '../diagnosis/commands/index.js';
-import { replyView } from '../slack/views/intervention.js';
-import { code, escapeText } from '../slack/views/limits.js';
-import { namespaceChosenView, namespaceQuestionView } from '../slack/views/namespace-choice.js';
 import type { InboxMessage } from '../store/inbox.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { explainInvalidNamespace, InvalidNamespaceError, parseNamespace } from '../triage/namespace.js';
+import { replyView } from '../views/intervention.js';
+import { code, escapeText } from '../views/limits.js';
+import { namespaceChosenView, namespaceQuestionView } from '../views/namespace-choice.js';
 import type { WorkflowRecord } from './artifacts.js';
 import { postToSession, SessionIdSchema } from './common.js';
 import type { WorkflowDeps } from './deps.js';

@@ -2,12 +2,12 @@ import * as z from 'zod';
 import { BREAK_GLASS_LIMITS } from '../diagnosis/break-glass.js';
 import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
-import { breakGlassApprovalView } from '../slack/views/break-glass.js';
-import { handoffProposalView } from '../slack/views/handoff.js';
-import { escapeText, type ThreadMessage } from '../slack/views/limits.js';
-import { planReviewView, postmortemReviewView } from '../slack/views/plan.js';
 import { ApprovalAlreadyExistsError } from '../store/errors.js';
 import { DomainSchema } from '../triage/findings.js';
+import { breakGlassApprovalView } from '../views/break-glass.js';
+import { handoffProposalView } from '../views/handoff.js';
+import { escapeText, type ThreadMessage } from '../views/limits.js';
+import { planReviewView, postmortemReviewView } from '../views/plan.js';
 import {
   approvalIdFor,
   decidersOf,

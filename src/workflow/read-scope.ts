@@ -1,7 +1,7 @@
 import { READABLE_KINDS } from '../cluster/types.js';
 import { canonicalKind, isClusterScoped } from '../diagnosis/kinds.js';
-import type { Policy } from '../slack/policy.js';
-import { code, escapeText } from '../slack/views/limits.js';
+import type { Policy } from '../policy/channel-policy.js';
+import { code, escapeText } from '../views/limits.js';
 import type { ReadSpec } from './artifacts.js';
 
 /**

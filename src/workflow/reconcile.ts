@@ -1,8 +1,8 @@
 import { ExecutionAlreadyExists, SendTaskHeartbeatCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
-import { replyView } from '../slack/views/intervention.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { SessionRecord } from '../store/sessions.js';
+import { replyView } from '../views/intervention.js';
 import { breakGlassRevoke } from './break-glass-steps.js';
 import { postToSession } from './common.js';
 import type { WorkflowDeps } from './deps.js';

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { evidenceFromRead } from '../diagnosis/evidence.js';
 import type { UserRequest } from '../diagnosis/request.js';
-import { hypothesisChoiceBlocks } from '../slack/views/envelope.js';
-import { context, fitMessage, reportPointer, section } from '../slack/views/limits.js';
-import { readResultView } from '../slack/views/read-result.js';
+import { hypothesisChoiceBlocks } from '../views/envelope.js';
+import { context, fitMessage, reportPointer, section } from '../views/limits.js';
+import { readResultView } from '../views/read-result.js';
 import { ReadSpecSchema } from './artifacts.js';
 import { postToSession, SessionIdSchema } from './common.js';
 import type { WorkflowDeps } from './deps.js';

@@ -7,8 +7,8 @@ import {
   validationTargetsOf,
 } from '../diagnosis/evidence.js';
 import { fixValidatedEvent } from '../memory/metrics.js';
-import { fixValidationView } from '../slack/views/validation.js';
 import { TriageEnvelopeSchema } from '../triage/envelope.js';
+import { fixValidationView } from '../views/validation.js';
 import { postToSession, SessionIdSchema, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';

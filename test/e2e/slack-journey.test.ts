@@ -3,8 +3,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IDS, type StandInMessage } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
-import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
 import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
+import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
 import { withDefaultStorageClassFix } from '../integration/workflow-fixed-cluster.js';
 import { fixture, waitFor } from '../integration/workflow-harness.js';
 

@@ -110,7 +110,7 @@ describe('/triage through the real handler', () => {
 
   it('refuses an intent the channel policy does not allow', async () => {
     const restricted = await startSlackHarness({
-      policy: (await import('../../src/slack/policy.js')).parsePolicy({
+      policy: (await import('../../src/policy/channel-policy.js')).parsePolicy({
         channels: {
           [DEMO_IDS.incidents]: {
             cluster: 'prod-eu',

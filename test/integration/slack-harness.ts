@@ -1,9 +1,9 @@
 import { type LocalDynamo, localClientOptions, startLocalDynamo } from '../../local/dynamodb/index.js';
 import { DEMO_IDS, type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js';
+import { GroupMembership, parsePolicy } from '../../src/policy/channel-policy.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import type { ApprovalOutcome, DeliverInputInput, SlackAppDeps, StartSessionInput } from '../../src/slack/deps.js';
 import { silentLogger } from '../../src/slack/deps.js';
-import { GroupMembership, parsePolicy } from '../../src/slack/policy.js';
 import {
   createSlackHttpHandler,
   type SlackHttpHandler,

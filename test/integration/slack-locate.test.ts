@@ -4,10 +4,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IDS, type StandInMessage } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
+import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
 import { parseSnapshot, parseSnapshotLogs, type SnapshotLogs } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
 import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
-import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
 import { waitFor } from './workflow-harness.js';
 
 /**

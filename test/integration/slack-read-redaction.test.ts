@@ -4,8 +4,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IDS, type StandInMessage } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
-import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
 import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
+import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
 import { fill, leakedPart, REDACTION_FIXTURES, SecretFactory } from '../unit/redaction-support.js';
 import { fixture, waitFor } from './workflow-harness.js';
 

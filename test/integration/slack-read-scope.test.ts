@@ -2,8 +2,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IDS, type StandInMessage } from '../../local/slack/index.js';
 import { defaultLocalPolicy, type LocalStack, startLocalStack } from '../../local/stack.js';
-import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
 import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
+import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
 import { createStore } from '../../src/store/index.js';
 import { fixture, waitFor } from './workflow-harness.js';
 

@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RemediationPlan } from '../../src/review/plan.js';
 import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
-import { statusView } from '../../src/slack/views/sessions.js';
+import type { RemediationPlan } from '../../src/review/plan.js';
+import { statusView } from '../../src/views/sessions.js';
 import { deliverInput } from '../../src/workflow/deliver-input.js';
 import {
   DEMO_IDS,

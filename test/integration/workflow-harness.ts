@@ -8,9 +8,9 @@ import {
 } from '@aws-sdk/client-sfn';
 import { DEMO_IDS } from '../../local/slack/index.js';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.js';
+import { createWorkflowRuntime } from '../../src/app/workflow-runtime.js';
 import { parseSnapshot, parseSnapshotLogs } from '../../src/cluster/snapshot.js';
 import type { WorkflowDeps, WorkflowMetrics } from '../../src/workflow/deps.js';
-import { createWorkflowRuntime } from '../../src/app/workflow-runtime.js';
 import { startSession } from '../../src/workflow/session-lifecycle.js';
 
 /** Shared plumbing for the workflow integration tests: a local stack, the test-side deps, and a Slack-side stand-in. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PolicyError, parsePolicy, parsePolicyText } from '../../src/slack/policy.js';
+import { PolicyError, parsePolicy, parsePolicyText } from '../../src/policy/channel-policy.js';
 
 const base = {
   defaults: { cluster: 'shared', approverGroup: 'SAPPROVERS', seniorGroup: 'SSENIORS' },

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BREAK_GLASS_LIMITS } from '../../src/diagnosis/break-glass.js';
-import { breakGlassModal } from '../../src/slack/views/modals.js';
+import { breakGlassModal } from '../../src/views/modals.js';
 
 /** The form, the review's wait and the override's due date all say the same number of days. */
 describe('the post-incident review deadline', () => {

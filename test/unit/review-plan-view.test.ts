@@ -5,7 +5,7 @@ import { answerFromPlan } from '../../src/diagnosis/resolving.js';
 import { PLAN_VERSION, type PlanStep, type RemediationPlan } from '../../src/review/plan.js';
 import { revisePlan } from '../../src/review/revise.js';
 import { reviewPlan } from '../../src/review/rubric.js';
-import { approvedPlanView, dependencyLine, planReviewView } from '../../src/slack/views/plan.js';
+import { approvedPlanView, dependencyLine, planReviewView } from '../../src/views/plan.js';
 
 const step = (id: string, command: string, needs: string[] = [], rollback?: string): PlanStep => ({
   id,

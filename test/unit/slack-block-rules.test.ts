@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems, viewProblems } from '../../local/slack/block-rules.js';
-import { helpView, intentsView } from '../../src/slack/views/help.js';
-import { breakGlassModal, requestChangesModal } from '../../src/slack/views/modals.js';
 import { loadTemplates } from '../../src/triage/templates.js';
+import { helpView, intentsView } from '../../src/views/help.js';
+import { breakGlassModal, requestChangesModal } from '../../src/views/modals.js';
 
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
 const button = (over: Record<string, unknown> = {}) => ({

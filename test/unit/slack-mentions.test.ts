@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest } from '../../src/diagnosis/commands/index.js';
 import { answerFromPlan } from '../../src/diagnosis/resolving.js';
-import { handoffProposalView } from '../../src/slack/views/handoff.js';
-import { mention } from '../../src/slack/views/limits.js';
-import { postmortemReviewView } from '../../src/slack/views/plan.js';
+import { handoffProposalView } from '../../src/views/handoff.js';
+import { mention } from '../../src/views/limits.js';
+import { postmortemReviewView } from '../../src/views/plan.js';
 
 const rendered = (message: { text: string; blocks?: unknown }) => `${message.text}\n${JSON.stringify(message.blocks)}`;
 

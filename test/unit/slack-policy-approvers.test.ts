@@ -9,7 +9,7 @@ import {
   parsePolicy,
   parsePolicyText,
   type UsergroupsApi,
-} from '../../src/slack/policy.js';
+} from '../../src/policy/channel-policy.js';
 import { loadTemplates } from '../../src/triage/templates.js';
 
 function fakeSlack(groups: Record<string, string[]>) {

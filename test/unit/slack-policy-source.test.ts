@@ -4,8 +4,8 @@ import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { PolicyError } from '../../src/slack/policy.js';
-import { PolicyParameterError, parameterPolicySource, policySourceFor } from '../../src/slack/policy-source.js';
+import { PolicyError } from '../../src/policy/channel-policy.js';
+import { PolicyParameterError, parameterPolicySource, policySourceFor } from '../../src/policy/policy-source.js';
 
 /** Just enough of SSM's JSON protocol for GetParameter, as the AWS SDK speaks it. */
 function fakeSsm() {

@@ -11,7 +11,7 @@ import {
   parsePolicy,
   parsePolicyText,
   type UsergroupsApi,
-} from '../../src/slack/policy.js';
+} from '../../src/policy/channel-policy.js';
 
 function fakeSlack(groups: Record<string, string[]>) {
   const calls: string[] = [];

@@ -14,7 +14,7 @@ import {
 } from '../../src/diagnosis/evidence.js';
 import { advance, type TransitionResult, validationOutcome } from '../../src/diagnosis/transitions.js';
 import { incidentFromResolution } from '../../src/memory/repository.js';
-import { fixValidationView } from '../../src/slack/views/validation.js';
+import { fixValidationView } from '../../src/views/validation.js';
 import { WORKFLOW_STEPS } from '../../src/workflow/dispatch.js';
 import { at, envelope, finding, pvcIncidentFindings } from './diagnosis-fixtures.js';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../local/slack/block-rules.js';
-import { breakGlassWarningView } from '../../src/slack/views/break-glass.js';
-import { decidedView } from '../../src/slack/views/decided.js';
-import { envelopeView } from '../../src/slack/views/envelope.js';
-import { fitMessage, section, THREAD_LIMITS, truncate } from '../../src/slack/views/limits.js';
-import { approvedPlanView } from '../../src/slack/views/plan.js';
-import { readResultView } from '../../src/slack/views/read-result.js';
 import type { TriageEnvelope } from '../../src/triage/envelope.js';
+import { breakGlassWarningView } from '../../src/views/break-glass.js';
+import { decidedView } from '../../src/views/decided.js';
+import { envelopeView } from '../../src/views/envelope.js';
+import { fitMessage, section, THREAD_LIMITS, truncate } from '../../src/views/limits.js';
+import { approvedPlanView } from '../../src/views/plan.js';
+import { readResultView } from '../../src/views/read-result.js';
 
 const envelope: TriageEnvelope = {
   schemaVersion: 1,

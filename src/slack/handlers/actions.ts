@@ -1,5 +1,12 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import * as z from 'zod';
+import {
+  checkApproval,
+  checkHandoff,
+  checkIntent,
+  noChannelPolicy,
+  type PolicyDecision,
+} from '../../policy/channel-policy.js';
 import type { ApprovalRecord } from '../../store/approvals.js';
 import {
   ApprovalAlreadyDecidedError,
@@ -7,14 +14,13 @@ import {
   ApprovalNotAllowedError,
   ApprovalNotFoundError,
 } from '../../store/errors.js';
+import type { KnownBlock } from '../../views/blocks.js';
+import { decidedView } from '../../views/decided.js';
+import { code, escapeText } from '../../views/limits.js';
+import { breakGlassModal, requestChangesModal } from '../../views/modals.js';
+import { NAMESPACE_ACTION_PREFIX } from '../../views/namespace-choice.js';
 import { isClosedTokenError } from '../../workflow/wait-delivery.js';
 import type { ApprovalOutcome, SlackAppDeps } from '../deps.js';
-import { checkApproval, checkHandoff, checkIntent, noChannelPolicy, type PolicyDecision } from '../policy.js';
-import type { KnownBlock } from '../views/blocks.js';
-import { decidedView } from '../views/decided.js';
-import { code, escapeText } from '../views/limits.js';
-import { breakGlassModal, requestChangesModal } from '../views/modals.js';
-import { NAMESPACE_ACTION_PREFIX } from '../views/namespace-choice.js';
 import { approvalFacts, auditRefusal, ephemeral, nowOf } from './common.js';
 import { inSessionChannel, OUTSIDE_CHANNEL_TEXT, openRecordedModal, outsideChannelRefusal } from './session-scope.js';
 

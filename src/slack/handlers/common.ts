@@ -1,6 +1,6 @@
+import type { ApprovalFacts, PolicyDecision } from '../../policy/channel-policy.js';
 import type { ApprovalRecord } from '../../store/approvals.js';
 import type { SlackAppDeps } from '../deps.js';
-import type { ApprovalFacts, PolicyDecision } from '../policy.js';
 
 export type ChannelAccess = 'ok' | 'dm' | 'not-member';
 

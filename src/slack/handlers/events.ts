@@ -1,9 +1,9 @@
 import type { App } from '@slack/bolt';
+import { helpView, intentsView } from '../../views/help.js';
+import { outsideChannelNotice } from '../../views/notices.js';
 import type { SlackAppDeps } from '../deps.js';
 import { parseTriageCommand, unescapeSlack } from '../grammar.js';
 import { publishHome } from '../publish-home.js';
-import { helpView, intentsView } from '../views/help.js';
-import { outsideChannelNotice } from '../views/notices.js';
 import { channelAccess, ephemeral } from './common.js';
 import { startTriage } from './start.js';
 

@@ -1,8 +1,8 @@
+import type { PolicyDecision } from '../../policy/channel-policy.js';
 import type { ModalKind } from '../../store/modals.js';
 import type { SessionRecord } from '../../store/sessions.js';
+import type { ModalView } from '../../views/blocks.js';
 import type { SlackAppDeps } from '../deps.js';
-import type { PolicyDecision } from '../policy.js';
-import type { ModalView } from '../views/blocks.js';
 import { auditRefusal, nowOf } from './common.js';
 
 /**

@@ -2,16 +2,16 @@ import { createHash } from 'node:crypto';
 import type { App, ViewOutput } from '@slack/bolt';
 import * as z from 'zod';
 import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
+import { seniorsOf } from '../../policy/channel-policy.js';
 import type { ModalRecord } from '../../store/modals.js';
-import type { SlackAppDeps } from '../deps.js';
-import { seniorsOf } from '../policy.js';
 import {
   BREAK_GLASS_BLOCKS,
   BREAK_GLASS_CALLBACK,
   INPUT_ACTION,
   REQUEST_CHANGES_CALLBACK,
   untrackedModalView,
-} from '../views/modals.js';
+} from '../../views/modals.js';
+import type { SlackAppDeps } from '../deps.js';
 import { decideApproval } from './actions.js';
 import { auditRefusal, ephemeral, nowOf } from './common.js';
 

@@ -1,6 +1,6 @@
-import type { DiagnosisMetrics } from '../../memory/metrics.js';
-import type { ApprovalRecord } from '../../store/approvals.js';
-import type { SessionRecord } from '../../store/sessions.js';
+import type { DiagnosisMetrics } from '../memory/metrics.js';
+import type { ApprovalRecord } from '../store/approvals.js';
+import type { SessionRecord } from '../store/sessions.js';
 import {
   BLOCK_LIMITS,
   clip,

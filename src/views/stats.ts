@@ -1,4 +1,4 @@
-import type { DiagnosisMetrics } from '../../memory/metrics.js';
+import type { DiagnosisMetrics } from '../memory/metrics.js';
 import { context, fields, header, type KnownBlock } from './blocks.js';
 
 function rate(value: number | null): string {

@@ -1,5 +1,5 @@
-import type { PlanStep, RemediationPlan } from '../../review/plan.js';
-import type { AutomatedReview } from '../../review/rubric.js';
+import type { PlanStep, RemediationPlan } from '../review/plan.js';
+import type { AutomatedReview } from '../review/rubric.js';
 import { safetyBadge } from './envelope.js';
 import {
   actions,

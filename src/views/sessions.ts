@@ -1,4 +1,4 @@
-import type { SessionRecord } from '../../store/sessions.js';
+import type { SessionRecord } from '../store/sessions.js';
 import {
   BLOCK_LIMITS,
   clip,

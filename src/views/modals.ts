@@ -1,5 +1,5 @@
-import { BREAK_GLASS_LIMITS } from '../../diagnosis/break-glass.js';
-import type { DiagnosticState } from '../../diagnosis/state-machine.js';
+import { BREAK_GLASS_LIMITS } from '../diagnosis/break-glass.js';
+import type { DiagnosticState } from '../diagnosis/state-machine.js';
 import { BLOCK_LIMITS, clip, context, type KnownBlock, type ModalView, section } from './blocks.js';
 
 export const BREAK_GLASS_CALLBACK = 'breakglass_request';

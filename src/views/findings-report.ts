@@ -1,4 +1,4 @@
-import type { FindingGroup } from '../../diagnosis/blackboard.js';
+import type { FindingGroup } from '../diagnosis/blackboard.js';
 import { code, context, escapeText, fitMessage, header, reportPointer, section, type ThreadMessage } from './limits.js';
 
 export interface FindingsReportInput {

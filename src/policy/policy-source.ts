@@ -1,5 +1,5 @@
 import type { PolicyConfig } from '../config.js';
-import { type Policy, PolicyError, parsePolicyText } from './policy.js';
+import { type Policy, PolicyError, parsePolicyText } from './channel-policy.js';
 
 /**
  * Where the functions get the channel policy each invocation. Deployed, it is an SSM parameter read through

@@ -1,4 +1,4 @@
-import type { TriageEnvelope } from '../../triage/envelope.js';
+import type { TriageEnvelope } from '../triage/envelope.js';
 import {
   actions,
   type Block,

@@ -1,5 +1,5 @@
-import { SWEEP_INTENT } from '../../triage/routing.js';
-import type { StartCommand } from '../grammar.js';
+import type { StartCommand } from '../slack/grammar.js';
+import { SWEEP_INTENT } from '../triage/routing.js';
 import { clip, context, escapeMrkdwn, type KnownBlock, section } from './blocks.js';
 
 /** The message that opens an incident thread for `/triage`. */
