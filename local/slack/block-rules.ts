@@ -1,33 +1,12 @@
+import { SLACK_LIMITS } from '../../src/views/slack-limits.js';
+
 /**
  * The Block Kit limits Slack enforces, checked the way Slack reports them: a list of `[ERROR] … [json-pointer:…]`
  * messages. A view that passes here is not guaranteed to render, but one that fails would be refused by Slack, so
  * tests against the stand-in catch it before a person does.
  */
 
-export const SLACK_LIMITS = {
-  messageBlocks: 50,
-  viewBlocks: 100,
-  messageText: 40_000,
-  sectionText: 3000,
-  sectionFields: 10,
-  sectionFieldText: 2000,
-  headerText: 150,
-  buttonText: 75,
-  buttonValue: 2000,
-  actionId: 255,
-  blockId: 255,
-  actionsElements: 25,
-  contextElements: 10,
-  viewTitle: 24,
-  viewButton: 24,
-  callbackId: 255,
-  privateMetadata: 3000,
-  inputLabel: 2000,
-  optionText: 75,
-  optionValue: 150,
-  staticSelectOptions: 100,
-  imageAltText: 2000,
-} as const;
+export { SLACK_LIMITS };
 
 const BLOCK_TYPES = new Set([
   'section',

@@ -1,5 +1,6 @@
 import type { types } from '@slack/bolt';
 import { context } from './limits.js';
+import { SLACK_LIMITS } from './slack-limits.js';
 
 /**
  * Block Kit helpers for the views the command, the modals and App Home show: the shared builders of `limits.ts`
@@ -11,18 +12,18 @@ export type ModalView = types.ModalView;
 export type HomeView = types.HomeView;
 
 export const BLOCK_LIMITS = {
-  messageBlocks: 50,
-  viewBlocks: 100,
-  sectionText: 3000,
-  fieldText: 2000,
-  headerText: 150,
-  contextText: 3000,
-  buttonText: 75,
-  buttonValue: 2000,
-  id: 255,
-  privateMetadata: 3000,
-  modalTitle: 24,
-  optionText: 75,
+  messageBlocks: SLACK_LIMITS.messageBlocks,
+  viewBlocks: SLACK_LIMITS.viewBlocks,
+  sectionText: SLACK_LIMITS.sectionText,
+  fieldText: SLACK_LIMITS.sectionFieldText,
+  headerText: SLACK_LIMITS.headerText,
+  contextText: SLACK_LIMITS.sectionText,
+  buttonText: SLACK_LIMITS.buttonText,
+  buttonValue: SLACK_LIMITS.buttonValue,
+  id: Math.min(SLACK_LIMITS.actionId, SLACK_LIMITS.blockId),
+  privateMetadata: SLACK_LIMITS.privateMetadata,
+  modalTitle: SLACK_LIMITS.viewTitle,
+  optionText: SLACK_LIMITS.optionText,
 } as const;
 
 export {

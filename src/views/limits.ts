@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import { SLACK_LIMITS } from './slack-limits.js';
 
 /**
  * Slack's Block Kit limits for the messages calmops posts into incident threads, and the builders the thread views
@@ -7,18 +8,18 @@ import type { types } from '@slack/bolt';
  */
 
 export const THREAD_LIMITS = {
-  blocks: 50,
+  blocks: SLACK_LIMITS.messageBlocks,
   /** section / context / header text objects. */
-  text: 3000,
-  headerText: 150,
-  fieldText: 2000,
-  fields: 10,
-  buttonText: 75,
-  buttonValue: 2000,
+  text: SLACK_LIMITS.sectionText,
+  headerText: SLACK_LIMITS.headerText,
+  fieldText: SLACK_LIMITS.sectionFieldText,
+  fields: SLACK_LIMITS.sectionFields,
+  buttonText: SLACK_LIMITS.buttonText,
+  buttonValue: SLACK_LIMITS.buttonValue,
   /** action_id and block_id. */
-  id: 255,
-  actionsElements: 25,
-  contextElements: 10,
+  id: Math.min(SLACK_LIMITS.actionId, SLACK_LIMITS.blockId),
+  actionsElements: SLACK_LIMITS.actionsElements,
+  contextElements: SLACK_LIMITS.contextElements,
   /** The notification text of a message; Slack allows 40,000 but nobody reads that much in a push. */
   fallbackText: 3000,
 } as const;
