@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import type { LogPort } from '../logging/port.js';
 import type { GroupMembership, Policy } from '../policy/channel-policy.js';
 import type { Store } from '../store/index.js';
 import type { TemplateRegistry } from '../triage/templates.js';
@@ -49,12 +50,7 @@ export interface SlackWorkflow {
   sendTaskSuccess(taskToken: string, output: ApprovalOutcome): Promise<void>;
 }
 
-export interface SlackLogger {
-  debug(message: string, detail?: Record<string, unknown>): void;
-  info(message: string, detail?: Record<string, unknown>): void;
-  warn(message: string, detail?: Record<string, unknown>): void;
-  error(message: string, detail?: Record<string, unknown>): void;
-}
+export type SlackLogger = LogPort;
 
 export interface SlackAppDeps {
   signingSecret: string;

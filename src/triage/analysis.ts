@@ -1,3 +1,4 @@
+import type { LogPort } from '../logging/port.js';
 import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { Finding, FindingInput } from './findings.js';
 import { clip, FindingSchema } from './findings.js';
@@ -11,9 +12,7 @@ import { scrubText } from './scrub.js';
 
 export type AnalyzerRegistry = ReadonlyMap<string, Analyzer> | Readonly<Record<string, Analyzer>>;
 
-export interface AnalysisLogger {
-  warn(message: string, extra?: Record<string, unknown>): void;
-}
+export type AnalysisLogger = Pick<LogPort, 'warn'>;
 
 const MAX_EVIDENCE = 6;
 const MAX_EVIDENCE_TEXT = 300;

@@ -1,4 +1,5 @@
 import type { ClusterReader } from '../cluster/types.js';
+import type { LogPort } from '../logging/port.js';
 import type { AnalyzerRegistry } from './analysis.js';
 import { lookupAnalyzer, runAnalyzers } from './analysis.js';
 import type { Analyzer } from './analyzer.js';
@@ -70,10 +71,7 @@ export interface TriageRequest {
   cluster?: string;
 }
 
-export interface TriageLogger {
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-}
+export type TriageLogger = Pick<LogPort, 'info' | 'warn'>;
 
 export interface TriageDeps {
   reader: ClusterReader;
