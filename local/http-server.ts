@@ -1,24 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RoutedHttpRequest } from '../src/alerts/http.js';
 import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
+import type { SlackHttpResponse } from '../src/slack/receiver.js';
 import { hostRefusal, refuse } from './request-guard.js';
 import type { Sandbox } from './sandbox/server.js';
 
-/** The request shape the Slack Lambda receives from its function URL, and its answer. */
-export interface SlackHttpRequest {
-  headers: Record<string, string>;
-  body: string;
-  isBase64Encoded: boolean;
-  /** The request path, as API Gateway's `rawPath`: the function routes `/alerts/alertmanager` to alert intake. */
-  path?: string;
-  method?: string;
-}
-
-export interface SlackHttpResponse {
-  statusCode: number;
-  headers?: Record<string, string | number | boolean>;
-  body?: string;
-}
+/** The request shape the Slack Lambda receives (with its path and method), and its answer: the function's own types. */
+export type SlackHttpRequest = RoutedHttpRequest;
+export type { SlackHttpResponse };
 
 export type SlackHttpHandler = (request: SlackHttpRequest) => Promise<SlackHttpResponse>;
 

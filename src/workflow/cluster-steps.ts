@@ -6,7 +6,7 @@ import { ANALYZERS } from '../triage/analyzers/index.js';
 import { runTriage, type TriageLogger } from '../triage/engine.js';
 import type { TriageEnvelope } from '../triage/envelope.js';
 import { AmbiguousNamespaceError, InvalidNamespaceError } from '../triage/errors.js';
-import { DomainSchema, type Finding } from '../triage/findings.js';
+import { DomainSchema, type Finding, SEVERITY_ORDER } from '../triage/findings.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/templates.js';
 import { ReadSpecSchema } from './read-spec.js';
@@ -122,8 +122,6 @@ export interface SpecialistResult {
   completeness: number;
 }
 
-const SEVERITY = { info: 0, low: 1, medium: 2, high: 3, critical: 4 } as const;
-
 /** Not knowing where to look is a question for the thread, not a failed step. */
 function unlocated(error: AmbiguousNamespaceError | InvalidNamespaceError): UnlocatedResult {
   const candidates =
@@ -198,7 +196,7 @@ export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload)
         }
       });
       const findings = [...seen.values()]
-        .sort((a, b) => SEVERITY[b.severity] - SEVERITY[a.severity] || b.confidence - a.confidence)
+        .sort((a, b) => SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] || b.confidence - a.confidence)
         .slice(0, 20);
       const completeness =
         envelopes.length === 0 ? 0 : envelopes.reduce((n, e) => n + e.evidence.completeness, 0) / envelopes.length;

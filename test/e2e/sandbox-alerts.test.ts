@@ -215,7 +215,7 @@ describe('sample alerts elsewhere', () => {
       ...options,
     });
     const http = await startLocalHttpServer({
-      slack: async () => ({ statusCode: 404, body: '' }),
+      slack: async () => ({ statusCode: 404, headers: {}, body: '' }),
       sandbox,
       health: async () => ({ ok: true, services: {} }),
     });

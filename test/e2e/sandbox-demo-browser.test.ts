@@ -32,7 +32,7 @@ let page: Page;
 
 async function serve(demoCluster: ReturnType<typeof sandboxDemoCluster>): Promise<LocalHttpServer> {
   return startLocalHttpServer({
-    slack: async () => ({ statusCode: 200, body: '' }),
+    slack: async () => ({ statusCode: 200, headers: {}, body: '' }),
     sandbox: createSandbox({
       standIn,
       workspace: buildWorkspace({ channels: sandboxChannels() }),

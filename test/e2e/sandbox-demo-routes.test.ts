@@ -31,7 +31,7 @@ async function serve(demoCluster: ReturnType<typeof sandboxDemoCluster>): Promis
     demoCluster,
   });
   return startLocalHttpServer({
-    slack: async () => ({ statusCode: 200, body: '' }),
+    slack: async () => ({ statusCode: 200, headers: {}, body: '' }),
     sandbox,
     standInOrigin: standIn.origin,
     health: async () => ({ ok: true, services: {} }),

@@ -35,7 +35,8 @@ let script: Script;
 const ok: Script = async () => ({ statusCode: 200, body: '' });
 
 async function app(request: SlackHttpRequest) {
-  const raw = request.isBase64Encoded ? Buffer.from(request.body, 'base64').toString('utf8') : request.body;
+  const body = request.body ?? '';
+  const raw = request.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
   // Throws (and fails the test through a 500) unless the signature is Slack's.
   verifySlackRequest({
     signingSecret: SECRET,
@@ -53,7 +54,8 @@ async function app(request: SlackHttpRequest) {
     if (payload !== null) entry.payload = JSON.parse(payload) as Record<string, unknown>;
   } else entry.json = JSON.parse(raw) as Record<string, unknown>;
   received.push(entry);
-  return script(entry);
+  const answer = await script(entry);
+  return { statusCode: answer.statusCode, headers: answer.headers ?? {}, body: answer.body ?? '' };
 }
 
 async function post<T = Record<string, unknown>>(path: string, body: unknown): Promise<{ status: number; body: T }> {
@@ -84,7 +86,7 @@ beforeAll(async () => {
       try {
         return await app(request);
       } catch (error) {
-        return { statusCode: 500, body: (error as Error).message };
+        return { statusCode: 500, headers: {}, body: (error as Error).message };
       }
     },
     sandbox,
