@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MemoryRepository } from '../src/memory/repository.js';
+import { MemoryRepository } from '../src/store/memory.js';
 import { corpus, FAMILIES, prng, startMemoryTable, variant } from '../test/integration/memory-support.js';
 
 /**

@@ -2,8 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureTable, localClientOptions, startLocalDynamo } from '../local/dynamodb/index.js';
-import { MemoryRepository } from '../src/memory/repository.js';
 import { createDocumentClient, createDynamoClient, createStore } from '../src/store/index.js';
+import { MemoryRepository } from '../src/store/memory.js';
 import { corpus, FAMILIES, prng, variant } from '../test/integration/memory-support.js';
 
 export interface LatencySummary {

@@ -29,7 +29,7 @@ export const TABLE_ACCESS = {
   notifier: { table: [GET, QUERY, PUT, UPDATE], deleteUnder: [], index: false },
   /**
    * Every other step: inbox claims, cleared waits and pending approvals, session status changes, and operational
-   * memory, whose token index is written and read in batches (src/memory/repository.ts).
+   * memory, whose token index is written and read in batches (src/store/memory.ts).
    */
   workflow: {
     table: [GET, 'dynamodb:BatchGetItem', QUERY, PUT, UPDATE, DELETE, 'dynamodb:BatchWriteItem'],

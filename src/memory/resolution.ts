@@ -6,8 +6,8 @@ import {
 } from '../diagnosis/commands/index.js';
 import { matchPlanStep } from '../review/match.js';
 import type { PlanStep } from '../review/plan.js';
+import type { ResolutionStep } from '../store/memory.js';
 import type { TimelineEvent } from '../store/timeline.js';
-import type { ResolutionStep } from './repository.js';
 
 /**
  * What an incident's memory says fixed it: the approved plan's changes (with the cluster's real names), each marked

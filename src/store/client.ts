@@ -12,6 +12,8 @@ export interface StoreClientOptions {
   region?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   maxAttempts?: number;
+  /** For tools that report an endpoint that does not answer rather than wait on it. */
+  timeouts?: { connectionMs: number; requestMs: number };
 }
 
 /** The environment variable naming the table; the CDK stack sets it on every function. */
@@ -28,6 +30,14 @@ export function createDynamoClient(options: StoreClientOptions = {}): DynamoDBCl
     ...(options.region === undefined ? {} : { region: options.region }),
     ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    ...(options.timeouts === undefined
+      ? {}
+      : {
+          requestHandler: {
+            connectionTimeout: options.timeouts.connectionMs,
+            requestTimeout: options.timeouts.requestMs,
+          },
+        }),
   });
 }
 

@@ -4,15 +4,15 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { WebClient } from '@slack/web-api';
 import type { PolicyConfig, StateMachinesConfig, TimeoutsConfig } from '../config.js';
-import { MemoryRepository } from '../memory/repository.js';
 import { GroupMembership } from '../policy/channel-policy.js';
 import type { PlanSynthesizer } from '../review/template-synthesizer.js';
 import { TemplateSynthesizer } from '../review/template-synthesizer.js';
+import { ArtifactRepository } from '../store/artifacts.js';
 import { createDocumentClient } from '../store/client.js';
 import { createStore, type Store } from '../store/index.js';
+import { MemoryRepository } from '../store/memory.js';
 import { loadTemplates, type TemplateRegistry } from '../triage/templates.js';
 import type { ThreadMessage } from '../views/limits.js';
-import { ArtifactRepository } from './artifacts.js';
 
 /** Posts into a session thread. Separate from the WebClient so tests and the bench can count and time posts. */
 export interface ThreadPoster {

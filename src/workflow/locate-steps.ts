@@ -6,10 +6,10 @@ import { explainInvalidNamespace, InvalidNamespaceError, parseNamespace } from '
 import { replyView } from '../views/intervention.js';
 import { code, escapeText } from '../views/limits.js';
 import { namespaceChosenView, namespaceQuestionView } from '../views/namespace-choice.js';
-import type { WorkflowRecord } from './artifacts.js';
 import { postToSession, SessionIdSchema } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
+import type { WorkflowRecord } from './records.js';
 
 /**
  * A session that starts without a namespace: its first triage locates one from the words and the cluster. When the

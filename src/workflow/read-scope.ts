@@ -2,7 +2,7 @@ import { READABLE_KINDS } from '../cluster/types.js';
 import { canonicalKind, isClusterScoped } from '../diagnosis/kinds.js';
 import type { Policy } from '../policy/channel-policy.js';
 import { code, escapeText } from '../views/limits.js';
-import type { ReadSpec } from './artifacts.js';
+import type { ReadSpec } from './records.js';
 
 /**
  * Which reads a session's thread may ask for. A session is about one namespace: reads requested in its thread stay

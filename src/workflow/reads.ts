@@ -9,8 +9,8 @@ import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from '../d
 import type { UserRequest } from '../diagnosis/request.js';
 import { redactText } from '../redact/index.js';
 import type { RankedCause } from '../triage/envelope.js';
-import type { Hypothesis, ReadSpec } from './artifacts.js';
 import { logTarget } from './log-target.js';
+import type { Hypothesis, ReadSpec } from './records.js';
 
 /**
  * Targeted reads: what a thread message or a hypothesis asks to look at, as a small spec the cluster reader can run

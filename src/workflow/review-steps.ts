@@ -9,11 +9,11 @@ import { reviewPlan } from '../review/rubric.js';
 import { timeoutNoticeView } from '../views/failure.js';
 import { escapeText, mention } from '../views/limits.js';
 import { approvedPlanView, planOutcomeView } from '../views/plan.js';
-import type { PlanRecord } from './artifacts.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent, timelineSink } from './events.js';
 import { addEvidence } from './progress.js';
+import type { PlanRecord } from './records.js';
 
 /**
  * The review machine's steps (the review loop, docs/concepts.md): synthesis behind the schema guard, the automated rubric, revisions with the

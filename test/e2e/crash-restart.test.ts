@@ -10,8 +10,8 @@ import { localClientOptions } from '../../local/dynamodb/index.js';
 import { freePort } from '../../local/free-port.js';
 import { type BotClient, createBotClient } from '../../local/sandbox/bot-client.js';
 import { DEMO_IDS } from '../../local/slack/index.js';
+import { ArtifactRepository } from '../../src/store/artifacts.js';
 import { createDocumentClient, createDynamoClient, createStore, type Store } from '../../src/store/index.js';
-import { ArtifactRepository } from '../../src/workflow/artifacts.js';
 import { blockActionBody, eventBody, slashBody, viewSubmissionBody } from '../integration/slack-harness.js';
 
 /**

@@ -10,8 +10,8 @@ import { advance } from '../../src/diagnosis/transitions.js';
 import { SessionRecordSchema } from '../../src/store/sessions.js';
 import type { TriageEnvelope } from '../../src/triage/envelope.js';
 import { silentLogger, triage } from '../../src/triage/index.js';
-import { WorkflowRecordSchema } from '../../src/workflow/artifacts.js';
 import { hypothesesFromCauses } from '../../src/workflow/reads.js';
+import { WorkflowRecordSchema } from '../../src/workflow/records.js';
 import { type Decision, decide } from '../../src/workflow/route/decide.js';
 import { loadCorpus, runCase } from '../eval/corpus.js';
 

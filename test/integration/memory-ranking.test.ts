@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryRepository } from '../../src/memory/repository.js';
+import { MemoryRepository } from '../../src/store/memory.js';
 import { corpus, FAMILIES, prng, startMemoryTable, variant } from './memory-support.js';
 
 describe('similar-incident ranking on 500 stored incidents', () => {

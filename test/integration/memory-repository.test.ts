@@ -1,13 +1,13 @@
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintEnvelope } from '../../src/memory/fingerprint.js';
+import { MalformedRecordError, StoreValidationError } from '../../src/store/errors.js';
 import {
   incidentFromResolution,
   MemoryAlreadyStoredError,
   MemoryNotFoundError,
   MemoryRepository,
-} from '../../src/memory/repository.js';
-import { MalformedRecordError, StoreValidationError } from '../../src/store/errors.js';
+} from '../../src/store/memory.js';
 import { envelope } from '../unit/diagnosis-fixtures.js';
 import { startMemoryTable } from './memory-support.js';
 

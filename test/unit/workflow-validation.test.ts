@@ -13,7 +13,7 @@ import {
   type WorkflowSnapshot,
 } from '../../src/diagnosis/evidence.js';
 import { advance, type TransitionResult, validationOutcome } from '../../src/diagnosis/transitions.js';
-import { incidentFromResolution } from '../../src/memory/repository.js';
+import { incidentFromResolution } from '../../src/store/memory.js';
 import { fixValidationView } from '../../src/views/validation.js';
 import { WORKFLOW_STEPS } from '../../src/workflow/dispatch.js';
 import { at, envelope, finding, pvcIncidentFindings } from './diagnosis-fixtures.js';

@@ -1,9 +1,10 @@
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PANIC_TYPES } from '../../diagnosis/panic.js';
 import { type CollectedMetrics, collectMetricsFromStore, METRICS_LIMITS } from '../../memory/collect.js';
-import { createDocumentClient, TABLE_NAME_ENV, tableNameFromEnv } from '../../store/client.js';
+import { createDocumentClient, createDynamoClient, TABLE_NAME_ENV, tableNameFromEnv } from '../../store/client.js';
 import { StoreError } from '../../store/errors.js';
 import { SessionRepository } from '../../store/sessions.js';
+import { checkTable } from '../../store/table-check.js';
 import { TimelineRepository } from '../../store/timeline.js';
 import { parseCommandLine } from '../flags.js';
 import { type CliCommand, type CliIo, UsageError, usageFailure } from '../io.js';
@@ -93,13 +94,13 @@ function dynamoClient(env: CliIo['env']): { client: DynamoDBClient; endpoint: st
   }
   const local = url !== undefined && isLoopback(url);
   const region = env['AWS_REGION']?.trim() || env['AWS_DEFAULT_REGION']?.trim() || (local ? 'us-east-1' : undefined);
-  const client = new DynamoDBClient({
+  const client = createDynamoClient({
     ...(raw === undefined ? {} : { endpoint: raw }),
     ...(region === undefined ? {} : { region }),
     ...(local && !env['AWS_ACCESS_KEY_ID'] ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 2,
     // A statistics query has nothing to wait for: an endpoint that does not answer is reported, not waited on.
-    requestHandler: { connectionTimeout: 3000, requestTimeout: 15_000 },
+    timeouts: { connectionMs: 3000, requestMs: 15_000 },
   });
   return { client, endpoint: raw };
 }
@@ -113,15 +114,15 @@ function describeFailure(error: unknown): string {
   return String(cause);
 }
 
-async function checkTable(client: DynamoDBClient, tableName: string, where: string): Promise<void> {
-  try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-  } catch (error) {
-    if (error instanceof Error && error.name === 'ResourceNotFoundException') {
-      throw new StatsSourceError(`table ${tableName} does not exist ${where}`, { cause: error });
-    }
-    throw new StatsSourceError(`cannot reach table ${tableName} ${where}: ${describeFailure(error)}`, { cause: error });
+async function requireTable(client: DynamoDBClient, tableName: string, where: string): Promise<void> {
+  const check = await checkTable(client, tableName);
+  if (check.ok) return;
+  if (check.reason === 'missing') {
+    throw new StatsSourceError(`table ${tableName} does not exist ${where}`, { cause: check.cause });
   }
+  throw new StatsSourceError(`cannot reach table ${tableName} ${where}: ${describeFailure(check.cause)}`, {
+    cause: check.cause,
+  });
 }
 
 const pct = (value: number | null) => (value === null ? '-' : `${Math.round(value * 100)}%`);
@@ -251,7 +252,7 @@ export const run: CliCommand = async (args, io) => {
     const connection = dynamoClient(io.env);
     client = connection.client;
     const where = connection.endpoint ? `at ${connection.endpoint}` : 'in AWS';
-    await checkTable(client, tableName, where);
+    await requireTable(client, tableName, where);
     const ctx = { client: createDocumentClient(client), tableName };
     let collected: CollectedMetrics;
     try {

@@ -9,13 +9,13 @@ import { breakGlassFormOffer } from '../../views/break-glass.js';
 import { handoffOutcomeView } from '../../views/handoff.js';
 import { blockedView, interventionView, replyView } from '../../views/intervention.js';
 import { escapeText } from '../../views/limits.js';
-import type { Hypothesis, ReadSpec, WorkflowRecord } from '../artifacts.js';
 import { postToSession } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 import { routeNamespace } from '../locate-steps.js';
 import { addEvidence, forcePanicState, rulesOf, stateEnteredAt } from '../progress.js';
 import { scopeRefusalText } from '../read-scope.js';
+import type { Hypothesis, ReadSpec, WorkflowRecord } from '../records.js';
 import { memorySearch } from '../session-steps.js';
 import { type Decision, type DecisionKind, type GatedDecision, guidanceText, isGated } from './decide.js';
 

@@ -25,11 +25,11 @@ import type { InboxMessage } from '../../store/inbox.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import type { TriageEnvelope } from '../../triage/envelope.js';
 import type { Domain } from '../../triage/findings.js';
-import type { Hypothesis, ReadSpec, WorkflowRecord } from '../artifacts.js';
 import type { NamespaceAnswer } from '../locate-steps.js';
 import { stateEnteredAt } from '../progress.js';
 import { checkReadScope, type ReadScope, type ScopeDecision } from '../read-scope.js';
 import { readSpecFromRequest } from '../reads.js';
+import type { Hypothesis, ReadSpec, WorkflowRecord } from '../records.js';
 
 /**
  * The route step's decision, and nothing else: what one thread input means for the session, from the session, its
