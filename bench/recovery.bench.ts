@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { DEMO_IDS } from '../local/slack/index.js';
 import { startLocalStack } from '../local/stack.js';
+import { stepFunctionsEngine } from '../src/app/step-functions-engine.js';
 import { parseSnapshot } from '../src/cluster/snapshot.js';
 import { loadConfig } from '../src/config.js';
 import { createSlackClient } from '../src/slack/client.js';
@@ -64,6 +65,7 @@ async function reconcilerCost() {
     const dynamoCounts: Counts = {};
     const sfnCounts: Counts = {};
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const sfn = counted(new SFNClient({ region: 'us-east-1', endpoint: stack.endpoints.sfn, credentials }), sfnCounts);
     const deps = buildWorkflowDeps({
       tableName: config.table.tableName,
       clients: {
@@ -71,8 +73,8 @@ async function reconcilerCost() {
           new DynamoDBClient({ region: 'us-east-1', endpoint: stack.endpoints.dynamodb, credentials }),
           dynamoCounts,
         ),
-        sfn: counted(new SFNClient({ region: 'us-east-1', endpoint: stack.endpoints.sfn, credentials }), sfnCounts),
       },
+      engine: stepFunctionsEngine(sfn),
       slack: webClientPoster(createSlackClient({ token: 'xoxb-local-stand-in', slackApiUrl: stack.endpoints.slack })),
       stateMachines: config.stateMachines,
       timeouts: config.timeouts,
@@ -113,7 +115,7 @@ async function reconcilerCost() {
     const healthy = await run();
     const lost = sessions.filter((_, i) => i % 5 === 0);
     for (const s of lost) {
-      await deps.sfn.send(new StopExecutionCommand({ executionArn: s.executionArn }));
+      await sfn.send(new StopExecutionCommand({ executionArn: s.executionArn }));
     }
     const repairing = await run();
     return { sessions: SESSIONS, lost: lost.length, healthy, repairing };

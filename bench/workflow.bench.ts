@@ -134,7 +134,7 @@ export default async function bench(): Promise<object> {
       });
       const pending = await until(() => deps.artifacts.getPending(sessionId, 'plan-review'));
       const decided = await deps.store.approvals.decide(pending.approvalId, 'approved', DEMO_IDS.senior);
-      await deps.sfn.send(
+      await stack.sfnClient.send(
         new SendTaskSuccessCommand({
           taskToken: decided.token ?? '',
           output: JSON.stringify({ decision: 'approve', userId: DEMO_IDS.senior }),

@@ -18,6 +18,7 @@ import { acknowledgeWhilePending } from '../workflow/pending-ack.js';
 import { startSession } from '../workflow/session-lifecycle.js';
 import { createAlertsRoute } from './alerts-runtime.js';
 import { createAwsClients } from './aws-clients.js';
+import { stepFunctionsEngine } from './step-functions-engine.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -76,7 +77,7 @@ export async function createSlackRuntime(
   const now = options.now ?? (() => new Date());
   const workflowDeps = {
     store,
-    sfn: clients.sfn,
+    engine: stepFunctionsEngine(clients.sfn),
     stateMachines: config.stateMachines,
     timeouts: config.timeouts,
     templates,

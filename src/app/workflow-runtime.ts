@@ -13,6 +13,7 @@ import {
   webClientPoster,
 } from '../workflow/deps.js';
 import { createAwsClients } from './aws-clients.js';
+import { stepFunctionsEngine } from './step-functions-engine.js';
 
 export interface RuntimeOverrides {
   /** Replaces the Slack poster (tests count and time posts through it). */
@@ -73,9 +74,11 @@ async function buildRuntime(
       }),
   });
   const initialPolicy = await policy.current();
+  const clients = createAwsClients(config.aws, env);
   deps = buildWorkflowDeps({
     tableName: config.table.tableName,
-    clients: createAwsClients(config.aws, env),
+    clients: { dynamo: clients.dynamo },
+    engine: stepFunctionsEngine(clients.sfn),
     slack: overrides.slack ?? webClientPoster(slackClient),
     slackClient,
     stateMachines: config.stateMachines,

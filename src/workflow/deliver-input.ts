@@ -35,7 +35,7 @@ export interface DeliverResult {
  * execution picks it up at its next wait, and an ended one (idle timeout, failure, a lost run) is replaced first.
  */
 export async function deliverInput(
-  deps: Pick<WorkflowDeps, 'store' | 'sfn' | 'now' | 'stateMachines' | 'timeouts' | 'templates' | 'logger'>,
+  deps: Pick<WorkflowDeps, 'store' | 'engine' | 'now' | 'stateMachines' | 'timeouts' | 'templates' | 'logger'>,
   input: DeliverInput,
 ): Promise<DeliverResult> {
   const parsed = DeliverInputSchema.parse(input);

@@ -1,7 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { WebClient } from '@slack/web-api';
 import type { PolicyConfig, StateMachinesConfig, TimeoutsConfig } from '../config.js';
 import { GroupMembership } from '../policy/channel-policy.js';
@@ -13,6 +12,7 @@ import { createStore, type Store } from '../store/index.js';
 import { MemoryRepository } from '../store/memory.js';
 import { loadTemplates, type TemplateRegistry } from '../triage/templates.js';
 import type { ThreadMessage } from '../views/limits.js';
+import type { WorkflowEngine } from './engine.js';
 
 /** Posts into a session thread. Separate from the WebClient so tests and the bench can count and time posts. */
 export interface ThreadPoster {
@@ -59,7 +59,7 @@ export interface WorkflowDeps {
   store: Store;
   memory: MemoryRepository;
   artifacts: ArtifactRepository;
-  sfn: SFNClient;
+  engine: WorkflowEngine;
   slack: ThreadPoster;
   /** Slack Web API for user group lookups (the policy's approver groups). */
   membership: GroupMembership | undefined;
@@ -75,7 +75,8 @@ export interface WorkflowDeps {
 
 export interface BuildDepsInput {
   tableName: string;
-  clients: { dynamo: DynamoDBClient; sfn: SFNClient };
+  clients: { dynamo: DynamoDBClient };
+  engine: WorkflowEngine;
   slack: ThreadPoster;
   slackClient?: WebClient;
   stateMachines: StateMachinesConfig;
@@ -95,7 +96,7 @@ export function buildWorkflowDeps(input: BuildDepsInput): WorkflowDeps {
     store: createStore(ctx),
     memory: new MemoryRepository(client, input.tableName),
     artifacts: new ArtifactRepository(ctx),
-    sfn: input.clients.sfn,
+    engine: input.engine,
     slack: input.slack,
     membership:
       input.slackClient === undefined

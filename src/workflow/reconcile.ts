@@ -1,4 +1,3 @@
-import { ExecutionAlreadyExists, SendTaskHeartbeatCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { SessionRecord } from '../store/sessions.js';
@@ -8,7 +7,7 @@ import { postToSession } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
 import { executionIsRunning, resumeSession } from './session-lifecycle.js';
-import { isClosedTokenError, tryDeliver } from './wait-delivery.js';
+import { tryDeliver } from './wait-delivery.js';
 
 /**
  * The reconciler: every way a session can wait has an owner that outlives any one process. Each run walks the open
@@ -39,15 +38,8 @@ export interface ReconcileReport {
   failures: { sessionId: string; error: string }[];
 }
 
-async function tokenIsAlive(deps: Pick<WorkflowDeps, 'sfn'>, token: string): Promise<boolean> {
-  try {
-    // A heartbeat changes nothing for a task that waits without HeartbeatSeconds; it only says whether it waits.
-    await deps.sfn.send(new SendTaskHeartbeatCommand({ taskToken: token }));
-    return true;
-  } catch (error) {
-    if (isClosedTokenError(error)) return false;
-    throw error;
-  }
+async function tokenIsAlive(deps: Pick<WorkflowDeps, 'engine'>, token: string): Promise<boolean> {
+  return (await deps.engine.heartbeat(token)) === 'sent';
 }
 
 const WITHDRAWN_TEXT: Record<string, string> = {
@@ -100,25 +92,15 @@ async function revokeOverdueOverride(
     return;
   }
   await breakGlassRevoke(deps, { step: 'break-glass-revoke', sessionId: session.id, requestId });
-  try {
-    await deps.sfn.send(
-      new StartExecutionCommand({
-        stateMachineArn: deps.stateMachines.reviewArn,
-        name: `${requestId}-postmortem`,
-        input: JSON.stringify({
-          sessionId: session.id,
-          kind: 'postmortem',
-          revision: 0,
-          regenerated: false,
-          requestId,
-          approvalTimeoutSeconds: deps.timeouts.approvalTimeoutSeconds,
-        }),
-      }),
-    );
-  } catch (error) {
-    // The break-glass run got there first: the review exists.
-    if (!(error instanceof ExecutionAlreadyExists)) throw error;
-  }
+  // Already started means the break-glass run got there first: the review exists.
+  await deps.engine.start(deps.stateMachines.reviewArn, `${requestId}-postmortem`, {
+    sessionId: session.id,
+    kind: 'postmortem',
+    revision: 0,
+    regenerated: false,
+    requestId,
+    approvalTimeoutSeconds: deps.timeouts.approvalTimeoutSeconds,
+  });
   report.overridesRevoked.push(session.id);
 }
 

@@ -1,4 +1,3 @@
-import { DescribeExecutionCommand, ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { StaleVersionError } from '../store/errors.js';
 import { resolveEntry } from '../triage/dictionary.js';
@@ -13,6 +12,11 @@ import { recordEvent } from './events.js';
 
 export class SessionClosedError extends Error {
   override readonly name = 'SessionClosedError';
+}
+
+/** A new session's first execution name was already taken: never expected, as session ids are unique. */
+export class SessionStartError extends Error {
+  override readonly name = 'SessionStartError';
 }
 
 export class UnknownIntentForSessionError extends Error {
@@ -34,7 +38,7 @@ export type StartSessionInput = z.input<typeof StartSessionInputSchema>;
 
 export type SessionDeps = Pick<
   WorkflowDeps,
-  'store' | 'sfn' | 'stateMachines' | 'timeouts' | 'templates' | 'logger' | 'now'
+  'store' | 'engine' | 'stateMachines' | 'timeouts' | 'templates' | 'logger' | 'now'
 >;
 
 /** The diagnostic execution's input: everything the cluster reader needs travels with it, nothing else. */
@@ -96,14 +100,13 @@ export async function startSession(
       },
     }),
   ]);
-  const started = await deps.sfn.send(
-    new StartExecutionCommand({
-      stateMachineArn: deps.stateMachines.diagnosticArn,
-      name: `${session.id}-0`,
-      input: JSON.stringify(executionInput(deps, session, 0, parsed.text)),
-    }),
+  const started = await deps.engine.start(
+    deps.stateMachines.diagnosticArn,
+    `${session.id}-0`,
+    executionInput(deps, session, 0, parsed.text),
   );
-  const executionArn = started.executionArn ?? '';
+  if (!started.started) throw new SessionStartError(`Session ${session.id} already has its first execution`);
+  const { executionArn } = started;
   await recordExecution(deps, session, executionArn);
   return { sessionId: session.id, executionArn };
 }
@@ -126,14 +129,8 @@ async function recordExecution(
 }
 
 /** Whether the execution runs; one the endpoint does not know (lost, or evicted) does not. */
-export async function executionIsRunning(deps: Pick<SessionDeps, 'sfn'>, executionArn: string): Promise<boolean> {
-  try {
-    const out = await deps.sfn.send(new DescribeExecutionCommand({ executionArn }));
-    return out.status === 'RUNNING';
-  } catch (error) {
-    if (error instanceof Error && error.name === 'ExecutionDoesNotExist') return false;
-    throw error;
-  }
+export async function executionIsRunning(deps: Pick<SessionDeps, 'engine'>, executionArn: string): Promise<boolean> {
+  return (await deps.engine.status(executionArn)) === 'RUNNING';
 }
 
 /**
@@ -151,21 +148,14 @@ export async function resumeSession(
       return { executionArn: session.executionArn, resumed: false };
     }
     const next = session.resumeCount + 1;
-    let executionArn: string;
-    try {
-      const out = await deps.sfn.send(
-        new StartExecutionCommand({
-          stateMachineArn: deps.stateMachines.diagnosticArn,
-          name: `${sessionId}-${next}`,
-          input: JSON.stringify(executionInput(deps, session, next)),
-        }),
-      );
-      executionArn = out.executionArn ?? '';
-    } catch (error) {
-      // Someone else started (and perhaps already finished) this resume: read the session again.
-      if (error instanceof ExecutionAlreadyExists) continue;
-      throw error;
-    }
+    const out = await deps.engine.start(
+      deps.stateMachines.diagnosticArn,
+      `${sessionId}-${next}`,
+      executionInput(deps, session, next),
+    );
+    // Someone else started (and perhaps already finished) this resume: read the session again.
+    if (!out.started) continue;
+    const { executionArn } = out;
     try {
       await deps.store.sessions.update(sessionId, session.version, { resumeCount: next, executionArn }, deps.now());
       await recordEvent(deps, sessionId, 'session.resumed', {

@@ -1,5 +1,5 @@
-import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import type { WorkflowDeps } from './deps.js';
+import type { TaskAnswer } from './engine.js';
 
 /**
  * Exactly-once delivery of thread input to a waiting execution. Two parties race: whoever appends input tries to
@@ -16,25 +16,12 @@ export type DeliveryOutcome = 'delivered' | 'recovered' | 'empty' | 'busy' | 'st
  */
 export const RECOVER_AFTER_MS = 5_000;
 
-const CLOSED_TOKEN = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
-
-/** What Step Functions answers for a token nobody waits on any more (used, timed out, or of a lost run). */
-export function isClosedTokenError(error: unknown): boolean {
-  return error instanceof Error && CLOSED_TOKEN.has(error.name);
-}
-
-async function send(deps: Pick<WorkflowDeps, 'sfn'>, token: string, messageId: string): Promise<'sent' | 'closed'> {
-  try {
-    await deps.sfn.send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify({ messageId }) }));
-    return 'sent';
-  } catch (error) {
-    if (isClosedTokenError(error)) return 'closed';
-    throw error;
-  }
+function send(deps: Pick<WorkflowDeps, 'engine'>, token: string, messageId: string): Promise<TaskAnswer> {
+  return deps.engine.succeed(token, { messageId });
 }
 
 export async function tryDeliver(
-  deps: Pick<WorkflowDeps, 'store' | 'sfn' | 'now'>,
+  deps: Pick<WorkflowDeps, 'store' | 'engine' | 'now'>,
   sessionId: string,
 ): Promise<DeliveryOutcome> {
   const oldest = await deps.store.inbox.peekOldest(sessionId);

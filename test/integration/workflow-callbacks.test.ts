@@ -73,7 +73,7 @@ describe('callbacks answered by people', () => {
     await say(h, sessionId, 'ask the compute specialist', 'd1');
     const decided = await decide(h, sessionId, 'handoff', 'deny', DEMO_IDS.requester);
     await expect(
-      h.deps.sfn.send(
+      h.stack.sfnClient.send(
         new SendTaskSuccessCommand({
           taskToken: decided.token ?? '',
           output: JSON.stringify({ decision: 'approve', userId: DEMO_IDS.senior }),
@@ -239,7 +239,7 @@ describe('callbacks nobody answers', () => {
     const approval = await h.deps.store.approvals.get(pending.approvalId);
     expect(approval?.status).toBe('expired');
     await expect(
-      h.deps.sfn.send(
+      h.stack.sfnClient.send(
         new SendTaskSuccessCommand({
           taskToken: approval?.token ?? '',
           output: JSON.stringify({ decision: 'approve', userId: DEMO_IDS.requester }),

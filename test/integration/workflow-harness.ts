@@ -139,7 +139,7 @@ export async function decide(
     new Date(),
     note ? { reason: note } : {},
   );
-  await h.deps.sfn.send(
+  await h.stack.sfnClient.send(
     new SendTaskSuccessCommand({
       taskToken: decided.token ?? '',
       output: JSON.stringify({ decision, userId, ...(note ? { note } : {}), decidedAt: new Date().toISOString() }),

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_ALARM_DESTINATION_WARNING } from '../../cdk/calmops-stack.js';
 import { TABLE_ACCESS } from '../../cdk/table-access.js';
 import { type LocalDynamo, localClientOptions, startLocalDynamo } from '../../local/dynamodb/index.js';
+import { stepFunctionsEngine } from '../../src/app/step-functions-engine.js';
 import { ArtifactRepository } from '../../src/store/artifacts.js';
 import { createDocumentClient, createDynamoClient, createStore, ensureTable } from '../../src/store/index.js';
 import { TABLE_DEFINITION } from '../../src/store/table.js';
@@ -161,7 +162,8 @@ describe('the notifier’s real calls stay inside its grant', () => {
     let ts = 0;
     const deps = buildWorkflowDeps({
       tableName,
-      clients: { dynamo: recorded, sfn: { send: async () => ({}) } as unknown as SFNClient },
+      clients: { dynamo: recorded },
+      engine: stepFunctionsEngine({ send: async () => ({}) } as unknown as SFNClient),
       slack: { post: async () => ({ ts: `1700000000.${String(++ts).padStart(6, '0')}` }), update: async () => {} },
       stateMachines: { diagnosticArn: 'arn:d', reviewArn: 'arn:r', breakGlassArn: 'arn:b' },
       timeouts: { idleTimeoutSeconds: 600, approvalTimeoutSeconds: 600 },

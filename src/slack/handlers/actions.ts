@@ -19,7 +19,7 @@ import { decidedView } from '../../views/decided.js';
 import { code, escapeText } from '../../views/limits.js';
 import { breakGlassModal, requestChangesModal } from '../../views/modals.js';
 import { NAMESPACE_ACTION_PREFIX } from '../../views/namespace-choice.js';
-import { isClosedTokenError } from '../../workflow/wait-delivery.js';
+import { isClosedTokenError } from '../../workflow/engine.js';
 import type { ApprovalOutcome, SlackAppDeps } from '../deps.js';
 import { approvalFacts, auditRefusal, ephemeral, nowOf } from './common.js';
 import { inSessionChannel, OUTSIDE_CHANNEL_TEXT, openRecordedModal, outsideChannelRefusal } from './session-scope.js';
