@@ -5,7 +5,7 @@
 // templates are parsed and validated while building and written into the bundle, so no run reads their YAML again.
 
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildBundle, bundleEntry, bundleIsFresh, canBuild, keepModuleLocation, NODE_ESM } from './bundle.mjs';
 
@@ -201,6 +201,29 @@ const whatwgUrlIsNodeUrl = {
   },
 };
 
+/**
+ * The Kubernetes client's KubeConfig imports the SOCKS proxy agent, which it only constructs for a cluster whose
+ * `proxy-url` is a socks5 address; loading it (with the socks and ip-address packages under it) is most of what the
+ * client's own modules cost at start. The client is given a module whose `SocksProxyAgent` loads the package the
+ * first time the client asks for it: the same class, evaluated when a kubeconfig needs it rather than always.
+ * @type {import('esbuild').Plugin}
+ */
+const socksAgentWhenUsed = {
+  name: 'socks-agent-when-used',
+  setup(builder) {
+    builder.onResolve({ filter: /^socks-proxy-agent$/ }, (args) =>
+      args.namespace === 'file' && /[/\\]@kubernetes[/\\]client-node[/\\]/.test(args.importer)
+        ? { path: 'socks-proxy-agent', namespace: 'when-used', pluginData: { resolveDir: dirname(args.importer) } }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'when-used' }, (args) => ({
+      contents: "module.exports = { get SocksProxyAgent() { return require('socks-proxy-agent').SocksProxyAgent; } };",
+      loader: 'js',
+      resolveDir: /** @type {{ resolveDir: string }} */ (args.pluginData).resolveDir,
+    }));
+  },
+};
+
 /** @type {import('./bundle.mjs').BundleTarget} */
 export const CLI = {
   name: 'cli',
@@ -220,7 +243,7 @@ export const CLI = {
         },
         // A string for JSON.parse: much quicker to load than the same data as an object literal.
         define: { CALMOPS_BUILT_TEMPLATES: JSON.stringify(JSON.stringify(templates.list)) },
-        plugins: [await kubernetesClientUsedModulesOnly(at.root), whatwgUrlIsNodeUrl],
+        plugins: [await kubernetesClientUsedModulesOnly(at.root), whatwgUrlIsNodeUrl, socksAgentWhenUsed],
         minifyWhitespace: true,
         minifySyntax: true,
       },

@@ -16,6 +16,11 @@ export interface SnapshotCatalog {
   /** Objects of kinds the server does not serve (Secrets are refused earlier, by the snapshot parser). */
   skippedKinds: ReadonlyMap<string, number>;
   objects(resource: ResourceKind): readonly KubeObject[];
+  /**
+   * The objects of a resource whose `namespace/name` key starts with `namespace/`, in order: every object of that
+   * namespace is among them (a namespace holding a `/`, which no real one does, can bring a few more).
+   */
+  objectsKeyedIn(resource: ResourceKind, namespace: string): readonly KubeObject[];
   get(resource: ResourceKind, namespace: string | undefined, name: string): KubeObject | undefined;
   count(): number;
   /** `JSON.stringify` of one of this catalog's objects, made once. */
@@ -28,6 +33,18 @@ export function objectKey(object: KubeObject): string {
 
 function groupVersion(info: ResourceInfo): string {
   return info.group === '' ? info.version : `${info.group}/${info.version}`;
+}
+
+/** The index of the first key not below `bound` in ascending `keys`. */
+function firstAtLeast(keys: readonly string[], bound: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((keys[middle] as string) < bound) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 export function buildCatalog(objects: readonly KubeObject[], options: { now?: Date } = {}): SnapshotCatalog {
@@ -51,10 +68,6 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
       const metadata = { ...object.metadata };
       if (strayNamespace) delete metadata.namespace;
       normalized = { ...object, apiVersion: object.apiVersion ?? groupVersion(info), metadata };
-    } else {
-      // Nothing to normalize: the object serializes as it was read, so a text recorded for it is its text here.
-      const known = recordedObjectText(object);
-      if (known !== undefined) texts.set(object, known);
     }
     let bucket = byResource.get(info.plural);
     if (!bucket) {
@@ -65,10 +78,16 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
     bucket.set(objectKey(normalized), normalized);
   }
   const sorted = new Map<ResourceKind, KubeObject[]>();
+  const sortedKeys = new Map<ResourceKind, string[]>();
   for (const [resource, bucket] of byResource) {
+    const entries = [...bucket.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     sorted.set(
       resource,
-      [...bucket.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => object),
+      entries.map(([, object]) => object),
+    );
+    sortedKeys.set(
+      resource,
+      entries.map(([key]) => key),
     );
   }
   const resourceVersion = String(maxVersion > 0 ? maxVersion : 1);
@@ -79,13 +98,21 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
     now,
     skippedKinds: skipped,
     objects: (resource) => sorted.get(resource) ?? [],
+    objectsKeyedIn: (resource, namespace) => {
+      const objects = sorted.get(resource) ?? [];
+      const keys = sortedKeys.get(resource) ?? [];
+      // Keys in `namespace/` sort from `namespace/` up to `namespace0`, the next character after the slash.
+      return objects.slice(firstAtLeast(keys, `${namespace}/`), firstAtLeast(keys, `${namespace}0`));
+    },
     get: (resource, namespace, name) => {
       const info = RESOURCES[resource];
       return byResource.get(resource)?.get(`${info.namespaced ? (namespace ?? '') : ''}/${name}`);
     },
     count: () => total,
     text: (object) => {
-      let text = texts.get(object);
+      // An object served as it was handed over may come with its text (object-text.ts); a normalized one is a copy
+      // made here, which nothing has recorded.
+      let text = texts.get(object) ?? recordedObjectText(object);
       if (text === undefined) {
         text = JSON.stringify(object);
         texts.set(object, text);

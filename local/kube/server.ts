@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { ResourceInfo } from '../../src/cluster/resources.js';
 import type { SnapshotLogs } from '../../src/cluster/snapshot.js';
-import type { KubeObject } from '../../src/cluster/types.js';
+import type { KubeObject, ResourceKind } from '../../src/cluster/types.js';
 import { buildCatalog, objectKey, type SnapshotCatalog } from './catalog.js';
 import { FaultInjector, type FaultRule, type RequestFacts, type RequestVerb } from './faults.js';
 import { podLog } from './logs.js';
@@ -86,6 +86,7 @@ export class SnapshotServerError extends Error {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
+const MAX_SELECTIONS = 64;
 
 function validateOptions(options: SnapshotServerOptions): void {
   const rate = options.faultRate ?? 0;
@@ -127,6 +128,25 @@ export async function startSnapshotServer(options: SnapshotServerOptions): Promi
     resourceVersion: catalog.resourceVersion,
     ...(options.continueTtlMs !== undefined ? { ttlMs: options.continueTtlMs } : {}),
     now: () => Date.now(),
+  };
+  // The objects a list query selects, kept for the pages that follow: a list of thousands is read in several pages,
+  // each asking the same query again. Bounded, since every new selector is a new entry; emptied with the catalog.
+  let selections = new Map<string, readonly KubeObject[]>();
+  const selection = (
+    resource: ResourceKind,
+    namespace: string | undefined,
+    labelSelector: string,
+    fieldSelector: string,
+    select: () => readonly KubeObject[],
+  ): readonly KubeObject[] => {
+    const key = JSON.stringify([resource, namespace ?? null, labelSelector, fieldSelector]);
+    let selected = selections.get(key);
+    if (selected === undefined) {
+      selected = select();
+      if (selections.size >= MAX_SELECTIONS) selections.clear();
+      selections.set(key, selected);
+    }
+    return selected;
   };
   let recorded: RecordedRequest[] = [];
   let received = 0;
@@ -253,17 +273,23 @@ export async function startSnapshotServer(options: SnapshotServerOptions): Promi
     req: IncomingMessage,
     res: ServerResponse,
   ): void {
-    const labels = parseLabelSelector(params.get('labelSelector') ?? '');
-    const fields = parseFieldSelector(params.get('fieldSelector') ?? '');
+    const labelSelector = params.get('labelSelector') ?? '';
+    const fieldSelector = params.get('fieldSelector') ?? '';
+    const labels = parseLabelSelector(labelSelector);
+    const fields = parseFieldSelector(fieldSelector);
     validateFieldSelector(info.plural, fields);
-    const selected = catalog
-      .objects(info.plural)
-      .filter(
-        (o) =>
-          (namespace === undefined || o.metadata.namespace === namespace) &&
-          matchesLabels(labels, o.metadata.labels) &&
-          matchesFields(info.plural, fields, o),
-      );
+    const selected = selection(info.plural, namespace, labelSelector, fieldSelector, () => {
+      const candidates =
+        namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace);
+      const matching: KubeObject[] = [];
+      for (const o of candidates) {
+        if (namespace !== undefined && o.metadata.namespace !== namespace) continue;
+        if (labels.length > 0 && !matchesLabels(labels, o.metadata.labels)) continue;
+        if (fields.length > 0 && !matchesFields(info.plural, fields, o)) continue;
+        matching.push(o);
+      }
+      return matching;
+    });
     const format = negotiate(req.headers.accept);
     if (isTrue(params.get('watch'))) {
       watch(info, selected, params, format, res);
@@ -390,6 +416,7 @@ export async function startSnapshotServer(options: SnapshotServerOptions): Promi
       // tokens that hold the old version would otherwise be served the new objects as if nothing had changed.
       const version = Math.max(Number(next.resourceVersion) || 1, Number(catalog.resourceVersion) || 1) + 1;
       catalog = { ...next, resourceVersion: String(version) };
+      selections = new Map();
       logs = nextLogs ?? {};
       continueContext.resourceVersion = catalog.resourceVersion;
     },
@@ -502,8 +529,10 @@ function writeJson(res: ServerResponse, code: number, body: unknown): void {
 }
 
 function writeJsonText(res: ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
+  // Encoded once: measuring the text's length in bytes and then sending it would go through it twice.
+  const body = Buffer.from(text);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+  res.end(body);
 }
 
 function writeStatus(res: ServerResponse, error: ApiStatusError): void {

@@ -14,11 +14,6 @@ export function recordObjectText(object: object, text: string): void {
   texts.set(object, text);
 }
 
-/** `JSON.stringify(object)`, from the record when there is one. */
-export function objectText(object: object): string {
-  return texts.get(object) ?? JSON.stringify(object);
-}
-
 /** The recorded text, or undefined. */
 export function recordedObjectText(object: object): string | undefined {
   return texts.get(object);

@@ -280,7 +280,7 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
               `item ${index + 1} has kind ${shownKind(item.kind)} instead of ${info.kind}`,
             );
           }
-          items.push({ apiVersion: item.apiVersion ?? groupVersion(info), kind: info.kind, ...item } as KubeObject);
+          items.push(asObjectOf(info, item));
         }
         return { items, continueToken: list.metadata?.continue };
       },
@@ -310,6 +310,26 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
   }
 
   return { list, get, logs, server: loaded.displayServer, context: loaded.context };
+}
+
+/**
+ * A list item as an object of its kind: `apiVersion` and `kind` first, then the rest as sent. An item that already
+ * reads so (the snapshot API server sends them that way) is taken as it is, rather than copied into the same shape.
+ */
+function asObjectOf(info: ResourceInfo, item: z.infer<typeof ItemSchema>): KubeObject {
+  if (typeof item.apiVersion === 'string' && item.kind === info.kind) {
+    let position = 0;
+    let inOrder = true;
+    for (const key in item) {
+      if (position === 0) inOrder = key === 'apiVersion';
+      else if (position === 1) inOrder = key === 'kind';
+      else break;
+      if (!inOrder) break;
+      position++;
+    }
+    if (inOrder && position === 2) return item as KubeObject;
+  }
+  return { apiVersion: item.apiVersion ?? groupVersion(info), kind: info.kind, ...item } as KubeObject;
 }
 
 function wrongKind(verb: string, target: ReadTarget, what: string): ClusterReadError {

@@ -14,15 +14,10 @@ export interface ContextInput {
   unavailable?: Iterable<ResourceKind>;
 }
 
-function objectKey(o: KubeObject): string {
-  return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-}
-
-/** Sorted by `namespace/name`, each key made once rather than once per comparison; equal keys keep their order. */
-function sortByKey(list: KubeObject[]): void {
-  const keyed = list.map((object) => ({ object, key: objectKey(object) }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  for (let i = 0; i < keyed.length; i++) list[i] = (keyed[i] as { object: KubeObject }).object;
+function objectOrder(a: KubeObject, b: KubeObject): number {
+  const an = `${a.metadata.namespace ?? ''}/${a.metadata.name}`;
+  const bn = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
+  return an < bn ? -1 : an > bn ? 1 : 0;
 }
 
 /**
@@ -43,7 +38,7 @@ export function contextFromObjects(input: ContextInput): AnalyzerContext {
     if (list === undefined) byKind.set(info.plural, [object]);
     else list.push(object);
   }
-  for (const list of byKind.values()) sortByKey(list);
+  for (const list of byKind.values()) list.sort(objectOrder);
   const logs = input.logs;
   const lookup =
     logs === undefined

@@ -143,8 +143,9 @@ interface EventRecord {
 interface EventIndex {
   all: EventRecord[];
   byObject: Map<string, EventRecord[]>;
-  byName: Map<string, EventRecord[]>;
-  byReason: Map<string, EventRecord[]>;
+  /** Made when first asked for: most contexts only ever ask by object. */
+  byName?: Map<string, EventRecord[]>;
+  byReason?: Map<string, EventRecord[]>;
 }
 
 /**
@@ -163,7 +164,7 @@ function push<K>(map: Map<K, EventRecord[]>, key: K, record: EventRecord): void 
 function eventIndex(ctx: AnalyzerContext): EventIndex {
   let index = indexes.get(ctx);
   if (index === undefined) {
-    index = { all: [], byObject: new Map(), byName: new Map(), byReason: new Map() };
+    index = { all: [], byObject: new Map() };
     for (const event of ctx.objects('events')) {
       const ref = involved(event);
       const record: EventRecord = {
@@ -178,8 +179,6 @@ function eventIndex(ctx: AnalyzerContext): EventIndex {
       };
       index.all.push(record);
       push(index.byObject, `${record.kind}\u0000${record.name}`, record);
-      push(index.byName, record.name, record);
-      push(index.byReason, record.reason, record);
     }
     indexes.set(ctx, index);
   }
@@ -188,18 +187,24 @@ function eventIndex(ctx: AnalyzerContext): EventIndex {
 
 const NONE: readonly EventRecord[] = [];
 
+function grouped(records: readonly EventRecord[], key: (record: EventRecord) => string): Map<string, EventRecord[]> {
+  const map = new Map<string, EventRecord[]>();
+  for (const record of records) push(map, key(record), record);
+  return map;
+}
+
 /** The events that can match the filter, in the context's order: a superset of the matches, never fewer. */
 function candidates(ctx: AnalyzerContext, filter: EventFilter): readonly EventRecord[] {
   const index = eventIndex(ctx);
   if (filter.name !== undefined) {
-    return (
-      (filter.kind !== undefined
-        ? index.byObject.get(`${filter.kind}\u0000${filter.name}`)
-        : index.byName.get(filter.name)) ?? NONE
-    );
+    if (filter.kind !== undefined) return index.byObject.get(`${filter.kind}\u0000${filter.name}`) ?? NONE;
+    index.byName ??= grouped(index.all, (record) => record.name);
+    return index.byName.get(filter.name) ?? NONE;
   }
   if (filter.reasons !== undefined) {
-    const lists = [...new Set(filter.reasons)].flatMap((reason) => index.byReason.get(reason) ?? []);
+    index.byReason ??= grouped(index.all, (record) => record.reason);
+    const byReason = index.byReason;
+    const lists = [...new Set(filter.reasons)].flatMap((reason) => byReason.get(reason) ?? []);
     return filter.reasons.length > 1 ? lists.sort((a, b) => a.at - b.at) : lists;
   }
   return index.all;
@@ -220,7 +225,7 @@ function countOf(record: EventRecord): number {
   return record.count;
 }
 
-/** A Date of its own for every summary, as parsing gave before. */
+/** Every summary gets Dates of its own: a caller that changes one changes no other summary. */
 function timeOf(ms: number | null): Date | undefined {
   return ms === null ? undefined : new Date(ms);
 }

@@ -110,6 +110,24 @@ export function isTerminating(pod: KubeObject): boolean {
  * through its Job, else the direct controller.
  */
 export function ownerOf(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | undefined {
+  let owners = ownersByContext.get(ctx);
+  if (owners === undefined) {
+    owners = new Map();
+    ownersByContext.set(ctx, owners);
+  }
+  let owner = owners.get(pod);
+  if (owner === undefined && !owners.has(pod)) {
+    owner = findOwner(ctx, pod);
+    owners.set(pod, owner);
+  }
+  // Each caller gets a reference of its own, as a lookup would give it.
+  return owner === undefined ? undefined : { ...owner };
+}
+
+/** Asked for every pod by several analyzers, for some pods many times: found once per context. */
+const ownersByContext = new WeakMap<AnalyzerContext, Map<KubeObject, ResourceRef | undefined>>();
+
+function findOwner(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | undefined {
   const owner = pod.metadata.ownerReferences?.find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
   if (owner === undefined) return undefined;
   const namespace = pod.metadata.namespace;
