@@ -14,12 +14,12 @@ import { createWorkflowHandler } from '../functions/workflow.js';
 import type { SnapshotLogs } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { ENV } from '../src/env-names.js';
+import { writeKubeconfig } from '../src/snapshot-api/kubeconfig.js';
+import { type SnapshotServer, startSnapshotServer } from '../src/snapshot-api/server.js';
 import { createDocumentClient } from '../src/store/client.js';
 import type { ThreadPoster, WorkflowMetrics } from '../src/workflow/deps.js';
 import { localCache } from './cache-dir.js';
 import { ensureTable, localClientOptions, startLocalDynamo } from './dynamodb/index.js';
-import { writeKubeconfig } from './kube/kubeconfig.js';
-import { type SnapshotServer, startSnapshotServer } from './kube/server.js';
 import { DEMO_IDS, type SlackStandIn, startSlackStandIn } from './slack/index.js';
 import {
   localStateMachineArn,

@@ -9,11 +9,11 @@ import { loadSnapshotFiles, secretsSkippedNotice } from '../src/cluster/snapshot
 import type { KubeObject } from '../src/cluster/types.js';
 import { DEFAULT_MIN_TIME_IN_STATE_SECONDS } from '../src/diagnosis/state-machine.js';
 import { PolicyError, parsePolicy } from '../src/policy/channel-policy.js';
+import type { SnapshotServer } from '../src/snapshot-api/server.js';
 import { localCache } from './cache-dir.js';
 import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
 import { type HealthReport, type LocalHttpServer, type SlackHttpHandler, startLocalHttpServer } from './http-server.js';
-import type { SnapshotServer } from './kube/server.js';
 import { createBotClient } from './sandbox/bot-client.js';
 import type { SandboxDemoCluster } from './sandbox/demo-routes.js';
 import { createSandbox, type Sandbox } from './sandbox/server.js';

@@ -5,7 +5,6 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SNAPSHOT } from '../../local/demo/index.js';
 import { type LocalHttpServer, startLocalHttpServer } from '../../local/http-server.js';
-import { type SnapshotServer, startSnapshotServer } from '../../local/kube/server.js';
 import { createBotClient } from '../../local/sandbox/bot-client.js';
 import { createSandbox } from '../../local/sandbox/server.js';
 import { buildWorkspace, sandboxChannels } from '../../local/sandbox/workspace.js';
@@ -13,6 +12,7 @@ import { type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js
 import { sandboxDemoCluster } from '../../local/start.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
+import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
 
 /**
  * The sidebar's "Demo cluster" panel in a real browser: it lists the demo namespaces, runs a fix on the served

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoClusterView } from '../../local/demo/control.js';
 import { DEMO_SNAPSHOT } from '../../local/demo/index.js';
 import { type LocalHttpServer, startLocalHttpServer } from '../../local/http-server.js';
-import { type SnapshotServer, startSnapshotServer } from '../../local/kube/server.js';
 import { createBotClient } from '../../local/sandbox/bot-client.js';
 import { createSandbox, type SandboxState } from '../../local/sandbox/server.js';
 import { buildWorkspace, sandboxChannels } from '../../local/sandbox/workspace.js';
@@ -10,6 +9,7 @@ import { type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js
 import { sandboxDemoCluster } from '../../local/start.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
+import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
 
 /**
  * `/_sandbox/demo`: the sandbox runs a demo namespace's fix on the served cluster (and restores the fault), and the

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { writeKubeconfig } from '../../local/kube/kubeconfig.js';
-import { type SnapshotServer, startSnapshotServer } from '../../local/kube/server.js';
 import type { KubeObject } from '../../src/cluster/types.js';
+import { writeKubeconfig } from '../../src/snapshot-api/kubeconfig.js';
+import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
 import { TriageEnvelopeSchema } from '../../src/triage/envelope.js';
 import { pvcScenario } from './triage-helpers.js';
 

@@ -2,14 +2,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kubeconfigYaml } from '../../local/kube/kubeconfig.js';
-import { type SnapshotServer, startSnapshotServer } from '../../local/kube/server.js';
 import { run } from '../../src/cli/commands/snapshot.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { createClusterReader } from '../../src/cluster/reader.js';
 import { RESOURCES, resourceForKind } from '../../src/cluster/resources.js';
 import { loadSnapshotFiles, parseSnapshot } from '../../src/cluster/snapshot.js';
 import { ClusterReadError, type KubeObject } from '../../src/cluster/types.js';
+import { kubeconfigYaml } from '../../src/snapshot-api/kubeconfig.js';
+import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'kube', 'demo.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'calmops-roundtrip-'));

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from '../../local/demo/index.js';
-import { kubeconfigYaml } from '../../local/kube/kubeconfig.js';
-import { startSnapshotServer } from '../../local/kube/server.js';
 import { createClusterReader } from '../../src/cluster/reader.js';
 import { loadSnapshotFiles, snapshotNow } from '../../src/cluster/snapshot.js';
 import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../src/diagnosis/evidence.js';
 import { transitionRules } from '../../src/diagnosis/state-machine.js';
 import { advance } from '../../src/diagnosis/transitions.js';
+import { kubeconfigYaml } from '../../src/snapshot-api/kubeconfig.js';
+import { startSnapshotServer } from '../../src/snapshot-api/server.js';
 import { SessionRecordSchema } from '../../src/store/sessions.js';
 import type { TriageEnvelope } from '../../src/triage/envelope.js';
 import { silentLogger, triage } from '../../src/triage/index.js';

@@ -11,9 +11,9 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeconfigYaml, writeKubeconfig } from '../../local/kube/kubeconfig.js';
-import { type SnapshotServer, startSnapshotServer } from '../../local/kube/server.js';
 import type { KubeObject } from '../../src/cluster/types.js';
+import { kubeconfigYaml, writeKubeconfig } from '../../src/snapshot-api/kubeconfig.js';
+import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
 import { startDemoServer } from './kube-demo.js';
 
 /** Wire compatibility with the client the cluster reader is built on: typed models must deserialize cleanly. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { type SnapshotServer, type SnapshotServerOptions, startSnapshotServer } from '../../local/kube/server.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
+import { type SnapshotServer, type SnapshotServerOptions, startSnapshotServer } from '../../src/snapshot-api/server.js';
 
 export const DEMO_SNAPSHOT = join(import.meta.dirname, '../fixtures/kube/demo.yaml');
 

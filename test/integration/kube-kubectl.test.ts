@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { writeKubeconfig } from '../../local/kube/kubeconfig.js';
-import type { SnapshotServer } from '../../local/kube/server.js';
+import { writeKubeconfig } from '../../src/snapshot-api/kubeconfig.js';
+import type { SnapshotServer } from '../../src/snapshot-api/server.js';
 import { startDemoServer } from './kube-demo.js';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SnapshotServer } from '../../local/kube/server.js';
-import { startSnapshotServer } from '../../local/kube/server.js';
 import type { KubeObject } from '../../src/cluster/types.js';
+import type { SnapshotServer } from '../../src/snapshot-api/server.js';
+import { startSnapshotServer } from '../../src/snapshot-api/server.js';
 import { startDemoServer } from './kube-demo.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';

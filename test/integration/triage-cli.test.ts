@@ -2,12 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeKubeconfig } from '../../local/kube/kubeconfig.js';
-import { type SnapshotServer, startSnapshotServer } from '../../local/kube/server.js';
 import { run } from '../../src/cli/commands/triage.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { formatSnapshot } from '../../src/cluster/snapshot.js';
+import { writeKubeconfig } from '../../src/snapshot-api/kubeconfig.js';
+import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
 import { type TriageEnvelope, TriageEnvelopeSchema } from '../../src/triage/envelope.js';
 import { pvcScenario } from './triage-helpers.js';
 

@@ -1,8 +1,8 @@
-import { kubeconfigYaml } from '../../local/kube/kubeconfig.js';
-import { type FaultRule, type SnapshotServer, startSnapshotServer } from '../../local/kube/server.js';
 import { createClusterReader } from '../../src/cluster/reader.js';
 import type { SnapshotLogs } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
+import { kubeconfigYaml } from '../../src/snapshot-api/kubeconfig.js';
+import { type FaultRule, type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
 import type { TriageRequest } from '../../src/triage/engine.js';
 import { silentLogger } from '../../src/triage/engine.js';
 import { triage } from '../../src/triage/index.js';

@@ -5,9 +5,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createClusterReaderHandler } from '../../functions/cluster-reader.js';
-import { kubeconfigYaml } from '../../local/kube/kubeconfig.js';
 import { KubeconfigError, loadKubeconfig } from '../../src/cluster/kubeconfig.js';
 import { createClusterReader } from '../../src/cluster/reader.js';
+import { kubeconfigYaml } from '../../src/snapshot-api/kubeconfig.js';
 import { type FakeApi, sendJson, startFakeApi } from './cluster-fake-api.js';
 
 /**

@@ -1,4 +1,3 @@
-import { matchesLabels, parseLabelSelector } from '../../local/kube/selectors.js';
 import type {
   ClusterReader,
   GetQuery,
@@ -9,6 +8,7 @@ import type {
   ResourceKind,
 } from '../../src/cluster/types.js';
 import { ClusterReadError } from '../../src/cluster/types.js';
+import { matchesLabels, parseLabelSelector } from '../../src/snapshot-api/selectors.js';
 import type { Analyzer } from '../../src/triage/analyzer.js';
 import type { EntryResolution, TemplateRegistry, TriageLogger } from '../../src/triage/engine.js';
 import type { FindingInput } from '../../src/triage/findings.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FaultInjector, type FaultPlan, type RequestFacts } from '../../local/kube/faults.js';
+import { FaultInjector, type FaultPlan, type RequestFacts } from '../../src/snapshot-api/faults.js';
 
 const plan = (over: Partial<FaultPlan> = {}): FaultPlan => ({
   latencyMs: 0,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ContinueContext, decodeContinue, encodeContinue, paginate } from '../../local/kube/paging.js';
-import { ApiStatusError } from '../../local/kube/status.js';
+import { type ContinueContext, decodeContinue, encodeContinue, paginate } from '../../src/snapshot-api/paging.js';
+import { ApiStatusError } from '../../src/snapshot-api/status.js';
 
 const keys = Array.from({ length: 25 }, (_, i) => `shop/pod-${String(i).padStart(2, '0')}`);
 const ctx = (over: Partial<ContinueContext> = {}): ContinueContext => ({

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { type LabelSelectorRequirement, requirementHolds } from '../../src/cluster/label-selector.js';
+import type { KubeObject } from '../../src/cluster/types.js';
 import {
   matchesFields,
   matchesLabels,
@@ -6,9 +8,7 @@ import {
   parseLabelSelector,
   SelectorSyntaxError,
   validateFieldSelector,
-} from '../../local/kube/selectors.js';
-import { type LabelSelectorRequirement, requirementHolds } from '../../src/cluster/label-selector.js';
-import type { KubeObject } from '../../src/cluster/types.js';
+} from '../../src/snapshot-api/selectors.js';
 
 const labels = { app: 'web', tier: 'frontend', 'app.kubernetes.io/version': '3', empty: '' };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { humanDuration, podStatus, toTable } from '../../local/kube/tables.js';
 import type { KubeObject } from '../../src/cluster/types.js';
+import { humanDuration, podStatus, toTable } from '../../src/snapshot-api/tables.js';
 
 const s = 1000;
 const m = 60 * s;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeScenarios, DemoComposeError } from '../../local/demo/compose.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from '../../local/demo/index.js';
-import { kubeconfigYaml } from '../../local/kube/kubeconfig.js';
-import { type SnapshotServer, startSnapshotServer } from '../../local/kube/server.js';
 import { createClusterReader } from '../../src/cluster/reader.js';
 import { loadSnapshotFiles, snapshotNow } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
+import { kubeconfigYaml } from '../../src/snapshot-api/kubeconfig.js';
+import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
 import { silentLogger } from '../../src/triage/engine.js';
 import { triage } from '../../src/triage/index.js';
 

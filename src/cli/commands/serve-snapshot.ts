@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { writeKubeconfig } from '../../../local/kube/kubeconfig.js';
-import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import type { KubeObject } from '../../cluster/types.js';
+import { writeKubeconfig } from '../../snapshot-api/kubeconfig.js';
+import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../snapshot-api/server.js';
 import { parseCommandLine } from '../flags.js';
 import { DEFAULT_MAX_INPUT_BYTES, InputFileError, loadSnapshotInput, parseByteSize } from '../input-files.js';
 import { type CliCommand, type CliIo, UsageError, usageFailure } from '../io.js';

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { kubeconfigYaml } from '../../../local/kube/kubeconfig.js';
-import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../../local/kube/server.js';
 import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig.js';
 import { createClusterReader } from '../../cluster/reader.js';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
+import { kubeconfigYaml } from '../../snapshot-api/kubeconfig.js';
+import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../snapshot-api/server.js';
 import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
 import { DEFAULT_TIMEOUT_MS, MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
 import {

@@ -1,5 +1,5 @@
-import { logKey, type SnapshotLogs } from '../../src/cluster/snapshot.js';
-import type { KubeObject } from '../../src/cluster/types.js';
+import { logKey, type SnapshotLogs } from '../cluster/snapshot.js';
+import type { KubeObject } from '../cluster/types.js';
 import { badRequest } from './status.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ResourceInfo } from '../../src/cluster/resources.js';
-import type { SnapshotLogs } from '../../src/cluster/snapshot.js';
-import type { KubeObject, ResourceKind } from '../../src/cluster/types.js';
+import type { ResourceInfo } from '../cluster/resources.js';
+import type { SnapshotLogs } from '../cluster/snapshot.js';
+import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import { buildCatalog, objectKey, type SnapshotCatalog } from './catalog.js';
 import { FaultInjector, type FaultRule, type RequestFacts, type RequestVerb } from './faults.js';
 import { podLog } from './logs.js';

@@ -1,4 +1,4 @@
-import { RESOURCES, type ResourceInfo } from '../../src/cluster/resources.js';
+import { RESOURCES, type ResourceInfo } from '../cluster/resources.js';
 
 /**
  * Legacy discovery documents (APIVersions, APIGroupList, APIGroup, APIResourceList). kubectl asks for aggregated

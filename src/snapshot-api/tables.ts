@@ -1,4 +1,4 @@
-import type { KubeObject, ResourceKind } from '../../src/cluster/types.js';
+import type { KubeObject, ResourceKind } from '../cluster/types.js';
 
 /**
  * Server-side printing (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`) with the columns kube-apiserver

@@ -1,4 +1,4 @@
-import { RESOURCES, type ResourceInfo } from '../../src/cluster/resources.js';
+import { RESOURCES, type ResourceInfo } from '../cluster/resources.js';
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
 
 /** What a request path addresses, decided before any query parameter is looked at. */

@@ -1,5 +1,5 @@
-import { requirementHolds } from '../../src/cluster/label-selector.js';
-import type { KubeObject } from '../../src/cluster/types.js';
+import { requirementHolds } from '../cluster/label-selector.js';
+import type { KubeObject } from '../cluster/types.js';
 
 /**
  * Label and field selectors with the grammar and semantics of k8s.io/apimachinery (labels.Parse, fields.Parse),

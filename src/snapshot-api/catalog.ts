@@ -1,7 +1,7 @@
-import { recordedObjectText } from '../../src/cluster/object-text.js';
-import { RESOURCES, type ResourceInfo, resourceForKind } from '../../src/cluster/resources.js';
-import { snapshotNow } from '../../src/cluster/snapshot.js';
-import type { KubeObject, ResourceKind } from '../../src/cluster/types.js';
+import { recordedObjectText } from '../cluster/object-text.js';
+import { RESOURCES, type ResourceInfo, resourceForKind } from '../cluster/resources.js';
+import { snapshotNow } from '../cluster/snapshot.js';
+import type { KubeObject, ResourceKind } from '../cluster/types.js';
 
 /**
  * The snapshot indexed the way the API server stores it: per resource, ordered by `namespace/name` (etcd key
