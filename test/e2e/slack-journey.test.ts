@@ -5,8 +5,8 @@ import { DEMO_IDS, type StandInMessage } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
 import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
 import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
-import { withDefaultStorageClassFix } from '../integration/workflow-fixed-cluster.js';
-import { fixture, waitFor } from '../integration/workflow-harness.js';
+import { withDefaultStorageClassFix } from '../support/workflow-fixed-cluster.js';
+import { fixture, waitFor } from '../support/workflow-harness.js';
 
 /**
  * One incident from start to memory, driven only by what a person does in Slack: every step is a signed request to the

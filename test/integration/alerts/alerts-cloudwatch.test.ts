@@ -1,0 +1,182 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createAlarmEventFunction,
+  createSlackLambdaHandler,
+  type SlackLambdaHandler,
+} from '../../../functions/slack.js';
+import { DEMO_IDS, demoChannels, type SlackStandIn, startSlackStandIn } from '../../../local/slack/index.js';
+import { type LocalStack, startLocalStack } from '../../../local/stack.js';
+import { alertGroupId } from '../../../src/alerts/group.js';
+import { createSlackFunction } from '../../../src/app/slack-runtime.js';
+import { createStore, type Store } from '../../../src/store/index.js';
+import { SWEEP_INTENT } from '../../../src/triage/routing.js';
+import { alarmEvent, awsGuideExample, crashLoopAlarm } from '../../support/cloudwatch-events.js';
+import { fixture, waitFor } from '../../support/workflow-harness.js';
+
+/**
+ * CloudWatch alarms through EventBridge against the whole local stack: the Slack function's Lambda entry, given the
+ * events EventBridge would deliver, with the workflow on the local Step Functions endpoint and the crash-looping
+ * `orders` namespace as the cluster.
+ */
+
+const ONCALL = 'CORDERSONCALL';
+const POD = 'order-worker-69b7c4d8f5-fk2lp';
+
+type Outcome = { outcome: string; sessionId?: string; channelId?: string; threadTs?: string; intent?: string };
+
+describe('CloudWatch alarms open calmops sessions', () => {
+  let slack: SlackStandIn;
+  let stack: LocalStack;
+  let store: Store;
+  let handler: SlackLambdaHandler;
+
+  beforeAll(async () => {
+    slack = await startSlackStandIn({
+      channels: [...demoChannels(), { id: ONCALL, name: 'orders-oncall', is_member: true }],
+    });
+    stack = await startLocalStack({
+      snapshot: fixture('crashloop-analysis--missing-env'),
+      slackApiUrl: slack.url,
+      logLevel: 'SILENT',
+      policy: {
+        defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors },
+        alerts: { channel: DEMO_IDS.incidents, routes: [{ namespace: 'orders', channel: ONCALL }] },
+      },
+    });
+    const options = { logger: new Logger({ logLevel: 'SILENT' }) };
+    handler = createSlackLambdaHandler({
+      http: createSlackFunction(stack.env, options),
+      alarms: createAlarmEventFunction(stack.env, options),
+    });
+    store = createStore({ client: stack.docClient, tableName: stack.env['CALMOPS_TABLE'] ?? 'calmops' });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+    await slack?.close();
+  });
+
+  const deliver = async (event: Record<string, unknown>) => (await handler(event as never)) as Outcome;
+
+  function roots(channel: string, alertName: string) {
+    return slack
+      .messages(channel)
+      .filter((m) => (m.thread_ts === undefined || m.thread_ts === m.ts) && m.text.includes(alertName));
+  }
+
+  function thread(channel: string, ts: string) {
+    return slack
+      .messages(channel)
+      .filter((m) => m.thread_ts === ts && m.ts !== ts)
+      .map((m) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`);
+  }
+
+  const waitForThread = (channel: string, ts: string, pattern: RegExp) =>
+    waitFor(
+      `a thread message matching ${pattern}`,
+      async () => thread(channel, ts).find((t) => pattern.test(t)),
+      30_000,
+    );
+
+  const firing = () => crashLoopAlarm('orders', POD, { at: '2030-03-04T02:10:07.412Z' });
+  let opened: { sessionId: string; threadTs: string };
+
+  it('opens one session for an alarm, named after the kube-prometheus alert, in the routed channel', async () => {
+    const outcome = await deliver(firing());
+    expect(outcome).toMatchObject({
+      outcome: 'opened',
+      channelId: ONCALL,
+      intent: 'crashloop-analysis',
+      namespace: 'orders',
+      cluster: 'default',
+    });
+    opened = { sessionId: outcome.sessionId ?? '', threadTs: outcome.threadTs ?? '' };
+    const [root, ...others] = roots(ONCALL, 'KubePodCrashLooping');
+    expect(others).toEqual([]);
+    expect(root?.ts).toBe(opened.threadTs);
+    const blocks = JSON.stringify(root?.blocks);
+    expect(blocks).toContain(POD);
+    expect(blocks).toContain('calmops-orders-crashloop');
+    expect(blocks).toContain('console.aws.amazon.com/cloudwatch');
+    expect(await store.sessions.getRequired(opened.sessionId)).toMatchObject({
+      intent: 'crashloop-analysis',
+      namespace: 'orders',
+      cluster: 'default',
+      channelId: ONCALL,
+      threadTs: opened.threadTs,
+      requester: DEMO_IDS.botUser,
+    });
+    const group = await store.alertGroups.get(
+      alertGroupId({
+        source: 'cloudwatch',
+        key: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:calmops-orders-crashloop',
+        commonLabels: { cluster: 'default' },
+      }),
+    );
+    expect(group).toMatchObject({ phase: 'bound', sessionId: opened.sessionId });
+    await waitForThread(ONCALL, opened.threadTs, /Triage: crashloop-analysis in orders/);
+  });
+
+  it('handles an event EventBridge delivers twice once', async () => {
+    expect(await deliver(firing())).toEqual({ outcome: 'duplicate' });
+    expect(roots(ONCALL, 'KubePodCrashLooping')).toHaveLength(1);
+  });
+
+  it('ignores INSUFFICIENT_DATA and events that are not alarm state changes, without a word in Slack', async () => {
+    const before = slack.messages(ONCALL).length + slack.messages(DEMO_IDS.incidents).length;
+    const gap = await deliver(crashLoopAlarm('orders', POD, { state: 'INSUFFICIENT_DATA' }));
+    expect(gap).toMatchObject({ outcome: 'ignored' });
+    const scheduled = await deliver({ ...awsGuideExample(), 'detail-type': 'Scheduled Event', source: 'aws.events' });
+    expect(scheduled).toMatchObject({ outcome: 'invalid' });
+    expect(slack.messages(ONCALL).length + slack.messages(DEMO_IDS.incidents).length).toBe(before);
+  });
+
+  it('validates the fix with a fresh triage when the alarm returns to OK', async () => {
+    const outcome = await deliver(crashLoopAlarm('orders', POD, { state: 'OK', at: '2030-03-04T03:10:07.412Z' }));
+    expect(outcome).toMatchObject({ outcome: 'validating', sessionId: opened.sessionId, threadTs: opened.threadTs });
+    await waitForThread(ONCALL, opened.threadTs, /The alert resolved/);
+    const validated = await waitFor(
+      'the fix validation',
+      async () => (await store.timeline.list(opened.sessionId)).find((e) => e.type === 'fix.validated'),
+      60_000,
+    );
+    // The container still crashes in the served cluster: the alarm's word alone does not close the incident.
+    expect(validated.data?.['passed']).toBe(false);
+    expect(roots(ONCALL, 'KubePodCrashLooping')).toHaveLength(1);
+  });
+
+  it('sweeps for an alarm no template explains, in the default alerts channel', async () => {
+    const outcome = await deliver(
+      alarmEvent({
+        alarmName: 'calmops-billing-queue-depth',
+        description: 'Invoices wait in the queue',
+        state: 'ALARM',
+        metrics: [{ name: 'QueueDepth', namespace: 'Billing', dimensions: {} }],
+        tags: { namespace: 'billing' },
+      }),
+    );
+    expect(outcome).toMatchObject({ outcome: 'opened', intent: SWEEP_INTENT, channelId: DEMO_IDS.incidents });
+    const [root] = roots(DEMO_IDS.incidents, 'calmops-billing-queue-depth');
+    expect(JSON.stringify(root?.blocks)).toContain('no triage template lists this alert');
+    expect((await store.sessions.getRequired(outcome.sessionId ?? '')).namespace).toBe('billing');
+  });
+
+  it('still answers API Gateway requests on the HTTP paths', async () => {
+    const request = (rawPath: string, headers: Record<string, string>) =>
+      ({
+        rawPath,
+        headers,
+        body: '{}',
+        isBase64Encoded: false,
+        requestContext: { http: { method: 'POST' } },
+      }) as unknown as APIGatewayProxyEventV2;
+    const slackAnswer = (await handler(request('/slack/events', {}))) as APIGatewayProxyStructuredResultV2;
+    expect(slackAnswer.statusCode).toBe(401);
+    // The alert route still wants its bearer token; EventBridge's path needs none because IAM invokes it.
+    const alertAnswer = (await handler(
+      request('/alerts/alertmanager', { 'content-type': 'application/json' }),
+    )) as APIGatewayProxyStructuredResultV2;
+    expect(alertAnswer.statusCode).toBe(401);
+  });
+});

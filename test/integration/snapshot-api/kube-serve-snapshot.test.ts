@@ -1,0 +1,134 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { run } from '../../../src/cli/commands/serve-snapshot.js';
+import type { CliIo } from '../../../src/cli/io.js';
+import { DEMO_SNAPSHOT } from '../../support/kube-demo.js';
+
+interface Captured {
+  io: CliIo;
+  out: () => string;
+  err: () => string;
+  interrupt: () => void;
+}
+
+function capture(): Captured {
+  let out = '';
+  let err = '';
+  let interrupt = () => {};
+  const interrupted = new Promise<void>((resolve) => {
+    interrupt = resolve;
+  });
+  return {
+    io: { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, interrupted },
+    out: () => out,
+    err: () => err,
+    interrupt: () => interrupt(),
+  };
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i += 1) await new Promise((r) => setTimeout(r, 25));
+  if (!check()) throw new Error('condition not reached');
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'calmops-serve-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('calmops serve-snapshot', () => {
+  it('serves the snapshot, writes a kubeconfig and stops on interrupt', async () => {
+    const cli = capture();
+    const kubeconfig = join(dir, 'nested', 'snap.kubeconfig');
+    const exit = run([DEMO_SNAPSHOT, '--kubeconfig', kubeconfig], cli.io);
+    await until(() => cli.out().includes('Press Ctrl-C'));
+
+    expect(cli.out()).toMatch(/^Serving 26 objects from .*demo\.yaml at http:\/\/127\.0\.0\.1:\d+ \(read-only\)$/m);
+    expect(cli.out()).toMatch(/^Logs: 4 container logs from .*demo\.logs\.json$/m);
+    expect(cli.out()).toContain(`export KUBECONFIG=${kubeconfig}`);
+    const config = parse(await readFile(kubeconfig, 'utf8'));
+    expect(config.contexts[0].context.namespace).toBe('shop');
+    expect(config.clusters[0].cluster['insecure-skip-tls-verify']).toBe(true);
+    expect((await stat(kubeconfig)).mode & 0o077).toBe(0);
+
+    const url: string = config.clusters[0].cluster.server;
+    const pods = await (await fetch(`${url}/api/v1/namespaces/shop/pods`)).json();
+    expect(pods.items).toHaveLength(2);
+
+    cli.interrupt();
+    expect(await exit).toBe(0);
+    await expect(fetch(`${url}/version`)).rejects.toThrow();
+    expect(cli.err()).toBe('');
+  });
+
+  it('honours --logs, --port, --namespace and injected latency', async () => {
+    const logs = join(dir, 'other-logs.json');
+    await writeFile(logs, JSON.stringify({ 'shop/web-5d8f7b6c9-q7x2m/web': 'hello\n' }));
+    const cli = capture();
+    const kubeconfig = join(dir, 'b.kubeconfig');
+    const exit = run(
+      [DEMO_SNAPSHOT, '--logs', logs, '--kubeconfig', kubeconfig, '-n', 'payments', '--latency', '5', '--port', '0'],
+      cli.io,
+    );
+    await until(() => cli.out().includes('Press Ctrl-C'));
+    expect(cli.out()).toContain('Logs: 1 container logs from');
+    expect(cli.out()).toContain('Injected: 5 ms latency');
+    const config = parse(await readFile(kubeconfig, 'utf8'));
+    expect(config.contexts[0].context.namespace).toBe('payments');
+    const url: string = config.clusters[0].cluster.server;
+    expect(await (await fetch(`${url}/api/v1/namespaces/shop/pods/web-5d8f7b6c9-q7x2m/log?container=web`)).text()).toBe(
+      'hello\n',
+    );
+    cli.interrupt();
+    expect(await exit).toBe(0);
+  });
+
+  it.each([
+    [[], 'missing snapshot FILE'],
+    [['/nonexistent/snap.yaml'], 'cannot read snapshot file /nonexistent/snap.yaml: no such file'],
+    [[DEMO_SNAPSHOT, '--port', 'http'], '--port: expected a whole number, got "http"'],
+    [[DEMO_SNAPSHOT, '--port', '70000'], '--port: must be between 0 and 65535, got 70000'],
+    [[DEMO_SNAPSHOT, '--fault-rate', '2'], '--fault-rate: expected a number between 0 and 1, got "2"'],
+    [[DEMO_SNAPSHOT, '--now', 'yesterday'], '--now: not an ISO time: yesterday'],
+    [[DEMO_SNAPSHOT, '--bogus'], 'unknown flag "--bogus"'],
+    [[DEMO_SNAPSHOT, '--logs', '/nonexistent/logs.json'], 'cannot read logs file /nonexistent/logs.json'],
+  ])('rejects %j with exit 2', async (args, message) => {
+    const cli = capture();
+    expect(await run(args, cli.io)).toBe(2);
+    expect(cli.err()).toContain(message);
+    expect(cli.out()).toBe('');
+  });
+
+  it('rejects a file that is not a snapshot', async () => {
+    const bad = join(dir, 'bad.yaml');
+    await writeFile(bad, 'kind: Pod\nmetadata: [\n');
+    const cli = capture();
+    expect(await run([bad], cli.io)).toBe(2);
+    expect(cli.err()).toMatch(/bad\.yaml: document 1 is not valid YAML/);
+  });
+
+  it('reports a port already in use', async () => {
+    const first = capture();
+    const kubeconfig = join(dir, 'c.kubeconfig');
+    const exit = run([DEMO_SNAPSHOT, '--kubeconfig', kubeconfig], first.io);
+    await until(() => first.out().includes('Press Ctrl-C'));
+    const port = new URL(parse(await readFile(kubeconfig, 'utf8')).clusters[0].cluster.server).port;
+    const second = capture();
+    expect(await run([DEMO_SNAPSHOT, '--port', port, '--kubeconfig', join(dir, 'd.kubeconfig')], second.io)).toBe(2);
+    expect(second.err()).toContain('cannot listen');
+    first.interrupt();
+    expect(await exit).toBe(0);
+  });
+
+  it('prints usage with --help', async () => {
+    const cli = capture();
+    expect(await run(['--help'], cli.io)).toBe(0);
+    expect(cli.out()).toContain('Usage: calmops serve-snapshot FILE');
+  });
+});

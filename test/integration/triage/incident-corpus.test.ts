@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { type CaseResult, loadCorpus, runCase, summarizeResults } from '../../eval/corpus.js';
+
+/**
+ * The incident corpus (test/fixtures/incidents/), replayed through the snapshot API server, the real reader and the
+ * engine, with the namespace given and from the words alone. The floors are what calmops achieves today: a change
+ * that makes triage worse on real incidents fails here. `npm run eval` prints the per-incident detail.
+ */
+
+const corpus = loadCorpus();
+const FLOORS = {
+  namespace: { intent: 0.97, keyEvidence: 0.88, rootCause: 0.95 },
+  'free-text': { intent: 0.93, namespace: 0.93, keyEvidence: 0.83, rootCause: 0.9 },
+} as const;
+
+async function runAll(mode: 'namespace' | 'free-text'): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  // Two at a time: each case starts its own snapshot server.
+  for (let i = 0; i < corpus.length; i += 2) {
+    results.push(...(await Promise.all(corpus.slice(i, i + 2).map((c) => runCase(c, mode)))));
+  }
+  return results;
+}
+
+describe('the incident corpus', () => {
+  it('holds at least 60 incidents written as people report them', () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(60);
+    expect(corpus.filter((c) => c.intent === 'healthy').length).toBeGreaterThanOrEqual(3);
+    expect(corpus.filter((c) => c.tags.includes('microservice')).length).toBeGreaterThanOrEqual(10);
+    const noNamespace = corpus.filter((c) => !c.request.includes(c.namespace)).length;
+    expect(noNamespace / corpus.length).toBeGreaterThanOrEqual(1 / 3);
+  });
+
+  it('with -n: answers every incident, raises no false alarm, and finds the cause and its evidence', async () => {
+    const results = await runAll('namespace');
+    const scores = summarizeResults(results, corpus);
+    expect(results.filter((r) => r.refused !== undefined).map((r) => `${r.slug}: ${r.refused}`)).toEqual([]);
+    expect(results.filter((r) => r.falseAlarm).map((r) => r.slug)).toEqual([]);
+    expect(scores.intent).toBeGreaterThanOrEqual(FLOORS.namespace.intent);
+    expect(scores.keyEvidence).toBeGreaterThanOrEqual(FLOORS.namespace.keyEvidence);
+    expect(scores.rootCause).toBeGreaterThanOrEqual(FLOORS.namespace.rootCause);
+  }, 240_000);
+
+  it('from the words alone: finds the namespace and answers, or asks which namespace', async () => {
+    const results = await runAll('free-text');
+    const scores = summarizeResults(results, corpus);
+    expect(results.filter((r) => r.refused !== undefined).map((r) => `${r.slug}: ${r.refused}`)).toEqual([]);
+    expect(results.filter((r) => r.falseAlarm).map((r) => r.slug)).toEqual([]);
+    expect(scores.namespace).toBeGreaterThanOrEqual(FLOORS['free-text'].namespace);
+    expect(scores.intent).toBeGreaterThanOrEqual(FLOORS['free-text'].intent);
+    expect(scores.keyEvidence).toBeGreaterThanOrEqual(FLOORS['free-text'].keyEvidence);
+    expect(scores.rootCause).toBeGreaterThanOrEqual(FLOORS['free-text'].rootCause);
+  }, 240_000);
+});

@@ -1,0 +1,164 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSlackDepsFromEnv } from '../../../src/app/slack-runtime.js';
+import type { RemediationPlan } from '../../../src/review/plan.js';
+import { statusView } from '../../../src/views/sessions.js';
+import { deliverInput } from '../../../src/workflow/deliver-input.js';
+import {
+  DEMO_IDS,
+  decide,
+  type Harness,
+  openSession,
+  startHarness,
+  threadTexts,
+  waitFor,
+  waitForInputWait,
+  waitForThread,
+} from '../../support/workflow-harness.js';
+
+/**
+ * The guided diagnosis through the real workflow (local Step Functions running the state machines, dynalite, the
+ * snapshot API server): a button walks the states a sentence would, RESOLVING waits for an approved plan, the
+ * approved plan's steps run without a panic warning, and a reply held behind a review is acknowledged at once.
+ */
+
+const say = (h: Harness, sessionId: string, text: string, key: string) =>
+  deliverInput(h.deps, { sessionId, userId: DEMO_IDS.requester, text, source: 'message', messageKey: key });
+
+const chooseFirst = async (h: Harness, sessionId: string, key: string) => {
+  const hypothesis = (await h.deps.artifacts.getWorkflow(sessionId))?.hypotheses[0];
+  await deliverInput(h.deps, {
+    sessionId,
+    userId: DEMO_IDS.requester,
+    text: `test hypothesis ${hypothesis?.id}`,
+    source: 'button',
+    action: { type: 'hypothesis', hypothesisId: hypothesis?.id ?? '' },
+    messageKey: key,
+  });
+};
+
+async function stateChanges(h: Harness, sessionId: string) {
+  return (await h.deps.store.timeline.list(sessionId))
+    .filter((e) => e.type === 'state.changed')
+    .map((e) => ({ hop: `${e.data?.['from']}>${e.data?.['to']}`, reason: e.summary ?? '' }));
+}
+
+describe('a hypothesis button under GATHERING’s minimum time', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ minTimeInStateSeconds: 30 });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('is refused with what is left while GATHERING lasts, then walks every state with its reason', async () => {
+    const { sessionId, threadTs } = await openSession(h);
+    await waitForThread(h, threadTs, /similar incident/i);
+    await waitForInputWait(h, sessionId);
+    // The triage landed within GATHERING's 30 s: the session is still gathering.
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('GATHERING');
+
+    await chooseFirst(h, sessionId, 'b1');
+    await waitForThread(h, threadTs, /Not yet:.*GATHERING lasts at least 30 s before the evidence may move it on/s);
+    await waitForInputWait(h, sessionId);
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('GATHERING');
+    expect(threadTexts(h, threadTs).some((t) => /Does this confirm/.test(t))).toBe(false);
+
+    // The recorded state-entry time is what the rule reads: GATHERING began 31 s ago.
+    await h.deps.artifacts.mutateWorkflow(sessionId, new Date(), (w) => ({
+      ...w,
+      stateEnteredAt: new Date(Date.now() - 31_000).toISOString(),
+    }));
+    await chooseFirst(h, sessionId, 'b2');
+    await waitForThread(h, threadTs, /Does this confirm/);
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('TESTING');
+    const changes = await stateChanges(h, sessionId);
+    expect(changes.map((c) => c.hop)).toEqual([
+      'GATHERING>ANALYZING',
+      'ANALYZING>HYPOTHESIZING',
+      'HYPOTHESIZING>TESTING',
+    ]);
+    for (const change of changes) expect(change.reason).toMatch(/requirements met \(/);
+  });
+});
+
+describe('from a confirmed root cause to the approved plan’s steps', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('reaches RESOLVING only on approval, acknowledges a reply held behind the review, and runs the plan calmly', async () => {
+    const { sessionId, threadTs } = await openSession(h);
+    await waitForThread(h, threadTs, /similar incident/i);
+    await waitForInputWait(h, sessionId);
+    // One evidence figure: what `/triage status` shows is what the envelope says.
+    const envelope = await h.deps.artifacts.getEnvelope(sessionId);
+    const figure = Math.round((envelope?.evidence.completeness ?? -1) * 100);
+    expect(statusView(await h.deps.store.sessions.getRequired(sessionId), new Date()).blocks).toContainEqual(
+      expect.objectContaining({
+        fields: expect.arrayContaining([expect.objectContaining({ text: `*Evidence*\n${figure}%` })]),
+      }),
+    );
+    await waitForThread(h, threadTs, new RegExp(`\\*Evidence\\* ${figure}% \\(needs`));
+    await chooseFirst(h, sessionId, 'b1');
+    await waitForThread(h, threadTs, /Does this confirm/);
+    await waitForInputWait(h, sessionId);
+    await say(h, sessionId, 'confirmed', 'm1');
+    await waitForThread(h, threadTs, /Remediation plan for review/);
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('TESTING');
+
+    // A reply while the plan waits for review is held, and acknowledged now by the Slack side.
+    const slack = await createSlackDepsFromEnv(h.stack.env, {
+      logger: new Logger({ serviceName: 'calmops-slack', logLevel: 'SILENT' }),
+    });
+    await slack.workflow.deliverInput({
+      sessionId,
+      userId: DEMO_IDS.requester,
+      text: 'show me the logs',
+      source: 'message',
+      messageKey: 'held',
+    });
+    await waitForThread(h, threadTs, /Got your message; the remediation plan is waiting for review/);
+
+    await decide(h, sessionId, 'plan-review', 'approve', DEMO_IDS.senior);
+    await waitForThread(h, threadTs, /Approved remediation plan/);
+    const resolving = await waitFor('RESOLVING', async () => {
+      const s = await h.deps.store.sessions.getRequired(sessionId);
+      return s.state === 'RESOLVING' ? s : undefined;
+    });
+    expect(resolving.state).toBe('RESOLVING');
+    const entered = (await stateChanges(h, sessionId)).find((c) => c.hop === 'TESTING>RESOLVING');
+    expect(entered?.reason).toMatch(/an approved remediation plan/);
+    // The held reply is answered once the review is decided.
+    await waitForThread(h, threadTs, /logs /);
+
+    // A person runs the approved plan's commands, one after the other, as fast as they can type.
+    const workflow = await h.deps.artifacts.getWorkflow(sessionId);
+    const plan = (await h.deps.artifacts.getPlan(sessionId, workflow?.approvedPlanId ?? ''))?.plan as
+      | RemediationPlan
+      | undefined;
+    const commands = (plan?.steps ?? []).map((s) => s.command).filter((c) => /^(?:kubectl|oc) /.test(c));
+    expect(commands.length).toBeGreaterThan(1);
+    let key = 0;
+    for (const command of commands) {
+      await waitForInputWait(h, sessionId);
+      const before = threadTexts(h, threadTs).length;
+      await say(h, sessionId, command, `step-${++key}`);
+      await waitFor('an answer to the plan step', async () => threadTexts(h, threadTs).length > before);
+    }
+    await waitForInputWait(h, sessionId);
+    const texts = threadTexts(h, threadTs).join('\n');
+    expect(texts).not.toMatch(/Hold on|A word of caution/);
+    const timeline = await h.deps.store.timeline.list(sessionId);
+    expect(timeline.filter((e) => e.type.startsWith('panic'))).toEqual([]);
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('RESOLVING');
+    const answered = timeline.filter((e) => e.type === 'change.answered');
+    expect(answered.length).toBe(plan?.steps.filter((s) => s.mode === 'write').length);
+    expect(answered.every((e) => e.data?.['matched'] === true && e.data?.['inOrder'] === true)).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { expectedManifests, MANIFESTS } from '../../../cdk/kubernetes/generate-rbac.js';
+import { clusterRoleRules, RBAC_NAMES, resourceUses } from '../../../cdk/kubernetes/rbac.js';
+import { RESOURCES } from '../../../src/cluster/resources.js';
+import { READABLE_KINDS } from '../../../src/cluster/types.js';
+import type { TriageTemplate } from '../../../src/triage/template.js';
+import { loadTemplates } from '../../../src/triage/templates.js';
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+const committed = (path: string) => readFileSync(path, 'utf8');
+
+describe('committed RBAC manifests', () => {
+  it('match what the templates and calmops snapshot read (regenerate: npx tsx cdk/kubernetes/generate-rbac.ts)', () => {
+    for (const [path, text] of Object.entries(expectedManifests())) expect(committed(path)).toBe(text);
+  });
+
+  const docs = parseAllDocuments(committed(MANIFESTS.reader)).map((d) => d.toJSON());
+  const role = docs.find((d) => d.kind === 'ClusterRole');
+  const rules = role.rules as Rule[];
+
+  it('grant only reads, and nothing on Secrets, exec, attach, port-forward or proxy', () => {
+    for (const rule of rules) {
+      expect(rule.verbs.every((v) => ['get', 'list', 'watch'].includes(v))).toBe(true);
+      for (const resource of rule.resources) {
+        expect(resource).not.toMatch(/^(secrets|\*)$|\/(exec|attach|portforward|proxy)$/);
+      }
+      expect(rule.apiGroups).not.toContain('*');
+    }
+    expect(JSON.stringify(role)).not.toContain('nonResourceURLs');
+  });
+
+  it('cover every kind the reader may read, in its API group, plus get on pods/log', () => {
+    const granted = new Set(rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]}/${res}`)));
+    const expected = new Set([...READABLE_KINDS.map((k) => `${RESOURCES[k].group}/${k}`), '/pods/log']);
+    expect(granted).toEqual(expected);
+    expect(rules.find((r) => r.resources.includes('pods/log'))!.verbs).toEqual(['get']);
+  });
+
+  it('bind the role to the service account, and on EKS to the access entry group', () => {
+    const binding = docs.find((d) => d.kind === 'ClusterRoleBinding');
+    expect(binding.roleRef.name).toBe(RBAC_NAMES.clusterRole);
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: RBAC_NAMES.serviceAccount, namespace: RBAC_NAMES.namespace },
+    ]);
+    const eks = parseAllDocuments(committed(MANIFESTS.eks)).map((d) => d.toJSON());
+    expect(eks).toHaveLength(1);
+    expect(eks[0].subjects).toEqual([
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'calmops-readers' },
+    ]);
+  });
+});
+
+describe('deriving rules from templates', () => {
+  const templates = loadTemplates().list();
+
+  it('records which templates read each resource', () => {
+    const uses = resourceUses(templates);
+    const logs = uses.find((u) => u.resource === 'pods/log')!;
+    const expected = templates.filter((t) => t.rounds.some((r) => r.reads.some((read) => read.kind === 'logs')));
+    expect(logs.templates).toEqual(expected.map((t) => t.id).sort());
+    expect(uses.find((u) => u.resource === 'deployments')).toMatchObject({
+      templates: ['namespace-sweep', 'workload-rollout'],
+      snapshot: true,
+    });
+    expect(uses.find((u) => u.resource === 'endpointslices')).toMatchObject({ templates: [], snapshot: true });
+  });
+
+  it('a template reading a kind changes the derived rules, so the committed file would drift', () => {
+    const base = templates[0]!;
+    const reading = (kind: string): TriageTemplate => ({
+      ...base,
+      id: 'probe',
+      rounds: [{ name: 'r', reads: [{ ...base.rounds[0]!.reads[0]!, kind: kind as 'pods', forEach: undefined }] }],
+    });
+    const before = resourceUses(templates).find((u) => u.resource === 'statefulsets')!;
+    const after = resourceUses([...templates, reading('statefulsets')]).find((u) => u.resource === 'statefulsets')!;
+    expect(before.templates).not.toContain('probe');
+    expect(after.templates).toContain('probe');
+  });
+
+  it('groups resources by API group and verbs', () => {
+    const rules = clusterRoleRules(resourceUses(templates));
+    expect(rules.map((r) => r.apiGroups[0])).toEqual([
+      '',
+      '',
+      'apps',
+      'autoscaling',
+      'batch',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+      'networking.k8s.io',
+      'policy',
+      'route.openshift.io',
+      'storage.k8s.io',
+    ]);
+  });
+});

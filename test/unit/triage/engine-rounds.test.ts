@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject, LogQuery } from '../../../src/cluster/types.js';
+import { ClusterReadError } from '../../../src/cluster/types.js';
+import type { ReadOutcome, Round } from '../../../src/triage/rounds.js';
+import { executeRound, reasonOf, substitute } from '../../../src/triage/rounds.js';
+import { ReadSpecSchema } from '../../../src/triage/template.js';
+import { fakeReader, pod } from '../../support/engine-fakes.js';
+
+const round = (...reads: Array<Record<string, unknown>>): Round => ({
+  name: 'test',
+  reads: reads.map((r) => ReadSpecSchema.parse(r)),
+});
+
+const service = (name: string, selector?: Record<string, string>): KubeObject => ({
+  kind: 'Service',
+  metadata: { name, namespace: 'shop' },
+  spec: selector ? { selector } : {},
+});
+
+function ctx(reader: ReturnType<typeof fakeReader>, previous: Record<string, ReadOutcome[]> = {}) {
+  return {
+    reader,
+    namespace: 'shop',
+    signal: new AbortController().signal,
+    previous: new Map(Object.entries(previous)),
+  };
+}
+
+describe('executeRound', () => {
+  it("follows a Service's selector to its pods, skipping services without one", async () => {
+    const reader = fakeReader({
+      objects: {
+        pods: [pod('web-1', { labels: { app: 'web', tier: 'fe' } }), pod('db-0', { labels: { app: 'db' } })],
+      },
+    });
+    const services: ReadOutcome = {
+      status: 'ok',
+      readId: 'services',
+      evidence: 'services',
+      kind: 'services',
+      label: 'services',
+      objects: [service('web', { tier: 'fe', app: 'web' }), service('external')],
+    };
+    const outcomes = await executeRound(
+      round({
+        id: 'backends',
+        kind: 'pods',
+        labelSelector: '{{item.spec.selector}}',
+        evidence: 'backends',
+        forEach: { read: 'services' },
+      }),
+      ctx(reader, { services: [services] }),
+    );
+    expect(reader.calls.map((c) => c.query)).toEqual([
+      { kind: 'pods', namespace: 'shop', labelSelector: 'app=web,tier=fe', maxItems: 500 },
+    ]);
+    expect(outcomes).toEqual([
+      expect.objectContaining({ status: 'ok', label: 'pods -l app=web,tier=fe', objects: [expect.anything()] }),
+    ]);
+  });
+
+  it('records a named object that does not exist as an observed absence, not a gap', async () => {
+    const reader = fakeReader({ objects: { services: [] } });
+    const [outcome] = await executeRound(
+      round({ id: 'svc', kind: 'services', name: 'checkout', evidence: 'services' }),
+      ctx(reader),
+    );
+    expect(outcome).toMatchObject({ status: 'ok', objects: [] });
+  });
+
+  it('passes the failure of a source read on to the reads that depend on it', async () => {
+    const failedPods: ReadOutcome = {
+      status: 'failed',
+      readId: 'pods',
+      evidence: 'pods',
+      kind: 'pods',
+      label: 'pods',
+      reason: 'forbidden',
+      detail: 'pods is forbidden',
+    };
+    const reader = fakeReader({ objects: {} });
+    const [outcome] = await executeRound(
+      round({ id: 'logs', kind: 'logs', evidence: 'logs', forEach: { read: 'pods', each: 'container' } }),
+      ctx(reader, { pods: [failedPods] }),
+    );
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      reason: 'forbidden',
+      detail: 'depends on pods: pods is forbidden',
+    });
+    expect(reader.calls).toEqual([]);
+  });
+
+  it('reports nothing to follow when no source object matches', async () => {
+    const pods: ReadOutcome = {
+      status: 'ok',
+      readId: 'pods',
+      evidence: 'pods',
+      kind: 'pods',
+      label: 'pods',
+      objects: [pod('web-1')],
+    };
+    const reader = fakeReader({ objects: {} });
+    const [outcome] = await executeRound(
+      round({ id: 'logs', kind: 'logs', evidence: 'logs', forEach: { read: 'pods', where: 'restarting' } }),
+      ctx(reader, { pods: [pods] }),
+    );
+    expect(outcome).toMatchObject({ status: 'nothing-to-follow', evidence: 'logs' });
+  });
+
+  it('records a log the kubelet does not have (400, 404) as read and empty, but a refused log as a gap', async () => {
+    const pods: ReadOutcome = {
+      status: 'ok',
+      readId: 'pods',
+      evidence: 'pods',
+      kind: 'pods',
+      label: 'pods',
+      objects: [pod('web-1', { restarts: 3 }), pod('web-2', { restarts: 2 }), pod('web-3', { restarts: 1 })],
+    };
+    const answers: Record<string, () => never> = {
+      'web-1': () => {
+        throw new ClusterReadError('previous terminated container "app" in pod "web-1" not found', 'invalid', 400);
+      },
+      'web-2': () => {
+        throw new ClusterReadError('pods "web-2" not found', 'not-found', 404);
+      },
+      'web-3': () => {
+        throw new ClusterReadError('pods "web-3" is forbidden', 'forbidden', 403);
+      },
+    };
+    const reader = { ...fakeReader({ objects: {} }), logs: async (q: LogQuery) => answers[q.pod]!() };
+    const outcomes = await executeRound(
+      round({
+        id: 'logs',
+        kind: 'logs',
+        previous: true,
+        evidence: 'logs',
+        forEach: { read: 'pods', where: 'restarting', each: 'container' },
+      }),
+      ctx(reader as unknown as ReturnType<typeof fakeReader>, { pods: [pods] }),
+    );
+    expect(outcomes.map((o) => [o.label, o.status, o.status === 'ok' && o.kind === 'logs' ? o.log.text : ''])).toEqual([
+      ['logs web-1/app (previous)', 'ok', ''],
+      ['logs web-2/app (previous)', 'ok', ''],
+      ['logs web-3/app (previous)', 'failed', ''],
+    ]);
+    expect(outcomes[2]).toMatchObject({ reason: 'forbidden' });
+  });
+
+  it('classifies reader failures by reason', async () => {
+    const reader = fakeReader({ objects: {}, fail: { nodes: 'unauthorized', events: 'crash' } });
+    const outcomes = await executeRound(
+      round(
+        { id: 'nodes', kind: 'nodes', scope: 'cluster', evidence: 'nodes' },
+        { id: 'events', kind: 'events', evidence: 'events' },
+      ),
+      ctx(reader),
+    );
+    expect(outcomes.map((o) => (o.status === 'failed' ? o.reason : o.status))).toEqual([
+      'unauthorized',
+      'server-error',
+    ]);
+    expect(reader.calls[0]?.query).toEqual({ kind: 'nodes', maxItems: 500 });
+  });
+});
+
+describe('substitute', () => {
+  const item = pod('web-1') as unknown as KubeObject;
+  it('resolves item paths, array indexes and the bound pod and container', () => {
+    const b = { namespace: 'shop', item, pod: 'web-1', container: 'app' };
+    expect(substitute('{{namespace}}/{{pod}}/{{container}}', b)).toBe('shop/web-1/app');
+    expect(substitute('{{item.spec.containers[1].name}}', b)).toBe('sidecar');
+    expect(substitute('{{ item.spec.containers.0.name }}', b)).toBe('app');
+    expect(substitute('x={{item.spec.nodeName}}', b)).toBeUndefined();
+  });
+  it('reads an aborted deadline as a timeout', () => {
+    const c = new AbortController();
+    c.abort();
+    expect(reasonOf(new Error('x'), c.signal)).toBe('timeout');
+    expect(reasonOf(Object.assign(new Error('x'), { reason: 'forbidden' }))).toBe('forbidden');
+  });
+});
