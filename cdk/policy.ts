@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { PolicyError, parsePolicy } from '../src/policy/channel-policy.js';
-import { loadTemplates } from '../src/triage/templates.js';
+import { loadTemplates } from '../src/triage/template-registry.js';
 
 /**
  * The channel policy is validated at synth time, with the Slack app's own rules (src/policy/channel-policy.ts) and the

@@ -3,8 +3,8 @@ import type { Context } from 'aws-lambda';
 import type { ClusterReader } from '../src/cluster/types.js';
 import { loadConfig } from '../src/config.js';
 import { currentLogger, invocationLogger, runWithLogger, stepCorrelation } from '../src/logging/correlation.js';
-import { loadTemplates } from '../src/triage/templates.js';
-import { type ClusterDeps, ClusterPayloadSchema, runClusterStep } from '../src/workflow/cluster-steps.js';
+import { loadTemplates } from '../src/triage/template-registry.js';
+import { type ClusterDeps, ClusterPayloadSchema, runClusterStep } from '../src/workflow/diagnostic/cluster-steps.js';
 import { StepPayloadError } from '../src/workflow/step-errors.js';
 
 /**

@@ -28,7 +28,7 @@ async function builtTemplates(at) {
   const { build } = await import('esbuild');
   const result = await build({
     stdin: {
-      contents: "export { loadTemplates } from './src/triage/templates.ts';\n",
+      contents: "export { loadTemplates } from './src/triage/template-registry.ts';\n",
       resolveDir: at.root,
       loader: 'ts',
       sourcefile: '<templates>',

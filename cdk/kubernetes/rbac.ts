@@ -1,7 +1,7 @@
 import { Document, isMap, isSeq, type YAMLMap, type YAMLSeq } from 'yaml';
 import { RESOURCES } from '../../src/cluster/resources.js';
 import { READABLE_KINDS } from '../../src/cluster/types.js';
-import type { TriageTemplate } from '../../src/triage/template.js';
+import type { TriageTemplate } from '../../src/triage/template-schema.js';
 
 /**
  * The read-only identity's RBAC, derived from what calmops reads: every read of every triage template, plus what

@@ -4,7 +4,7 @@ import { redactText } from '../redact/index.js';
 import type { DeliverInputInput, SlackLogger, StartSessionInput } from '../slack/deps.js';
 import type { AlertGroupRecord, Store } from '../store/index.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
-import type { TemplateRegistry } from '../triage/templates.js';
+import type { TemplateRegistry } from '../triage/template-registry.js';
 import { escapeText, type ThreadMessage } from '../views/limits.js';
 import { type AlertGroup, alertGroupId, type NormalizedAlert } from './group.js';
 import { type AlertTarget, mapAlertGroup } from './map.js';

@@ -1,5 +1,5 @@
 import { SWEEP_INTENT } from '../triage/routing.js';
-import type { TemplateRegistry } from '../triage/templates.js';
+import type { TemplateRegistry } from '../triage/template-registry.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
 
 /**

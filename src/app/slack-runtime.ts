@@ -11,7 +11,7 @@ import type { SlackAppDeps, SlackLogger } from '../slack/deps.js';
 import { createSlackHttpHandler, type SlackHttpResponse } from '../slack/receiver.js';
 import { createDocumentClient } from '../store/client.js';
 import { createStore } from '../store/index.js';
-import { loadTemplates } from '../triage/templates.js';
+import { loadTemplates } from '../triage/template-registry.js';
 import { deliverInput } from '../workflow/deliver-input.js';
 import { webClientPoster } from '../workflow/deps.js';
 import { acknowledgeWhilePending } from '../workflow/pending-ack.js';

@@ -4,7 +4,7 @@ import { loadConfig, resolveSlackCredentials } from '../config.js';
 import { invocationLogger, stepCorrelation } from '../logging/correlation.js';
 import { type PolicySource, policySourceFor } from '../policy/policy-source.js';
 import { createSlackClient } from '../slack/client.js';
-import type { TemplateRegistry } from '../triage/templates.js';
+import type { TemplateRegistry } from '../triage/template-registry.js';
 import {
   buildWorkflowDeps,
   type ThreadPoster,

@@ -1,5 +1,5 @@
 import type { ResourceRef } from '../triage/findings.js';
-import type { TriageTemplate } from '../triage/template.js';
+import type { TriageTemplate } from '../triage/template-schema.js';
 import {
   isNameSlot,
   lookupFor,

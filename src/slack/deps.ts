@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { LogPort } from '../logging/port.js';
 import type { GroupMembership, Policy } from '../policy/channel-policy.js';
 import type { Store } from '../store/index.js';
-import type { TemplateRegistry } from '../triage/templates.js';
+import type { TemplateRegistry } from '../triage/template-registry.js';
 
 /** What starting a session needs (the workflow's `startSession` input). */
 export interface StartSessionInput {

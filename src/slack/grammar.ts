@@ -7,7 +7,7 @@ import {
 } from '../triage/dictionary.js';
 import type { TriggerMode } from '../triage/envelope.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
-import type { TemplateRegistry } from '../triage/templates.js';
+import type { TemplateRegistry } from '../triage/template-registry.js';
 import { describeImpostor, findImpostors } from './homoglyphs.js';
 
 /**

@@ -2,8 +2,8 @@ import levenshtein from 'damerau-levenshtein';
 import { stemmer } from 'stemmer';
 import type { TriggerMode } from './envelope.js';
 import { parseNamespace } from './namespace.js';
-import type { TriageTemplate } from './template.js';
-import type { TemplateRegistry } from './templates.js';
+import type { TemplateRegistry } from './template-registry.js';
+import type { TriageTemplate } from './template-schema.js';
 
 export { explainInvalidNamespace, InvalidNamespaceError, isDns1123Label, parseNamespace } from './namespace.js';
 

@@ -35,8 +35,8 @@ import {
   summarize,
 } from './summary.js';
 import { actionCatalogue, intentOfFinding } from './sweep.js';
-import type { TriageTemplate } from './template.js';
-import type { TemplateRegistry } from './templates.js';
+import type { TemplateRegistry } from './template-registry.js';
+import type { TriageTemplate } from './template-schema.js';
 
 export type { AnalyzerRegistry, EntryResolution, TemplateRegistry };
 export { ENVELOPE_BYTES_LIMIT };

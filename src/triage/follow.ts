@@ -1,5 +1,5 @@
 import type { Finding } from './findings.js';
-import type { TriageTemplate } from './template.js';
+import type { TriageTemplate } from './template-schema.js';
 
 /**
  * Following a dependency into another namespace. When a client cannot reach a Service that lives elsewhere

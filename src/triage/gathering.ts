@@ -7,7 +7,7 @@ import { clip } from './findings.js';
 import { eventTime } from './root-cause.js';
 import type { ReadOutcome } from './rounds.js';
 import { executeRound } from './rounds.js';
-import type { TriageTemplate } from './template.js';
+import type { TriageTemplate } from './template-schema.js';
 
 /**
  * Gathering: a template's rounds, run within the step budget and the deadline, and what they brought back:

@@ -5,7 +5,7 @@ import { ANALYZERS } from './analyzers/index.js';
 import type { AnalyzerRegistry, TemplateRegistry, TriageLogger, TriageRequest } from './engine.js';
 import { DEFAULT_TIMEOUT_MS, runTriage } from './engine.js';
 import type { TriageEnvelope } from './envelope.js';
-import { loadTemplates } from './templates.js';
+import { loadTemplates } from './template-registry.js';
 
 /**
  * The one call the rest of calmops makes: triage a request against a cluster with the shipped templates and

@@ -1,5 +1,5 @@
 import type { ClusterReader, KubeObject, ReadFailureReason, ResourceKind } from '../cluster/types.js';
-import type { ReadSpec, TriageTemplate } from './template.js';
+import type { ReadSpec, TriageTemplate } from './template-schema.js';
 
 /**
  * Executes one template round: every read in the round runs in parallel, `forEach` reads fan out over objects an

@@ -6,8 +6,8 @@ import { SWEEP_INTENT, withSweep } from './sweep.js';
 
 export { SWEEP_INTENT };
 
-import type { TriageTemplate } from './template.js';
-import type { TemplateRegistry } from './templates.js';
+import type { TemplateRegistry } from './template-registry.js';
+import type { TriageTemplate } from './template-schema.js';
 
 /**
  * Routing: which template reads the cluster. A request whose words name one intent clearly runs that intent's

@@ -5,7 +5,7 @@ import { clip, compareFindings, findingKey } from './findings.js';
 import type { EvidenceAssessment, OutcomeIndex } from './gathering.js';
 import { renderAction } from './next-actions.js';
 import type { RankedCauseWithFinding } from './root-cause.js';
-import type { TriageTemplate } from './template.js';
+import type { TriageTemplate } from './template-schema.js';
 
 /** Presentation: the summary sentence, prompt suggestions, and keeping the envelope within its size limit. */
 

@@ -1,6 +1,6 @@
 import type { Finding } from './findings.js';
-import type { ReadSpec, TriageTemplate } from './template.js';
-import type { TemplateRegistry } from './templates.js';
+import type { TemplateRegistry } from './template-registry.js';
+import type { ReadSpec, TriageTemplate } from './template-schema.js';
 
 /**
  * What a sweep's findings mean in terms of intents. A finding belongs to the intent whose template knows what to

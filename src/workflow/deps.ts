@@ -10,7 +10,7 @@ import { ArtifactRepository } from '../store/artifacts.js';
 import { createDocumentClient } from '../store/client.js';
 import { createStore, type Store } from '../store/index.js';
 import { MemoryRepository } from '../store/memory.js';
-import { loadTemplates, type TemplateRegistry } from '../triage/templates.js';
+import { loadTemplates, type TemplateRegistry } from '../triage/template-registry.js';
 import type { ThreadMessage } from '../views/limits.js';
 import type { WorkflowEngine } from './engine.js';
 

@@ -1,14 +1,21 @@
 import type * as z from 'zod';
-import * as bg from './break-glass-steps.js';
+import * as bg from './break-glass/break-glass-steps.js';
 import type { WorkflowDeps } from './deps.js';
-import { AskNamespacePayload, askNamespace } from './locate-steps.js';
+import { AskNamespacePayload, askNamespace } from './diagnostic/locate-steps.js';
+import {
+  RecordReadPayload,
+  RecordTestPayload,
+  RoutePayload,
+  recordRead,
+  recordTest,
+  route,
+} from './diagnostic/route/step.js';
+import * as steps from './diagnostic/session-steps.js';
+import { ValidateFixPayload, validateFix } from './diagnostic/validation-steps.js';
 import { AwaitPayloadSchema, runAwait } from './notifier.js';
 import { ReconcilePayload, reconcile } from './reconcile.js';
-import * as review from './review-steps.js';
-import { RecordReadPayload, RecordTestPayload, RoutePayload, recordRead, recordTest, route } from './route/step.js';
-import * as steps from './session-steps.js';
+import * as review from './review/review-steps.js';
 import { StepPayloadError, UnknownStepError } from './step-errors.js';
-import { ValidateFixPayload, validateFix } from './validation-steps.js';
 
 /**
  * The workflow function's dispatch table, keyed by the `step` names the state machine definitions use. Each entry

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { replyView } from '../views/intervention.js';
-import { breakGlassRevoke } from './break-glass-steps.js';
+import { breakGlassRevoke } from './break-glass/break-glass-steps.js';
 import { postToSession } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';

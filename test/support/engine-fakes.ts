@@ -12,8 +12,8 @@ import { matchesLabels, parseLabelSelector } from '../../src/snapshot-api/select
 import type { Analyzer } from '../../src/triage/analyzer.js';
 import type { EntryResolution, TemplateRegistry, TriageLogger } from '../../src/triage/engine.js';
 import type { FindingInput } from '../../src/triage/findings.js';
-import type { TriageTemplate } from '../../src/triage/template.js';
-import { TemplateSchema } from '../../src/triage/template.js';
+import type { TriageTemplate } from '../../src/triage/template-schema.js';
+import { TemplateSchema } from '../../src/triage/template-schema.js';
 
 /** An in-memory cluster for engine tests: objects by kind, optional per-kind latency and failures. */
 export interface FakeReaderOptions {

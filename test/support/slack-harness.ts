@@ -17,7 +17,7 @@ import {
   ensureTable,
   type Store,
 } from '../../src/store/index.js';
-import { loadTemplates } from '../../src/triage/templates.js';
+import { loadTemplates } from '../../src/triage/template-registry.js';
 import { recordTableCalls, type TableCall } from './cdk-table-calls.js';
 import { type ButtonClickInput, buttonClick, eventCallback, slashCommand, viewSubmission } from './signed-slack.js';
 

@@ -1,4 +1,4 @@
-import { loadTemplates } from '../../triage/templates.js';
+import { loadTemplates } from '../../triage/template-registry.js';
 import { parseCommandLine } from '../flags.js';
 import type { CliCommand } from '../io.js';
 import { OUTPUT_FLAGS, outputFormat, renderData } from '../output.js';

@@ -15,7 +15,7 @@ import {
   UnknownIntentError,
 } from '../../triage/errors.js';
 import { formatReport, triage } from '../../triage/index.js';
-import { TemplateValidationError } from '../../triage/templates.js';
+import { TemplateValidationError } from '../../triage/template-registry.js';
 import { painterFor } from '../colour.js';
 import { parseCommandLine } from '../flags.js';
 import {

@@ -3,7 +3,7 @@ import { planInputFrom } from '../../../src/review/input.js';
 import { UNKNOWN_NAME_PLACEHOLDERS } from '../../../src/review/names.js';
 import { guardPlan, type RemediationPlan } from '../../../src/review/plan.js';
 import { TemplateSynthesizer } from '../../../src/review/template-synthesizer.js';
-import { loadTemplates } from '../../../src/triage/templates.js';
+import { loadTemplates } from '../../../src/triage/template-registry.js';
 import { loadCorpus, runCase } from '../../eval/corpus.js';
 
 /**

@@ -10,9 +10,9 @@ import { startSnapshotServer } from '../../../src/snapshot-api/server.js';
 import { SessionRecordSchema } from '../../../src/store/sessions.js';
 import type { TriageEnvelope } from '../../../src/triage/envelope.js';
 import { silentLogger, triage } from '../../../src/triage/index.js';
+import { type Decision, decide } from '../../../src/workflow/diagnostic/route/decide.js';
 import { hypothesesFromCauses } from '../../../src/workflow/reads.js';
 import { WorkflowRecordSchema } from '../../../src/workflow/records.js';
-import { type Decision, decide } from '../../../src/workflow/route/decide.js';
 import { loadCorpus, runCase } from '../../eval/corpus.js';
 
 /**

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../src/cluster/types.js';
 import { ENVELOPE_BYTES_LIMIT } from '../../../src/triage/engine.js';
 import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
 import { SWEEP_INTENT } from '../../../src/triage/routing.js';
-import { loadTemplates } from '../../../src/triage/templates.js';
+import { loadTemplates } from '../../../src/triage/template-registry.js';
 import { loadCorpus } from '../../eval/corpus.js';
 import { triageAt, withSnapshotServer } from '../../support/triage-helpers.js';
 

@@ -6,7 +6,7 @@ import { guardPlan, type RemediationPlan } from '../../../src/review/plan.js';
 import { reviewPlan } from '../../../src/review/rubric.js';
 import { type PlanSynthesisInput, TemplateSynthesizer } from '../../../src/review/template-synthesizer.js';
 import type { Finding } from '../../../src/triage/findings.js';
-import { loadTemplates } from '../../../src/triage/templates.js';
+import { loadTemplates } from '../../../src/triage/template-registry.js';
 
 const templates = loadTemplates();
 const remediation = (intent: string) => [

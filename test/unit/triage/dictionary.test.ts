@@ -6,7 +6,7 @@ import {
   parseNamespace,
   resolveEntry,
 } from '../../../src/triage/dictionary.js';
-import { loadTemplates } from '../../../src/triage/templates.js';
+import { loadTemplates } from '../../../src/triage/template-registry.js';
 
 const registry = loadTemplates();
 

@@ -3,7 +3,7 @@ import type { KubeObject, LogQuery } from '../../../src/cluster/types.js';
 import { ClusterReadError } from '../../../src/cluster/types.js';
 import type { ReadOutcome, Round } from '../../../src/triage/rounds.js';
 import { executeRound, reasonOf, substitute } from '../../../src/triage/rounds.js';
-import { ReadSpecSchema } from '../../../src/triage/template.js';
+import { ReadSpecSchema } from '../../../src/triage/template-schema.js';
 import { fakeReader, pod } from '../../support/engine-fakes.js';
 
 const round = (...reads: Array<Record<string, unknown>>): Round => ({

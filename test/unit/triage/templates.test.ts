@@ -9,7 +9,7 @@ import {
   loadTemplates,
   parseTemplate,
   TemplateValidationError,
-} from '../../../src/triage/templates.js';
+} from '../../../src/triage/template-registry.js';
 
 const INTENTS = [
   'crashloop-analysis',

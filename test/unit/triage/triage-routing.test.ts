@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveEntry } from '../../../src/triage/dictionary.js';
 import { InvalidTriageRequestError, UnknownIntentError } from '../../../src/triage/errors.js';
 import { decideRoute, HINT_STRENGTH, type RouteDecision, SWEEP_INTENT } from '../../../src/triage/routing.js';
-import type { TriageTemplate } from '../../../src/triage/template.js';
-import { loadTemplates, type TemplateRegistry } from '../../../src/triage/templates.js';
+import { loadTemplates, type TemplateRegistry } from '../../../src/triage/template-registry.js';
+import type { TriageTemplate } from '../../../src/triage/template-schema.js';
 
 const templates = loadTemplates();
 

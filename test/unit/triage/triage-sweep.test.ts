@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { type Finding, FindingSchema } from '../../../src/triage/findings.js';
 import { followTemplate, foreignNamespaces, MAX_FOLLOWED_NAMESPACES } from '../../../src/triage/follow.js';
 import { actionCatalogue, intentOfFinding, SWEEP_INTENT, withSweep } from '../../../src/triage/sweep.js';
-import { TemplateSchema, type TriageTemplate } from '../../../src/triage/template.js';
-import { loadTemplates, type TemplateRegistry } from '../../../src/triage/templates.js';
+import { loadTemplates, type TemplateRegistry } from '../../../src/triage/template-registry.js';
+import { TemplateSchema, type TriageTemplate } from '../../../src/triage/template-schema.js';
 
 const shipped = loadTemplates();
 

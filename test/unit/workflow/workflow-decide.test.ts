@@ -12,9 +12,14 @@ import type { DiagnosticState } from '../../../src/diagnosis/state-machine.js';
 import { transitionRules } from '../../../src/diagnosis/state-machine.js';
 import type { InboxMessage } from '../../../src/store/inbox.js';
 import { SessionRecordSchema } from '../../../src/store/sessions.js';
+import {
+  type DecideContext,
+  type Decision,
+  decide,
+  type LoadedPlan,
+} from '../../../src/workflow/diagnostic/route/decide.js';
 import { hypothesesFromCauses } from '../../../src/workflow/reads.js';
 import { type WorkflowRecord, WorkflowRecordSchema } from '../../../src/workflow/records.js';
-import { type DecideContext, type Decision, decide, type LoadedPlan } from '../../../src/workflow/route/decide.js';
 import { at, envelope, finding, when } from '../../support/diagnosis-fixtures.js';
 
 /**

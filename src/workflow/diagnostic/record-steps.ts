@@ -1,14 +1,14 @@
 import * as z from 'zod';
-import { evidenceFromRead } from '../diagnosis/evidence.js';
-import type { UserRequest } from '../diagnosis/request.js';
-import { hypothesisChoiceBlocks } from '../views/envelope.js';
-import { context, fitMessage, reportPointer, section } from '../views/limits.js';
-import { readResultView } from '../views/read-result.js';
-import { postToSession, SessionIdSchema } from './common.js';
-import type { WorkflowDeps } from './deps.js';
-import { recordEvent } from './events.js';
-import { addEvidence } from './progress.js';
-import { ReadSpecSchema } from './records.js';
+import { evidenceFromRead } from '../../diagnosis/evidence.js';
+import type { UserRequest } from '../../diagnosis/request.js';
+import { hypothesisChoiceBlocks } from '../../views/envelope.js';
+import { context, fitMessage, reportPointer, section } from '../../views/limits.js';
+import { readResultView } from '../../views/read-result.js';
+import { postToSession, SessionIdSchema } from '../common.js';
+import type { WorkflowDeps } from '../deps.js';
+import { recordEvent } from '../events.js';
+import { addEvidence } from '../progress.js';
+import { ReadSpecSchema } from '../records.js';
 
 /**
  * The steps after a read: what a targeted read or a hypothesis's test found becomes evidence (and may move the

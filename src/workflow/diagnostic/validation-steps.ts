@@ -5,14 +5,14 @@ import {
   evidenceFromEnvelope,
   isStillPresent,
   validationTargetsOf,
-} from '../diagnosis/evidence.js';
-import { fixValidatedEvent } from '../memory/metrics.js';
-import { TriageEnvelopeSchema } from '../triage/envelope.js';
-import { fixValidationView } from '../views/validation.js';
-import { postToSession, SessionIdSchema, StepInputError } from './common.js';
-import type { WorkflowDeps } from './deps.js';
-import { recordEvent } from './events.js';
-import { addEvidence, type ValidationResult } from './progress.js';
+} from '../../diagnosis/evidence.js';
+import { fixValidatedEvent } from '../../memory/metrics.js';
+import { TriageEnvelopeSchema } from '../../triage/envelope.js';
+import { fixValidationView } from '../../views/validation.js';
+import { postToSession, SessionIdSchema, StepInputError } from '../common.js';
+import type { WorkflowDeps } from '../deps.js';
+import { recordEvent } from '../events.js';
+import { addEvidence, type ValidationResult } from '../progress.js';
 
 /**
  * Validating a reported fix. "Resolved" sends the session back to GATHERING with a validation context (the

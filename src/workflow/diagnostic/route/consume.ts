@@ -1,6 +1,6 @@
-import type { InboxMessage } from '../../store/inbox.js';
-import type { WorkflowDeps } from '../deps.js';
-import { recordEvent } from '../events.js';
+import type { InboxMessage } from '../../../store/inbox.js';
+import type { WorkflowDeps } from '../../deps.js';
+import { recordEvent } from '../../events.js';
 
 /**
  * Exactly-once thread input (docs/workflow.md): the route step takes the oldest inbox message, marks its key as

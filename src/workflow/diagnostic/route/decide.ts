@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { READABLE_KINDS } from '../../cluster/types.js';
-import { classifyCommandLine, classifyRequest } from '../../diagnosis/commands/index.js';
+import { READABLE_KINDS } from '../../../cluster/types.js';
+import { classifyCommandLine, classifyRequest } from '../../../diagnosis/commands/index.js';
 import {
   currentEvidence,
   type EvidenceItem,
@@ -10,26 +10,26 @@ import {
   evidenceFromResolved,
   formatMissing,
   missingEvidence,
-} from '../../diagnosis/evidence.js';
-import { type GateDecision, gateRequest } from '../../diagnosis/gate.js';
-import { canonicalKind } from '../../diagnosis/kinds.js';
-import type { RecordedRequest, RequestGuidance } from '../../diagnosis/panic.js';
-import { type PlanProgress, type PlanStepMatch, planStepOf } from '../../diagnosis/plan-progress.js';
-import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../diagnosis/questions.js';
-import type { UserRequest } from '../../diagnosis/request.js';
-import { type ApprovedPlan, answerFromPlan, type PlanAnswer } from '../../diagnosis/resolving.js';
-import { STATE_MACHINE, type TransitionRules } from '../../diagnosis/state-machine.js';
-import { describeHold, type Hold, type TransitionResult, walkTo } from '../../diagnosis/transitions.js';
-import type { RemediationPlan } from '../../review/plan.js';
-import type { InboxMessage } from '../../store/inbox.js';
-import type { SessionRecord } from '../../store/sessions.js';
-import type { TriageEnvelope } from '../../triage/envelope.js';
-import type { Domain } from '../../triage/findings.js';
+} from '../../../diagnosis/evidence.js';
+import { type GateDecision, gateRequest } from '../../../diagnosis/gate.js';
+import { canonicalKind } from '../../../diagnosis/kinds.js';
+import type { RecordedRequest, RequestGuidance } from '../../../diagnosis/panic.js';
+import { type PlanProgress, type PlanStepMatch, planStepOf } from '../../../diagnosis/plan-progress.js';
+import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../../diagnosis/questions.js';
+import type { UserRequest } from '../../../diagnosis/request.js';
+import { type ApprovedPlan, answerFromPlan, type PlanAnswer } from '../../../diagnosis/resolving.js';
+import { STATE_MACHINE, type TransitionRules } from '../../../diagnosis/state-machine.js';
+import { describeHold, type Hold, type TransitionResult, walkTo } from '../../../diagnosis/transitions.js';
+import type { RemediationPlan } from '../../../review/plan.js';
+import type { InboxMessage } from '../../../store/inbox.js';
+import type { SessionRecord } from '../../../store/sessions.js';
+import type { TriageEnvelope } from '../../../triage/envelope.js';
+import type { Domain } from '../../../triage/findings.js';
+import { stateEnteredAt } from '../../progress.js';
+import { checkReadScope, type ReadScope, type ScopeDecision } from '../../read-scope.js';
+import { readSpecFromRequest } from '../../reads.js';
+import type { Hypothesis, ReadSpec, WorkflowRecord } from '../../records.js';
 import type { NamespaceAnswer } from '../locate-steps.js';
-import { stateEnteredAt } from '../progress.js';
-import { checkReadScope, type ReadScope, type ScopeDecision } from '../read-scope.js';
-import { readSpecFromRequest } from '../reads.js';
-import type { Hypothesis, ReadSpec, WorkflowRecord } from '../records.js';
 
 /**
  * The route step's decision, and nothing else: what one thread input means for the session, from the session, its

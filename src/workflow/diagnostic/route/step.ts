@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { advance } from '../../diagnosis/transitions.js';
-import type { RemediationPlan } from '../../review/plan.js';
-import type { InboxMessage } from '../../store/inbox.js';
-import { SessionIdSchema } from '../common.js';
-import type { WorkflowDeps } from '../deps.js';
-import { addEvidence, rulesOf, stateEnteredAt } from '../progress.js';
-import { readScopeFor } from '../read-scope.js';
+import { advance } from '../../../diagnosis/transitions.js';
+import type { RemediationPlan } from '../../../review/plan.js';
+import type { InboxMessage } from '../../../store/inbox.js';
+import { SessionIdSchema } from '../../common.js';
+import type { WorkflowDeps } from '../../deps.js';
+import { addEvidence, rulesOf, stateEnteredAt } from '../../progress.js';
+import { readScopeFor } from '../../read-scope.js';
 import { MAX_HANDOFFS } from '../session-steps.js';
 import { answer, type RouteContext, type RouteResult } from './answers.js';
 import { consume, finishInput } from './consume.js';

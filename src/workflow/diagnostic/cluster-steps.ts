@@ -1,16 +1,16 @@
 import * as z from 'zod';
-import { createClusterReader, type KubeClusterReader } from '../cluster/reader.js';
-import type { ClusterReader } from '../cluster/types.js';
-import { type ClusterEntry, resolveKubeconfig } from '../config.js';
-import { ANALYZERS } from '../triage/analyzers/index.js';
-import { runTriage, type TriageLogger } from '../triage/engine.js';
-import type { TriageEnvelope } from '../triage/envelope.js';
-import { AmbiguousNamespaceError, InvalidNamespaceError } from '../triage/errors.js';
-import { DomainSchema, type Finding, SEVERITY_ORDER } from '../triage/findings.js';
-import { SWEEP_INTENT } from '../triage/routing.js';
-import type { TemplateRegistry } from '../triage/templates.js';
-import { ReadSpecSchema } from './read-spec.js';
-import { type ReadResult, runRead } from './reads.js';
+import { createClusterReader, type KubeClusterReader } from '../../cluster/reader.js';
+import type { ClusterReader } from '../../cluster/types.js';
+import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
+import { ANALYZERS } from '../../triage/analyzers/index.js';
+import { runTriage, type TriageLogger } from '../../triage/engine.js';
+import type { TriageEnvelope } from '../../triage/envelope.js';
+import { AmbiguousNamespaceError, InvalidNamespaceError } from '../../triage/errors.js';
+import { DomainSchema, type Finding, SEVERITY_ORDER } from '../../triage/findings.js';
+import { SWEEP_INTENT } from '../../triage/routing.js';
+import type { TemplateRegistry } from '../../triage/template-registry.js';
+import { ReadSpecSchema } from '../read-spec.js';
+import { type ReadResult, runRead } from '../reads.js';
 
 /**
  * The cluster reader's steps. They get everything they need in the payload (intent, namespace, cluster, the read)

@@ -7,18 +7,18 @@ import {
   type Override,
   type ValidBreakGlassRequest,
   validateBreakGlassRequest,
-} from '../diagnosis/break-glass.js';
-import { breakGlassEvent } from '../memory/metrics.js';
-import type { SessionRecord } from '../store/sessions.js';
+} from '../../diagnosis/break-glass.js';
+import { breakGlassEvent } from '../../memory/metrics.js';
+import type { SessionRecord } from '../../store/sessions.js';
 import {
   breakGlassGrantedView,
   breakGlassOutcomeView,
   breakGlassRevokedView,
   breakGlassWarningView,
-} from '../views/break-glass.js';
-import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from './common.js';
-import type { WorkflowDeps } from './deps.js';
-import { recordEvent } from './events.js';
+} from '../../views/break-glass.js';
+import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from '../common.js';
+import type { WorkflowDeps } from '../deps.js';
+import { recordEvent } from '../events.js';
 
 /**
  * The break-glass machine's steps (ADR-005): validate, warn in red, grant for the time limit, revoke automatically.

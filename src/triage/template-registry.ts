@@ -6,7 +6,7 @@ import type * as z from 'zod';
 import { RESOURCES } from '../cluster/resources.js';
 import { ENV } from '../env-names.js';
 import { PLAN_TEMPLATE_VARS } from '../review/names.js';
-import { type ReadSpec, TemplateSchema, type TriageTemplate } from './template.js';
+import { type ReadSpec, TemplateSchema, type TriageTemplate } from './template-schema.js';
 
 /** One problem in a template file, located by a path into the document (`rounds[0].reads[1].kind`). */
 export interface TemplateIssue {
