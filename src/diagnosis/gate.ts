@@ -1,12 +1,6 @@
 import { effectiveState, isOverrideActive, type Override } from './break-glass.js';
-import {
-  currentEvidence,
-  type EvidenceFigure,
-  type EvidenceItem,
-  evidenceFigure,
-  formatMissing,
-  missingEvidence,
-} from './evidence.js';
+import { currentEvidence, type EvidenceItem } from './evidence.js';
+import { type EvidenceFigure, evidenceFigure, formatMissing, missingEvidence } from './evidence-requirements.js';
 import {
   detectPanicSignals,
   type Intervention,

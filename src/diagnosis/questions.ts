@@ -1,8 +1,8 @@
 import type { TriageEnvelope } from '../triage/envelope.js';
 import type { Finding, ResourceRef } from '../triage/findings.js';
-import { describeResource } from './evidence.js';
 import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from './kinds.js';
 import type { UserRequest } from './request.js';
+import { describeResource } from './resource-text.js';
 
 /**
  * Questions asked in the incident thread ("show me the logs", "is a pod waiting on this claim?", the prompts the

@@ -1,19 +1,13 @@
 import { resourceKey } from './blackboard.js';
+import { currentEvidence, type EvidenceItem, latest, mergeEvidence, type WorkflowSnapshot } from './evidence.js';
+import { countEvidence, type EvidenceGapItem, missingEvidence } from './evidence-requirements.js';
 import {
-  countEvidence,
-  currentEvidence,
   describeTarget,
-  type EvidenceGapItem,
-  type EvidenceItem,
   isStillPresent,
-  latest,
-  mergeEvidence,
-  missingEvidence,
   type ValidationContext,
   type ValidationTarget,
   validationTargetsOf,
-  type WorkflowSnapshot,
-} from './evidence.js';
+} from './fix-validation.js';
 import {
   canTransition,
   type DiagnosticState,

@@ -1,4 +1,5 @@
-import { currentEvidence, type EvidenceItem, evidenceFigure, mergeEvidence } from '../diagnosis/evidence.js';
+import { currentEvidence, type EvidenceItem, mergeEvidence } from '../diagnosis/evidence.js';
+import { evidenceFigure } from '../diagnosis/evidence-requirements.js';
 import { type DiagnosticState, type TransitionRules, transitionRules } from '../diagnosis/state-machine.js';
 import { advance, validationOutcome } from '../diagnosis/transitions.js';
 import { fixValidatedEvent } from '../memory/metrics.js';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { OverrideSchema } from '../diagnosis/break-glass.js';
-import { EvidenceItemSchema as DiagnosisEvidenceSchema, ValidationContextSchema } from '../diagnosis/evidence.js';
+import { EvidenceItemSchema as DiagnosisEvidenceSchema } from '../diagnosis/evidence.js';
+import { ValidationContextSchema } from '../diagnosis/fix-validation.js';
 import { PanicSignalSchema } from '../diagnosis/panic.js';
 import { ResourceRefSchema } from '../triage/findings.js';
 import { type ReadSpec, ReadSpecSchema } from './read-spec.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { evidenceFromRead } from '../../diagnosis/evidence.js';
+import { evidenceFromRead } from '../../diagnosis/evidence-sources.js';
 import type { UserRequest } from '../../diagnosis/request.js';
 import { hypothesisChoiceBlocks } from '../../views/envelope.js';
 import { context, fitMessage, reportPointer, section } from '../../views/limits.js';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { groupFindings } from '../../diagnosis/blackboard.js';
-import { type EvidenceItem, evidenceFromEnvelope, evidenceFromMemorySearch } from '../../diagnosis/evidence.js';
+import type { EvidenceItem } from '../../diagnosis/evidence.js';
+import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../diagnosis/evidence-sources.js';
 import { STATE_MACHINE } from '../../diagnosis/state-machine.js';
 import { resolutionFromSession } from '../../memory/resolution.js';
 import type { RemediationPlan } from '../../review/plan.js';

@@ -1,11 +1,7 @@
 import * as z from 'zod';
-import {
-  describeResource,
-  describeTarget,
-  evidenceFromEnvelope,
-  isStillPresent,
-  validationTargetsOf,
-} from '../../diagnosis/evidence.js';
+import { evidenceFromEnvelope } from '../../diagnosis/evidence-sources.js';
+import { describeTarget, isStillPresent, validationTargetsOf } from '../../diagnosis/fix-validation.js';
+import { describeResource } from '../../diagnosis/resource-text.js';
 import { fixValidatedEvent } from '../../memory/metrics.js';
 import { TriageEnvelopeSchema } from '../../triage/envelope.js';
 import { fixValidationView } from '../../views/validation.js';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { isOverrideActive } from '../../diagnosis/break-glass.js';
-import { evidenceFromPlan } from '../../diagnosis/evidence.js';
+import { evidenceFromPlan } from '../../diagnosis/evidence-sources.js';
 import { synthesizePlan } from '../../review/guided-regeneration.js';
 import { planInputFrom } from '../../review/input.js';
 import type { RemediationPlan } from '../../review/plan.js';

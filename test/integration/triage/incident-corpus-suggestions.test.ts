@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from '../../../local/demo/index.js';
 import { createClusterReader } from '../../../src/cluster/reader.js';
 import { loadSnapshotFiles, snapshotNow } from '../../../src/cluster/snapshot.js';
-import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../../src/diagnosis/evidence.js';
+import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../../src/diagnosis/evidence-sources.js';
 import { transitionRules } from '../../../src/diagnosis/state-machine.js';
 import { advance } from '../../../src/diagnosis/transitions.js';
 import { kubeconfigYaml } from '../../../src/snapshot-api/kubeconfig.js';

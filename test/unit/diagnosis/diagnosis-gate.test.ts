@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { grantOverride, validateBreakGlassRequest } from '../../../src/diagnosis/break-glass.js';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
-import { type EvidenceItem, evidenceFromEnvelope } from '../../../src/diagnosis/evidence.js';
+import type { EvidenceItem } from '../../../src/diagnosis/evidence.js';
+import { evidenceFromEnvelope } from '../../../src/diagnosis/evidence-sources.js';
 import { type GateSession, gateRequest } from '../../../src/diagnosis/gate.js';
 import {
   detectPanicSignals,

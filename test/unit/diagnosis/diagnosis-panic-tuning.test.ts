@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
-import { evidenceFromEnvelope } from '../../../src/diagnosis/evidence.js';
+import { evidenceFromEnvelope } from '../../../src/diagnosis/evidence-sources.js';
 import { gateRequest } from '../../../src/diagnosis/gate.js';
 import {
   detectPanicSignals,

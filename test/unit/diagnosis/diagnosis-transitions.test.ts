@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
+import type { EvidenceItem, WorkflowSnapshot } from '../../../src/diagnosis/evidence.js';
+import { formatMissing, missingEvidence } from '../../../src/diagnosis/evidence-requirements.js';
 import {
-  type EvidenceItem,
   evidenceFromConfirmation,
   evidenceFromEnvelope,
   evidenceFromHypothesis,
   evidenceFromMemorySearch,
   evidenceFromPlan,
   evidenceFromRead,
-  formatMissing,
-  missingEvidence,
-  type WorkflowSnapshot,
-} from '../../../src/diagnosis/evidence.js';
+} from '../../../src/diagnosis/evidence-sources.js';
 import {
   DEFAULT_MIN_TIME_IN_STATE_SECONDS,
   STATE_MACHINE,

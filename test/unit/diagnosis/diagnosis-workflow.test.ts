@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
+import { type EvidenceItem, mergeEvidence, type WorkflowSnapshot } from '../../../src/diagnosis/evidence.js';
+import { evidenceFigure, missingEvidence } from '../../../src/diagnosis/evidence-requirements.js';
 import {
-  type EvidenceItem,
-  evidenceFigure,
   evidenceFromConfirmation,
   evidenceFromEnvelope,
   evidenceFromHypothesis,
@@ -10,10 +10,7 @@ import {
   evidenceFromPlan,
   evidenceFromRead,
   evidenceFromResolved,
-  mergeEvidence,
-  missingEvidence,
-  type WorkflowSnapshot,
-} from '../../../src/diagnosis/evidence.js';
+} from '../../../src/diagnosis/evidence-sources.js';
 import { canTransition, STATE_MACHINE } from '../../../src/diagnosis/state-machine.js';
 import { advance, evaluateTransition } from '../../../src/diagnosis/transitions.js';
 import { at, envelope } from '../../support/diagnosis-fixtures.js';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
+import type { EvidenceItem } from '../../../src/diagnosis/evidence.js';
 import {
-  type EvidenceItem,
   evidenceFromEnvelope,
   evidenceFromHypothesis,
   evidenceFromMemorySearch,
   evidenceFromPlan,
   evidenceFromRead,
-} from '../../../src/diagnosis/evidence.js';
+} from '../../../src/diagnosis/evidence-sources.js';
 import type { DiagnosticState } from '../../../src/diagnosis/state-machine.js';
 import { transitionRules } from '../../../src/diagnosis/state-machine.js';
 import type { InboxMessage } from '../../../src/store/inbox.js';

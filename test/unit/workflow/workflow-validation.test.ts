@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../../local/slack/block-rules.js';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
+import { type EvidenceItem, mergeEvidence, type WorkflowSnapshot } from '../../../src/diagnosis/evidence.js';
 import {
-  type EvidenceItem,
   evidenceFromConfirmation,
   evidenceFromEnvelope,
   evidenceFromHypothesis,
   evidenceFromMemorySearch,
   evidenceFromResolved,
-  isStillPresent,
-  mergeEvidence,
-  type WorkflowSnapshot,
-} from '../../../src/diagnosis/evidence.js';
+} from '../../../src/diagnosis/evidence-sources.js';
+import { isStillPresent } from '../../../src/diagnosis/fix-validation.js';
 import { advance, type TransitionResult, validationOutcome } from '../../../src/diagnosis/transitions.js';
 import { incidentFromResolution } from '../../../src/store/memory.js';
 import { fixValidationView } from '../../../src/views/validation.js';

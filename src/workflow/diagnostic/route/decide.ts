@@ -1,16 +1,13 @@
 import * as z from 'zod';
 import { READABLE_KINDS } from '../../../cluster/types.js';
 import { classifyCommandLine, classifyRequest } from '../../../diagnosis/commands/index.js';
+import { currentEvidence, type EvidenceItem } from '../../../diagnosis/evidence.js';
+import { evidenceFigure, formatMissing, missingEvidence } from '../../../diagnosis/evidence-requirements.js';
 import {
-  currentEvidence,
-  type EvidenceItem,
-  evidenceFigure,
   evidenceFromConfirmation,
   evidenceFromHypothesis,
   evidenceFromResolved,
-  formatMissing,
-  missingEvidence,
-} from '../../../diagnosis/evidence.js';
+} from '../../../diagnosis/evidence-sources.js';
 import { type GateDecision, gateRequest } from '../../../diagnosis/gate.js';
 import { canonicalKind } from '../../../diagnosis/kinds.js';
 import type { RecordedRequest, RequestGuidance } from '../../../diagnosis/panic.js';
