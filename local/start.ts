@@ -116,11 +116,14 @@ function portFrom(env: Env): number {
   return port;
 }
 
-/** The signing secret: yours from SLACK_SIGNING_SECRET, else one generated once and kept in the data directory. */
-async function signingSecret(env: Env, dataDir: string): Promise<string> {
-  const given = value(env, 'SLACK_SIGNING_SECRET');
+/**
+ * A local secret: yours from the environment, else one generated once and kept in the data directory, so that a
+ * restart keeps the same one (a sandbox page or an Alertmanager set up against it keeps working).
+ */
+async function keptSecret(env: Env, variable: string, dataDir: string, name: string, bytes: number): Promise<string> {
+  const given = value(env, variable);
   if (given !== undefined) return given;
-  const file = join(dataDir, 'signing-secret');
+  const file = join(dataDir, name);
   try {
     const stored = (await readFile(file, 'utf8')).trim();
     if (/^[0-9a-f]{32,}$/.test(stored)) return stored;
@@ -129,28 +132,14 @@ async function signingSecret(env: Env, dataDir: string): Promise<string> {
       throw new StartError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
   }
-  const generated = randomBytes(32).toString('hex');
+  const generated = randomBytes(bytes).toString('hex');
   await writeFile(file, `${generated}\n`, { mode: 0o600 });
   return generated;
 }
 
-/** The alert senders' token: yours from ALERTS_TOKEN, else one generated once and kept in the data directory. */
-async function alertsToken(env: Env, dataDir: string): Promise<string> {
-  const given = value(env, 'ALERTS_TOKEN');
-  if (given !== undefined) return given;
-  const file = join(dataDir, 'alerts-token');
-  try {
-    const stored = (await readFile(file, 'utf8')).trim();
-    if (/^[0-9a-f]{32,}$/.test(stored)) return stored;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new StartError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
-    }
-  }
-  const generated = randomBytes(24).toString('hex');
-  await writeFile(file, `${generated}\n`, { mode: 0o600 });
-  return generated;
-}
+const signingSecret = (env: Env, dataDir: string) =>
+  keptSecret(env, 'SLACK_SIGNING_SECRET', dataDir, 'signing-secret', 32);
+const alertsToken = (env: Env, dataDir: string) => keptSecret(env, 'ALERTS_TOKEN', dataDir, 'alerts-token', 24);
 
 /**
  * Your channel policy, from CALMOPS_POLICY (a YAML or JSON file) or CALMOPS_POLICY_JSON, checked here so that a

@@ -75,6 +75,14 @@ export function fromAlertmanager(body: AlertmanagerWebhook): AlertGroup {
 }
 
 /** One problem of a refused body, located the way zod reports it (`alerts.0.startsAt`). */
+/** The first few problems of a body that failed its schema, each with where it is, for the sender's 400. */
+export function bodyIssues(error: z.ZodError): BodyIssue[] {
+  return error.issues.slice(0, 10).map((i) => ({
+    path: i.path.length > 0 ? i.path.map(String).join('.') : '(root)',
+    message: i.message,
+  }));
+}
+
 export interface BodyIssue {
   path: string;
   message: string;
@@ -94,10 +102,7 @@ export function parseAlertmanagerBody(raw: string): ParsedNotification {
   if (!parsed.success) {
     return {
       ok: false,
-      issues: parsed.error.issues.slice(0, 10).map((i) => ({
-        path: i.path.length > 0 ? i.path.map(String).join('.') : '(root)',
-        message: i.message,
-      })),
+      issues: bodyIssues(parsed.error),
     };
   }
   return { ok: true, group: fromAlertmanager(parsed.data) };

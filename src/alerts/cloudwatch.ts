@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { BodyIssue } from './alertmanager.js';
+import { type BodyIssue, bodyIssues } from './alertmanager.js';
 import type { AlertGroup, NormalizedAlert } from './group.js';
 
 /**
@@ -223,10 +223,7 @@ export function parseAlarmStateChange(event: unknown): ParsedAlarmEvent {
   if (!parsed.success) {
     return {
       ok: false,
-      issues: parsed.error.issues.slice(0, 10).map((i) => ({
-        path: i.path.length > 0 ? i.path.map(String).join('.') : '(root)',
-        message: i.message,
-      })),
+      issues: bodyIssues(parsed.error),
     };
   }
   return { ok: true, reading: fromAlarmStateChange(parsed.data), alarmName: parsed.data.detail.alarmName };

@@ -6,14 +6,15 @@ import {
   createSlackLambdaHandler,
   type SlackLambdaHandler,
 } from '../../../functions/slack.js';
-import { DEMO_IDS, demoChannels, type SlackStandIn, startSlackStandIn } from '../../../local/slack/index.js';
-import { type LocalStack, startLocalStack } from '../../../local/stack.js';
+import { DEMO_IDS, type SlackStandIn } from '../../../local/slack/index.js';
+import type { LocalStack } from '../../../local/stack.js';
 import { alertGroupId } from '../../../src/alerts/group.js';
 import { createSlackFunction } from '../../../src/app/slack-runtime.js';
 import { createStore, type Store } from '../../../src/store/index.js';
 import { SWEEP_INTENT } from '../../../src/triage/routing.js';
+import { type AlertOutcome, ONCALL, ORDERS_POD, startAlertsStack } from '../../support/alerts-stack.js';
 import { alarmEvent, awsGuideExample, crashLoopAlarm } from '../../support/cloudwatch-events.js';
-import { fixture, waitFor } from '../../support/workflow-harness.js';
+import { waitFor } from '../../support/workflow-harness.js';
 
 /**
  * CloudWatch alarms through EventBridge against the whole local stack: the Slack function's Lambda entry, given the
@@ -21,10 +22,7 @@ import { fixture, waitFor } from '../../support/workflow-harness.js';
  * `orders` namespace as the cluster.
  */
 
-const ONCALL = 'CORDERSONCALL';
-const POD = 'order-worker-69b7c4d8f5-fk2lp';
-
-type Outcome = { outcome: string; sessionId?: string; channelId?: string; threadTs?: string; intent?: string };
+type Outcome = AlertOutcome;
 
 describe('CloudWatch alarms open calmops sessions', () => {
   let slack: SlackStandIn;
@@ -33,18 +31,7 @@ describe('CloudWatch alarms open calmops sessions', () => {
   let handler: SlackLambdaHandler;
 
   beforeAll(async () => {
-    slack = await startSlackStandIn({
-      channels: [...demoChannels(), { id: ONCALL, name: 'orders-oncall', is_member: true }],
-    });
-    stack = await startLocalStack({
-      snapshot: fixture('crashloop-analysis--missing-env'),
-      slackApiUrl: slack.url,
-      logLevel: 'SILENT',
-      policy: {
-        defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors },
-        alerts: { channel: DEMO_IDS.incidents, routes: [{ namespace: 'orders', channel: ONCALL }] },
-      },
-    });
+    ({ slack, stack } = await startAlertsStack());
     const options = { logger: new Logger({ logLevel: 'SILENT' }) };
     handler = createSlackLambdaHandler({
       http: createSlackFunction(stack.env, options),
@@ -79,7 +66,7 @@ describe('CloudWatch alarms open calmops sessions', () => {
       30_000,
     );
 
-  const firing = () => crashLoopAlarm('orders', POD, { at: '2030-03-04T02:10:07.412Z' });
+  const firing = () => crashLoopAlarm('orders', ORDERS_POD, { at: '2030-03-04T02:10:07.412Z' });
   let opened: { sessionId: string; threadTs: string };
 
   it('opens one session for an alarm, named after the kube-prometheus alert, in the routed channel', async () => {
@@ -96,7 +83,7 @@ describe('CloudWatch alarms open calmops sessions', () => {
     expect(others).toEqual([]);
     expect(root?.ts).toBe(opened.threadTs);
     const blocks = JSON.stringify(root?.blocks);
-    expect(blocks).toContain(POD);
+    expect(blocks).toContain(ORDERS_POD);
     expect(blocks).toContain('calmops-orders-crashloop');
     expect(blocks).toContain('console.aws.amazon.com/cloudwatch');
     expect(await store.sessions.getRequired(opened.sessionId)).toMatchObject({
@@ -125,7 +112,7 @@ describe('CloudWatch alarms open calmops sessions', () => {
 
   it('ignores INSUFFICIENT_DATA and events that are not alarm state changes, without a word in Slack', async () => {
     const before = slack.messages(ONCALL).length + slack.messages(DEMO_IDS.incidents).length;
-    const gap = await deliver(crashLoopAlarm('orders', POD, { state: 'INSUFFICIENT_DATA' }));
+    const gap = await deliver(crashLoopAlarm('orders', ORDERS_POD, { state: 'INSUFFICIENT_DATA' }));
     expect(gap).toMatchObject({ outcome: 'ignored' });
     const scheduled = await deliver({ ...awsGuideExample(), 'detail-type': 'Scheduled Event', source: 'aws.events' });
     expect(scheduled).toMatchObject({ outcome: 'invalid' });
@@ -133,7 +120,9 @@ describe('CloudWatch alarms open calmops sessions', () => {
   });
 
   it('validates the fix with a fresh triage when the alarm returns to OK', async () => {
-    const outcome = await deliver(crashLoopAlarm('orders', POD, { state: 'OK', at: '2030-03-04T03:10:07.412Z' }));
+    const outcome = await deliver(
+      crashLoopAlarm('orders', ORDERS_POD, { state: 'OK', at: '2030-03-04T03:10:07.412Z' }),
+    );
     expect(outcome).toMatchObject({ outcome: 'validating', sessionId: opened.sessionId, threadTs: opened.threadTs });
     await waitForThread(ONCALL, opened.threadTs, /The alert resolved/);
     const validated = await waitFor(

@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalHttpServer, startLocalHttpServer } from '../../../local/http-server.js';
-import { DEMO_IDS, demoChannels, type SlackStandIn, startSlackStandIn } from '../../../local/slack/index.js';
-import { type LocalStack, startLocalStack } from '../../../local/stack.js';
+import { DEMO_IDS, type SlackStandIn } from '../../../local/slack/index.js';
+import type { LocalStack } from '../../../local/stack.js';
 import { alertGroupId } from '../../../src/alerts/group.js';
 import { createSlackFunction } from '../../../src/app/slack-runtime.js';
 import { createStore, type Store } from '../../../src/store/index.js';
@@ -14,8 +14,9 @@ import {
   customAlert,
   targetDown,
 } from '../../support/alertmanager.js';
+import { type AlertOutcome, ONCALL, ORDERS_POD, startAlertsStack } from '../../support/alerts-stack.js';
 import { signedSlack, slashCommand } from '../../support/signed-slack.js';
-import { fixture, waitFor } from '../../support/workflow-harness.js';
+import { waitFor } from '../../support/workflow-harness.js';
 
 /**
  * Alertmanager's webhook against the whole local stack: the Slack function's own handler behind the local HTTP
@@ -23,10 +24,8 @@ import { fixture, waitFor } from '../../support/workflow-harness.js';
  */
 
 const TOKEN = 'alerts-intake-test-token-4f1d9c0b2a7e6d5c';
-const ONCALL = 'CORDERSONCALL';
-const POD = 'order-worker-69b7c4d8f5-fk2lp';
 
-type Outcome = { outcome: string; sessionId?: string; channelId?: string; threadTs?: string; intent?: string };
+type Outcome = AlertOutcome;
 
 describe('alerts open calmops sessions', () => {
   let slack: SlackStandIn;
@@ -35,19 +34,7 @@ describe('alerts open calmops sessions', () => {
   let store: Store;
 
   beforeAll(async () => {
-    slack = await startSlackStandIn({
-      channels: [...demoChannels(), { id: ONCALL, name: 'orders-oncall', is_member: true }],
-    });
-    stack = await startLocalStack({
-      snapshot: fixture('crashloop-analysis--missing-env'),
-      slackApiUrl: slack.url,
-      logLevel: 'SILENT',
-      alertsToken: TOKEN,
-      policy: {
-        defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors },
-        alerts: { channel: DEMO_IDS.incidents, routes: [{ namespace: 'orders', channel: ONCALL }] },
-      },
-    });
+    ({ slack, stack } = await startAlertsStack(TOKEN));
     const handle = createSlackFunction(stack.env, { logger: new Logger({ logLevel: 'SILENT' }) });
     http = await startLocalHttpServer({ slack: (r) => handle(r), health: async () => ({ ok: true, services: {} }) });
     store = createStore({ client: stack.docClient, tableName: stack.env['CALMOPS_TABLE'] ?? 'calmops' });
@@ -90,7 +77,7 @@ describe('alerts open calmops sessions', () => {
       30_000,
     );
 
-  const crash = (alerts: AlertInput[] = [crashLooping('orders', POD)], status?: 'resolved') =>
+  const crash = (alerts: AlertInput[] = [crashLooping('orders', ORDERS_POD)], status?: 'resolved') =>
     alertmanagerBody({ alerts, ...(status === undefined ? {} : { status }) });
 
   let opened: Required<Pick<Outcome, 'sessionId' | 'channelId' | 'threadTs'>>;
@@ -109,7 +96,7 @@ describe('alerts open calmops sessions', () => {
     const [root, ...others] = roots(ONCALL, 'KubePodCrashLooping');
     expect(others).toEqual([]);
     expect(root?.ts).toBe(opened.threadTs);
-    expect(JSON.stringify(root?.blocks)).toContain(POD);
+    expect(JSON.stringify(root?.blocks)).toContain(ORDERS_POD);
     expect(roots(DEMO_IDS.incidents, 'KubePodCrashLooping')).toEqual([]);
 
     const session = await store.sessions.getRequired(opened.sessionId);
@@ -126,7 +113,7 @@ describe('alerts open calmops sessions', () => {
   });
 
   it('posts repeats and updates of the group into its thread, and an identical redelivery once', async () => {
-    const update = crash([crashLooping('orders', POD), crashLooping('orders', 'order-worker-69b7c4d8f5-w8mzs')]);
+    const update = crash([crashLooping('orders', ORDERS_POD), crashLooping('orders', 'order-worker-69b7c4d8f5-w8mzs')]);
     const first = await post(update);
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ outcome: 'updated', ...opened });
@@ -170,7 +157,7 @@ describe('alerts open calmops sessions', () => {
   });
 
   it('reports the resolved group to its session, which validates the fix with a fresh triage', async () => {
-    const { status, json } = await post(crash([crashLooping('orders', POD)], 'resolved'));
+    const { status, json } = await post(crash([crashLooping('orders', ORDERS_POD)], 'resolved'));
     expect(status).toBe(200);
     expect(json).toMatchObject({ outcome: 'validating', ...opened });
     await waitForThread(ONCALL, opened.threadTs, /The alert resolved/);
