@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { RoutedHttpRequest } from '../src/alerts/http.js';
 import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
 import type { SlackHttpResponse } from '../src/slack/receiver.js';
+import { readBody, sendJson } from './http-json.js';
 import { hostRefusal, refuse } from './request-guard.js';
 import type { Sandbox } from './sandbox/server.js';
 
@@ -48,26 +49,6 @@ const READOUTS: Record<string, string> = {
   '/_slack/views': '/_views',
 };
 
-async function readRaw(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
 /** Lambda function URLs hand over lower-cased header names with repeated values joined by commas. */
 function lambdaHeaders(request: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -84,7 +65,7 @@ async function slackEvents(
   handler: SlackHttpHandler,
   path: string,
 ) {
-  const raw = await readRaw(request, MAX_SLACK_BODY);
+  const raw = await readBody(request, MAX_SLACK_BODY);
   if (raw === undefined) {
     sendJson(response, 413, { error: 'request body too large' });
     return;

@@ -3,6 +3,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
 import type { DemoClusterView } from '../demo/control.js';
+import { readBody, sendJson as sendJsonAnswer } from '../http-json.js';
 import { hostRefusal, isStateChanging, originRefusal, refuse } from '../request-guard.js';
 import type { RecordedCall, SlackStandIn, StandInMessage, StandInView } from '../slack/server.js';
 import { type ClientAssets, loadClientAssets, stopClientBuilds } from './assets.js';
@@ -140,15 +141,10 @@ const ViewRequestSchema = z.object({ user: id, viewId: z.string().min(1), state:
 const HomeRequestSchema = z.object({ user: id });
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new SandboxRequestError('request body too large', 413);
-    chunks.push(chunk as Buffer);
-  }
+  const body = await readBody(request, MAX_BODY);
+  if (body === undefined) throw new SandboxRequestError('request body too large', 413);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch (error) {
     throw new SandboxRequestError('request body is not JSON', 400, { cause: error });
   }
@@ -163,15 +159,9 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   return result.data;
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-  });
-  response.end(text);
-}
+// The page polls its state: an answer is never reused from a cache.
+const sendJson = (response: ServerResponse, status: number, body: unknown) =>
+  sendJsonAnswer(response, status, body, { 'cache-control': 'no-store' });
 
 function sendAsset(response: ServerResponse, contentType: string, body: string): void {
   response.writeHead(200, {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody, sendJson as sendJsonAnswer } from '../http-json.js';
 import { requestRefusal } from '../request-guard.js';
 import { messageBlockProblems, SLACK_LIMITS, viewProblems } from './block-rules.js';
 import {
@@ -154,26 +155,15 @@ function parseArgs(raw: string, contentType: string | undefined): Args {
   return args;
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new SlackApiError('request_too_large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+async function readText(request: IncomingMessage): Promise<string> {
+  const body = await readBody(request, MAX_BODY_BYTES);
+  if (body === undefined) throw new SlackApiError('request_too_large');
+  return body.toString('utf8');
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'access-control-allow-origin': '*',
-  });
-  response.end(text);
-}
+// The sandbox page in the browser reads the stand-in's recordings directly.
+const sendJson = (response: ServerResponse, status: number, body: unknown) =>
+  sendJsonAnswer(response, status, body, { 'access-control-allow-origin': '*' });
 
 /**
  * A Slack Web API stand-in on loopback: answers the methods calmops calls in Slack's JSON shapes, refuses what
@@ -476,7 +466,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         }
         if (request.method === 'POST' && path.startsWith('/api/')) {
           const method = path.slice('/api/'.length);
-          const raw = await readBody(request);
+          const raw = await readText(request);
           let args: Args;
           try {
             args = parseArgs(raw, request.headers['content-type']);
@@ -491,7 +481,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
           return;
         }
         if (request.method === 'POST' && path.startsWith('/response/')) {
-          const raw = await readBody(request);
+          const raw = await readText(request);
           let args: Args;
           try {
             args = raw === '' ? {} : (JSON.parse(raw) as Args);
