@@ -28,6 +28,20 @@ module.exports = {
       to: { path: '^src/app/' },
     },
     {
+      name: 'dynamodb-only-in-store',
+      severity: 'error',
+      comment: 'Every DynamoDB access is a repository in src/store/; src/app/ only builds the client.',
+      from: { path: '^src/', pathNot: '^src/(store|app)/' },
+      to: { path: 'node_modules/@aws-sdk/(client-dynamodb|lib-dynamodb)/' },
+    },
+    {
+      name: 'step-functions-only-in-app',
+      severity: 'error',
+      comment: 'The workflow reaches Step Functions through its WorkflowEngine port, implemented in src/app/.',
+      from: { path: '^src/', pathNot: '^src/app/' },
+      to: { path: 'node_modules/@aws-sdk/client-sfn/' },
+    },
+    {
       name: 'no-tests-in-product',
       severity: 'error',
       comment: 'Test and benchmark code is not part of the product.',

@@ -24,6 +24,9 @@ export function tableNameFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return name === undefined || name === '' ? DEFAULT_TABLE_NAME : name;
 }
 
+/** The SDK's DynamoDB client, named here so that code outside the store never imports the SDK itself. */
+export type DynamoClient = DynamoDBClient;
+
 export function createDynamoClient(options: StoreClientOptions = {}): DynamoDBClient {
   return new DynamoDBClient({
     ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),

@@ -1,13 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { WebClient } from '@slack/web-api';
 import type { PolicyConfig, StateMachinesConfig, TimeoutsConfig } from '../config.js';
 import { GroupMembership } from '../policy/channel-policy.js';
 import type { PlanSynthesizer } from '../review/template-synthesizer.js';
 import { TemplateSynthesizer } from '../review/template-synthesizer.js';
 import { ArtifactRepository } from '../store/artifacts.js';
-import { createDocumentClient } from '../store/client.js';
+import { createDocumentClient, type DynamoClient } from '../store/client.js';
 import { createStore, type Store } from '../store/index.js';
 import { MemoryRepository } from '../store/memory.js';
 import { loadTemplates, type TemplateRegistry } from '../triage/template-registry.js';
@@ -75,7 +74,7 @@ export interface WorkflowDeps {
 
 export interface BuildDepsInput {
   tableName: string;
-  clients: { dynamo: DynamoDBClient };
+  clients: { dynamo: DynamoClient };
   engine: WorkflowEngine;
   slack: ThreadPoster;
   slackClient?: WebClient;

@@ -1,7 +1,12 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PANIC_TYPES } from '../../diagnosis/panic.js';
 import { type CollectedMetrics, collectMetricsFromStore, METRICS_LIMITS } from '../../memory/collect.js';
-import { createDocumentClient, createDynamoClient, TABLE_NAME_ENV, tableNameFromEnv } from '../../store/client.js';
+import {
+  createDocumentClient,
+  createDynamoClient,
+  type DynamoClient,
+  TABLE_NAME_ENV,
+  tableNameFromEnv,
+} from '../../store/client.js';
 import { StoreError } from '../../store/errors.js';
 import { SessionRepository } from '../../store/sessions.js';
 import { checkTable } from '../../store/table-check.js';
@@ -79,7 +84,7 @@ function isLoopback(url: URL): boolean {
 }
 
 /** The client for the configured endpoint; emulators on loopback get placeholder credentials and a region. */
-function dynamoClient(env: CliIo['env']): { client: DynamoDBClient; endpoint: string | undefined } {
+function dynamoClient(env: CliIo['env']): { client: DynamoClient; endpoint: string | undefined } {
   const raw = env['AWS_ENDPOINT_URL_DYNAMODB']?.trim() || undefined;
   let url: URL | undefined;
   if (raw !== undefined) {
@@ -114,7 +119,7 @@ function describeFailure(error: unknown): string {
   return String(cause);
 }
 
-async function requireTable(client: DynamoDBClient, tableName: string, where: string): Promise<void> {
+async function requireTable(client: DynamoClient, tableName: string, where: string): Promise<void> {
   const check = await checkTable(client, tableName);
   if (check.ok) return;
   if (check.reason === 'missing') {
@@ -236,7 +241,7 @@ export function formatStats(collected: CollectedMetrics, source: { tableName: st
 
 /** `calmops stats`: ADR-005's success metrics from the table, over a bounded window of resolved sessions. */
 export const run: CliCommand = async (args, io) => {
-  let client: DynamoDBClient | undefined;
+  let client: DynamoClient | undefined;
   try {
     const options = parse(args);
     if (options === 'help') {
