@@ -578,6 +578,28 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return assets;
   };
 
+  // What the page reads (GET) and what it does (POST, JSON), one entry per path.
+  const pages: Record<string, (response: ServerResponse, url: URL) => Promise<void>> = {
+    '/sandbox': async (response) => {
+      response.writeHead(302, { location: '/sandbox/' });
+      response.end();
+    },
+    '/sandbox/': async (response) => sendAsset(response, 'text/html; charset=utf-8', (await getAssets()).html),
+    '/sandbox/app.js': async (response) =>
+      sendAsset(response, 'text/javascript; charset=utf-8', (await getAssets()).script),
+    '/sandbox/app.css': async (response) => sendAsset(response, 'text/css; charset=utf-8', (await getAssets()).css),
+    '/sandbox/api/workspace': async (response) => sendJson(response, 200, workspace),
+    '/sandbox/api/state': async (response, url) =>
+      sendJson(response, 200, await longPoll(url.searchParams.get('since'))),
+  };
+  const actions: Record<string, (body: unknown) => Promise<unknown>> = {
+    '/sandbox/api/compose': (body) => compose(parse(ComposeSchema, body)),
+    '/sandbox/api/action': (body) => action(parse(ActionRequestSchema, body)),
+    '/sandbox/api/view/submit': (body) => submit(parse(ViewRequestSchema, body)),
+    '/sandbox/api/view/close': (body) => closeModal(parse(ViewRequestSchema, body)),
+    '/sandbox/api/home': (body) => openHome(parse(HomeRequestSchema, body)),
+  };
+
   return {
     async handle(request, response) {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -635,17 +657,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
       try {
         if (request.method === 'GET') {
-          if (path === '/sandbox') {
-            response.writeHead(302, { location: '/sandbox/' });
-            response.end();
-          } else if (path === '/sandbox/') sendAsset(response, 'text/html; charset=utf-8', (await getAssets()).html);
-          else if (path === '/sandbox/app.js')
-            sendAsset(response, 'text/javascript; charset=utf-8', (await getAssets()).script);
-          else if (path === '/sandbox/app.css') sendAsset(response, 'text/css; charset=utf-8', (await getAssets()).css);
-          else if (path === '/sandbox/api/workspace') sendJson(response, 200, workspace);
-          else if (path === '/sandbox/api/state')
-            sendJson(response, 200, await longPoll(url.searchParams.get('since')));
-          else sendJson(response, 404, { error: `no such page ${path}` });
+          const page = Object.hasOwn(pages, path) ? pages[path] : undefined;
+          if (page === undefined) sendJson(response, 404, { error: `no such page ${path}` });
+          else await page(response, url);
           return true;
         }
         if (request.method !== 'POST') {
@@ -658,15 +672,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           return true;
         }
         const body = await readJson(request);
-        if (path === '/sandbox/api/compose') sendJson(response, 200, await compose(parse(ComposeSchema, body)));
-        else if (path === '/sandbox/api/action')
-          sendJson(response, 200, await action(parse(ActionRequestSchema, body)));
-        else if (path === '/sandbox/api/view/submit')
-          sendJson(response, 200, await submit(parse(ViewRequestSchema, body)));
-        else if (path === '/sandbox/api/view/close')
-          sendJson(response, 200, await closeModal(parse(ViewRequestSchema, body)));
-        else if (path === '/sandbox/api/home') sendJson(response, 200, await openHome(parse(HomeRequestSchema, body)));
-        else sendJson(response, 404, { error: `no such action ${path}` });
+        const run = Object.hasOwn(actions, path) ? actions[path] : undefined;
+        if (run === undefined) sendJson(response, 404, { error: `no such action ${path}` });
+        else sendJson(response, 200, await run(body));
       } catch (error) {
         if (error instanceof SandboxRequestError) sendJson(response, error.status, { error: error.message });
         else sendJson(response, 500, { error: (error as Error).message });
