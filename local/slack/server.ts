@@ -392,6 +392,21 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     calls.push({ seq, at: new Date().toISOString(), method, args, authenticated, response });
   };
 
+  // What tests and the sandbox read (and reset) of the stand-in, beside the Web API methods.
+  const readouts: Record<string, (query: URLSearchParams) => unknown> = {
+    'GET /_calls': (query) => {
+      const method = query.get('method');
+      const after = Number(query.get('after') ?? '0');
+      return calls.filter((c) => (method === null || c.method === method) && c.seq > after);
+    },
+    'GET /_messages': (query) => standIn.messages(query.get('channel') ?? undefined),
+    'GET /_views': (query) => standIn.views(query.get('user') ?? undefined),
+    'POST /_reset': () => {
+      standIn.reset();
+      return { ok: true };
+    },
+  };
+
   const callMethod = (method: string, args: Args, authenticated: boolean): Answer => {
     let response: Answer;
     try {
@@ -441,27 +456,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         }
         const url = new URL(request.url ?? '/', 'http://127.0.0.1');
         const path = url.pathname;
-        if (request.method === 'GET' && path === '/_calls') {
-          const method = url.searchParams.get('method');
-          const after = Number(url.searchParams.get('after') ?? '0');
-          sendJson(
-            response,
-            200,
-            calls.filter((c) => (method === null || c.method === method) && c.seq > after),
-          );
-          return;
-        }
-        if (request.method === 'GET' && path === '/_messages') {
-          sendJson(response, 200, standIn.messages(url.searchParams.get('channel') ?? undefined));
-          return;
-        }
-        if (request.method === 'GET' && path === '/_views') {
-          sendJson(response, 200, standIn.views(url.searchParams.get('user') ?? undefined));
-          return;
-        }
-        if (request.method === 'POST' && path === '/_reset') {
-          standIn.reset();
-          sendJson(response, 200, { ok: true });
+        const readout = `${request.method} ${path}`;
+        if (Object.hasOwn(readouts, readout)) {
+          sendJson(response, 200, readouts[readout]?.(url.searchParams));
           return;
         }
         if (request.method === 'POST' && path.startsWith('/api/')) {
