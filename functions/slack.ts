@@ -1,15 +1,13 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, EventBridgeEvent } from 'aws-lambda';
 import type { RoutedHttpRequest } from '../src/alerts/http.js';
-import { type AlarmEventHandler, type AlarmEventOutcome, createAlarmEventHandler } from '../src/app/alerts-runtime.js';
+import type { AlarmEventOutcome } from '../src/app/alerts-runtime.js';
 import {
+  type AlarmEventFunction,
+  containerRuntime,
+  createAlarmEventFunction,
   createSlackFunction,
-  createSlackRuntime,
   type SlackFunction,
-  type SlackRuntime,
 } from '../src/app/slack-runtime.js';
-import { withCorrelation } from '../src/logging/correlation.js';
-import { parsePolicy } from '../src/policy/channel-policy.js';
 import type { SlackHttpResponse } from '../src/slack/receiver.js';
 
 /**
@@ -19,37 +17,7 @@ import type { SlackHttpResponse } from '../src/slack/receiver.js';
  * Every log line carries the request's Slack event id and Lambda request id.
  */
 
-type Env = Readonly<Record<string, string | undefined>>;
 type AlarmEvent = EventBridgeEvent<string, unknown>;
-export type AlarmEventFunction = (event: AlarmEvent, context?: Context) => Promise<AlarmEventOutcome>;
-
-// Without a policy no channel is set up: an alarm is then refused like an alert.
-const NO_CHANNELS = parsePolicy({});
-
-/**
- * The EventBridge path, over dependencies of its own built on first use (a failed build is retried on the next event).
- * The channel policy in force is read per event, as for a request.
- */
-export function createAlarmEventFunction(
-  env: Env = process.env,
-  options: { logger?: Logger } = {},
-): AlarmEventFunction {
-  let ready: Promise<{ runtime: SlackRuntime; handle: AlarmEventHandler }> | undefined;
-  return async (event, context) => {
-    ready ??= createSlackRuntime(env, options).then(
-      (runtime) => ({ runtime, handle: createAlarmEventHandler(runtime.deps) }),
-      (error: unknown) => {
-        ready = undefined;
-        throw error;
-      },
-    );
-    const { runtime, handle } = await ready;
-    return withCorrelation(runtime.logger, {}, context, async () => {
-      runtime.deps.policy = (await runtime.policy.current()) ?? NO_CHANNELS;
-      return handle(event);
-    });
-  };
-}
 
 /**
  * EventBridge events carry `detail-type`; API Gateway's never do. Checked first, so an event never reaches the Slack
@@ -85,11 +53,16 @@ export function createSlackLambdaHandler(paths: {
   };
 }
 
-const slackFunction = createSlackFunction();
+// One set of dependencies per container, shared by the request path and the EventBridge path.
+const runtime = containerRuntime();
+const slackFunction = createSlackFunction(process.env, {}, runtime);
 
 /** The same path the Lambda runs, for the local HTTP server and tests. */
 export async function handleSlackHttp(request: RoutedHttpRequest, context?: Context): Promise<SlackHttpResponse> {
   return slackFunction(request, context);
 }
 
-export const handler = createSlackLambdaHandler({ http: handleSlackHttp, alarms: createAlarmEventFunction() });
+export const handler = createSlackLambdaHandler({
+  http: handleSlackHttp,
+  alarms: createAlarmEventFunction(process.env, {}, runtime),
+});

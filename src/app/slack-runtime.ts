@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
-import type { Context } from 'aws-lambda';
+import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { isAlertRoute, type RoutedHttpHandler, type RoutedHttpRequest } from '../alerts/http.js';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
 import { slackCorrelation, withCorrelation } from '../logging/correlation.js';
@@ -16,7 +16,12 @@ import { deliverInput } from '../workflow/deliver-input.js';
 import { webClientPoster } from '../workflow/deps.js';
 import { acknowledgeWhilePending } from '../workflow/pending-ack.js';
 import { startSession } from '../workflow/session-lifecycle.js';
-import { createAlertsRoute } from './alerts-runtime.js';
+import {
+  type AlarmEventHandler,
+  type AlarmEventOutcome,
+  createAlarmEventHandler,
+  createAlertsRoute,
+} from './alerts-runtime.js';
 import { createAwsClients } from './aws-clients.js';
 import { stepFunctionsEngine } from './step-functions-engine.js';
 
@@ -120,26 +125,53 @@ const NO_CHANNELS = parsePolicy({});
 export type SlackFunction = (request: RoutedHttpRequest, context?: Context) => Promise<SlackHttpResponse>;
 
 /**
- * The Slack function's request path: dependencies built once per container (a failed build is retried on the next
- * request rather than cached), then per request the channel policy in force (cached by Powertools) and log lines
- * that carry the request's Slack event id. `POST /alerts/alertmanager` goes to the alert route (src/alerts/), built
- * on first use over the same dependencies; every other path is Slack's.
+ * The Slack function's dependencies for one container, built on first use and shared by its request path and its
+ * EventBridge path; a failed build is retried on the next request or event rather than cached.
  */
-export function createSlackFunction(env: Env = process.env, options: { logger?: Logger } = {}): SlackFunction {
-  let ready: Promise<{ runtime: SlackRuntime; handle: ReturnType<typeof createSlackHttpHandler> }> | undefined;
+export type ContainerRuntime = () => Promise<SlackRuntime>;
+
+export function containerRuntime(env: Env = process.env, options: { logger?: Logger } = {}): ContainerRuntime {
+  let ready: Promise<SlackRuntime> | undefined;
+  return () => {
+    ready ??= createSlackRuntime(env, options).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+}
+
+/** Runs one request or event with the channel policy in force (cached by Powertools) and its correlation ids logged. */
+function withPolicy<T>(
+  runtime: SlackRuntime,
+  keys: Parameters<typeof withCorrelation>[1],
+  context: Context | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  return withCorrelation(runtime.logger, keys, context, async () => {
+    // The handlers read `deps.policy` on every request, so replacing it here is all a policy change needs.
+    runtime.deps.policy = (await runtime.policy.current()) ?? NO_CHANNELS;
+    return work();
+  });
+}
+
+/**
+ * The Slack function's request path: per request the channel policy in force and log lines that carry the request's
+ * Slack event id. `POST /alerts/alertmanager` goes to the alert route (src/alerts/), built on first use over the same
+ * dependencies; every other path is Slack's.
+ */
+export function createSlackFunction(
+  env: Env = process.env,
+  options: { logger?: Logger } = {},
+  runtimeOf: ContainerRuntime = containerRuntime(env, options),
+): SlackFunction {
+  let built: { runtime: SlackRuntime; handle: ReturnType<typeof createSlackHttpHandler> } | undefined;
   let alerts: RoutedHttpHandler | undefined;
   return async (request, context) => {
-    ready ??= createSlackRuntime(env, options).then(
-      (runtime) => ({ runtime, handle: createSlackHttpHandler(runtime.deps) }),
-      (error: unknown) => {
-        ready = undefined;
-        throw error;
-      },
-    );
-    const { runtime, handle } = await ready;
-    return withCorrelation(runtime.logger, slackCorrelation(request), context, async () => {
-      // The handlers read `deps.policy` on every request, so replacing it here is all a policy change needs.
-      runtime.deps.policy = (await runtime.policy.current()) ?? NO_CHANNELS;
+    const runtime = await runtimeOf();
+    if (built?.runtime !== runtime) built = { runtime, handle: createSlackHttpHandler(runtime.deps) };
+    const { handle } = built;
+    return withPolicy(runtime, slackCorrelation(request), context, async () => {
       if (isAlertRoute(request)) {
         try {
           alerts ??= createAlertsRoute(env, runtime.deps);
@@ -155,5 +187,25 @@ export function createSlackFunction(env: Env = process.env, options: { logger?: 
       }
       return handle(request);
     });
+  };
+}
+
+export type AlarmEventFunction = (
+  event: EventBridgeEvent<string, unknown>,
+  context?: Context,
+) => Promise<AlarmEventOutcome>;
+
+/** The EventBridge path: CloudWatch alarm state changes, over the same dependencies and policy as the requests. */
+export function createAlarmEventFunction(
+  env: Env = process.env,
+  options: { logger?: Logger } = {},
+  runtimeOf: ContainerRuntime = containerRuntime(env, options),
+): AlarmEventFunction {
+  let built: { runtime: SlackRuntime; handle: AlarmEventHandler } | undefined;
+  return async (event, context) => {
+    const runtime = await runtimeOf();
+    if (built?.runtime !== runtime) built = { runtime, handle: createAlarmEventHandler(runtime.deps) };
+    const { handle } = built;
+    return withPolicy(runtime, {}, context, () => handle(event));
   };
 }

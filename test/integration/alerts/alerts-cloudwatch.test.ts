@@ -1,15 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createAlarmEventFunction,
-  createSlackLambdaHandler,
-  type SlackLambdaHandler,
-} from '../../../functions/slack.js';
+import { createSlackLambdaHandler, type SlackLambdaHandler } from '../../../functions/slack.js';
 import { DEMO_IDS, type SlackStandIn } from '../../../local/slack/index.js';
 import type { LocalStack } from '../../../local/stack.js';
 import { alertGroupId } from '../../../src/alerts/group.js';
-import { createSlackFunction } from '../../../src/app/slack-runtime.js';
+import { createAlarmEventFunction, createSlackFunction } from '../../../src/app/slack-runtime.js';
 import { createStore, type Store } from '../../../src/store/index.js';
 import { SWEEP_INTENT } from '../../../src/triage/routing.js';
 import { type AlertOutcome, ONCALL, ORDERS_POD, startAlertsStack } from '../../support/alerts-stack.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { type AlarmEventFunction, createSlackLambdaHandler, isEventBridgeEvent } from '../../../functions/slack.js';
+import { createSlackLambdaHandler, isEventBridgeEvent } from '../../../functions/slack.js';
 import {
   type AlarmReading,
   CONTAINER_INSIGHTS_ALERTS,
@@ -10,7 +10,7 @@ import {
 } from '../../../src/alerts/cloudwatch.js';
 import { type AlertGroup, alertGroupId } from '../../../src/alerts/group.js';
 import { alertIntents, mapAlertGroup } from '../../../src/alerts/map.js';
-import type { SlackFunction } from '../../../src/app/slack-runtime.js';
+import type { AlarmEventFunction, SlackFunction } from '../../../src/app/slack-runtime.js';
 import { SWEEP_INTENT } from '../../../src/triage/routing.js';
 import { loadTemplates } from '../../../src/triage/template-registry.js';
 import { alarmEvent, awsGuideExample, crashLoopAlarm } from '../../support/cloudwatch-events.js';
