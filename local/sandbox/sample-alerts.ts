@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { AlertmanagerWebhook } from '../../src/alerts/alertmanager.js';
+import { alertmanagerNotification } from '../alertmanager-notification.js';
 
 /**
  * `POST /_sandbox/alerts/sample`: the sandbox's stand-in for Alertmanager. It fires (or resolves) the alert
@@ -82,17 +82,6 @@ export const SAMPLE_ALERTS: readonly SampleAlert[] = [
 ];
 
 /** Go's zero time: Alertmanager's `endsAt` for an alert still firing. */
-const ZERO_TIME = '0001-01-01T00:00:00Z';
-
-/** The same fingerprint for the same labels, as Alertmanager's (a hash of the sorted label set). */
-function fingerprintOf(labels: Readonly<Record<string, string>>): string {
-  const text = Object.entries(labels)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}\u0000${v}`)
-    .join('\u0000');
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
-}
-
 /**
  * The notification Alertmanager sends for the sample's group, grouped by alert name and namespace as docs/alerts.md
  * recommends. It has no Alertmanager UI to link to, so the external URL is empty.
@@ -101,29 +90,18 @@ export function sampleNotification(
   sample: SampleAlert,
   state: { status: 'firing' | 'resolved'; startsAt: string; endsAt?: string },
 ): AlertmanagerWebhook {
-  const groupLabels = { alertname: sample.alertname, namespace: sample.namespace };
-  return {
-    version: '4',
-    groupKey: `{}:{alertname="${sample.alertname}", namespace="${sample.namespace}"}`,
-    truncatedAlerts: 0,
+  return alertmanagerNotification({
+    groupBy: ['alertname', 'namespace'],
     status: state.status,
-    receiver: 'calmops',
-    groupLabels,
-    commonLabels: { ...sample.labels },
-    commonAnnotations: { ...sample.annotations },
-    externalURL: '',
     alerts: [
       {
-        status: state.status,
-        labels: { ...sample.labels },
-        annotations: { ...sample.annotations },
+        labels: sample.labels,
+        annotations: sample.annotations,
         startsAt: state.startsAt,
-        endsAt: state.status === 'resolved' ? (state.endsAt ?? state.startsAt) : ZERO_TIME,
-        generatorURL: '',
-        fingerprint: fingerprintOf(sample.labels),
+        ...(state.endsAt === undefined ? {} : { endsAt: state.endsAt }),
       },
     ],
-  };
+  });
 }
 
 /** Where calmops takes Alertmanager's webhook, and the token it wants. */

@@ -1,3 +1,5 @@
+import { alertmanagerNotification } from '../../local/alertmanager-notification.js';
+
 /**
  * Alertmanager webhook notifications as Alertmanager 0.2x sends them (version 4), with the label sets the
  * kube-prometheus and OpenShift rules produce: what the alert tests post.
@@ -12,24 +14,6 @@ export interface AlertInput {
   fingerprint?: string;
 }
 
-const ZERO = '0001-01-01T00:00:00Z';
-
-function fingerprintOf(labels: Record<string, string>): string {
-  let hash = 0xcbf29ce4;
-  const text = Object.entries(labels)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',');
-  for (const ch of text) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return hash.toString(16).padStart(16, '0');
-}
-
-function common(records: ReadonlyArray<Record<string, string>>): Record<string, string> {
-  const [first, ...rest] = records;
-  if (first === undefined) return {};
-  return Object.fromEntries(Object.entries(first).filter(([k, v]) => rest.every((r) => r[k] === v)));
-}
-
 /** A notification for one alert group; the group key follows Alertmanager's `{route}:{group labels}` form. */
 export function alertmanagerBody(input: {
   alerts: AlertInput[];
@@ -39,38 +23,24 @@ export function alertmanagerBody(input: {
   externalURL?: string;
   truncatedAlerts?: number;
 }) {
-  const groupBy = input.groupBy ?? ['namespace', 'alertname'];
-  const alerts = input.alerts.map((a) => {
-    const status = a.status ?? input.status ?? 'firing';
-    return {
-      status,
-      labels: a.labels,
-      annotations: a.annotations ?? {},
-      startsAt: a.startsAt ?? '2030-03-04T02:10:07.412Z',
-      endsAt: status === 'resolved' ? (a.endsAt ?? '2030-03-04T03:02:37.412Z') : ZERO,
-      generatorURL: `http://prometheus-k8s-0:9090/graph?g0.expr=ALERTS%7Balertname%3D%22${a.labels['alertname'] ?? ''}%22%7D&g0.tab=1`,
-      fingerprint: a.fingerprint ?? fingerprintOf(a.labels),
-    };
-  });
-  const commonLabels = common(alerts.map((a) => a.labels));
-  const groupLabels = Object.fromEntries(
-    groupBy.flatMap((k) => (commonLabels[k] === undefined ? [] : [[k, commonLabels[k]]])),
-  );
-  const status = input.status ?? (alerts.some((a) => a.status === 'firing') ? 'firing' : 'resolved');
-  return {
-    receiver: input.receiver ?? 'calmops',
-    status,
-    alerts,
-    groupLabels,
-    commonLabels,
-    commonAnnotations: common(alerts.map((a) => a.annotations)),
+  return alertmanagerNotification({
+    groupBy: input.groupBy ?? ['namespace', 'alertname'],
+    route: '{}/{severity=~"warning|critical"}',
     externalURL: input.externalURL ?? 'http://alertmanager-main-0:9093',
-    version: '4',
-    groupKey: `{}/{severity=~"warning|critical"}:{${Object.entries(groupLabels)
-      .map(([k, v]) => `${k}="${v}"`)
-      .join(', ')}}`,
-    truncatedAlerts: input.truncatedAlerts ?? 0,
-  };
+    ...(input.status === undefined ? {} : { status: input.status }),
+    ...(input.receiver === undefined ? {} : { receiver: input.receiver }),
+    ...(input.truncatedAlerts === undefined ? {} : { truncatedAlerts: input.truncatedAlerts }),
+    alerts: input.alerts.map((a) => {
+      const status = a.status ?? input.status ?? 'firing';
+      return {
+        ...a,
+        status,
+        startsAt: a.startsAt ?? '2030-03-04T02:10:07.412Z',
+        ...(status === 'resolved' ? { endsAt: a.endsAt ?? '2030-03-04T03:02:37.412Z' } : {}),
+        generatorURL: `http://prometheus-k8s-0:9090/graph?g0.expr=ALERTS%7Balertname%3D%22${a.labels['alertname'] ?? ''}%22%7D&g0.tab=1`,
+      };
+    }),
+  });
 }
 
 /** kube-prometheus `KubePodCrashLooping` (kube-state-metrics labels, as the ServiceMonitor keeps them). */
