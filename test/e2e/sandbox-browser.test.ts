@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCalmops, startCalmops } from '../../local/start.js';
+import { launchChromium } from '../support/chromium.js';
 
 /**
  * The whole product through the sandbox page in a real browser: `npm start`'s stack (dynalite, the local Step
@@ -12,7 +12,6 @@ import { type RunningCalmops, startCalmops } from '../../local/start.js';
  * driven by clicks and typing as a person would.
  */
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 const DOCS_SCREENSHOT = join(import.meta.dirname, '..', '..', 'docs', 'sandbox.png');
 const WAIT = 60_000;
@@ -25,24 +24,10 @@ let page: Page;
 let dataDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   dataDir = await mkdtemp(join(tmpdir(), 'calmops-sandbox-'));
   // A generous ack timeout: the first request builds the Slack app, and this machine is shared.
   running = await startCalmops({ env: {}, dataDir, port: 0, logLevel: 'SILENT', ackTimeoutMs: 30_000 });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   page = await context.newPage();
 });

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SNAPSHOT } from '../../local/demo/index.js';
 import { type LocalHttpServer, startLocalHttpServer } from '../../local/http-server.js';
@@ -13,13 +12,13 @@ import { sandboxDemoCluster } from '../../local/start.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
 import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
+import { launchChromium } from '../support/chromium.js';
 
 /**
  * The sidebar's "Demo cluster" panel in a real browser: it lists the demo namespaces, runs a fix on the served
  * cluster and restores the fault; with your own snapshot it says why it has nothing to offer.
  */
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 const WAIT = 30_000;
 
@@ -46,17 +45,12 @@ async function serve(demoCluster: ReturnType<typeof sandboxDemoCluster>): Promis
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   standIn = await startSlackStandIn({ channels: sandboxChannels() });
   const snapshot = await loadSnapshotFiles(DEMO_SNAPSHOT);
   kube = await startSnapshotServer({ objects: snapshot.objects, logs: snapshot.logs, port: 0 });
   demoHttp = await serve(sandboxDemoCluster({ kind: 'demo', file: DEMO_SNAPSHOT }, { snapshot, kube }));
   ownHttp = await serve(sandboxDemoCluster({ kind: 'snapshot', file: '/srv/incident.yaml' }, {}));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
 });
 

@@ -1,13 +1,13 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { DEMO_NAMESPACES, type DemoNamespace } from '../../local/demo/index.js';
 import { type RunningCalmops, startCalmops } from '../../local/start.js';
 import { type TimelineEvent, TimelineRepository } from '../../src/store/timeline.js';
+import { launchChromium } from '../support/chromium.js';
 
 /**
  * The guided diagnosis of every broken demo namespace, in a real browser on the sandbox page: /triage, every prompt
@@ -17,7 +17,6 @@ import { type TimelineEvent, TimelineRepository } from '../../src/store/timeline
  * RESOLVING only on the approval, and never read the plan's own steps as panic.
  */
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 const WAIT = 60_000;
 const USERS = { requester: 'UREQUESTER', senior: 'USENIOR' } as const;
@@ -37,7 +36,6 @@ let dataDir: string;
 let timeline: TimelineRepository;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   dataDir = await mkdtemp(join(tmpdir(), 'calmops-guided-'));
   // The test types faster than a person reads: no minimum time in GATHERING (docs/diagnosis.md).
   running = await startCalmops({
@@ -48,20 +46,7 @@ beforeAll(async () => {
     ackTimeoutMs: 30_000,
   });
   timeline = new TimelineRepository({ client: running.stack.docClient, tableName: 'calmops' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   page = await context.newPage();
   await page.goto(`${running.sandboxUrl}?user=${USERS.requester}&channel=incidents`);
