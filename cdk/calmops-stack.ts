@@ -46,6 +46,7 @@ import { TABLE_DEFINITION } from '../src/store/table.js';
 import { CalmopsAlarms, ownAlarmNamePrefix } from './constructs/alarms.js';
 import { CalmopsFunction } from './constructs/calmops-function.js';
 import { executionsArn, machineArn, WorkflowMachines } from './constructs/workflow-machines.js';
+import { parametersExtensionLayer } from './parameters-extension.js';
 import { DEFAULT_VPC_ENDPOINTS, type Settings, type VpcEndpointService } from './settings.js';
 import { DELETE, QUERY, TABLE_ACCESS } from './table-access.js';
 
@@ -178,7 +179,13 @@ export class CalmopsStack extends Stack {
       [ENV.alertsTokenSecretArn]: this.alertsTokenSecret.secretArn,
     };
 
-    const common = { projectRoot, logRetention: settings.logRetentionDays, serviceName: SERVICE_NAME };
+    const common = {
+      projectRoot,
+      logRetention: settings.logRetentionDays,
+      serviceName: SERVICE_NAME,
+      // Every function reads a secret (Slack's, or the reader's kubeconfigs), and three read the policy parameter.
+      paramsAndSecrets: parametersExtensionLayer(),
+    };
     const entry = (name: FunctionName) => join(functionsDir, FUNCTION_ENTRIES[name].replace(/^functions\//, ''));
     this.functions = {
       slack: new CalmopsFunction(this, 'SlackFunction', {
@@ -251,9 +258,10 @@ export class CalmopsStack extends Stack {
   }
 
   /**
-   * The channel policy lives in an SSM parameter, read through Powertools Parameters and cached for a minute: an
-   * edited policy (`aws ssm put-parameter --overwrite`) is in force without a redeploy, and it is not bounded by
-   * Lambda's 4 KB of environment variables. Each deploy writes the policy file again, so the file stays the source.
+   * The channel policy lives in an SSM parameter, read through the Parameters and Secrets extension and cached for a
+   * minute: an edited policy (`aws ssm put-parameter --overwrite`) is in force without a redeploy, and it is not
+   * bounded by Lambda's 4 KB of environment variables. Each deploy writes the policy file again, so the file stays
+   * the source.
    */
   private storePolicy(prefix: string, policyJson: string | undefined): StringParameter | undefined {
     if (policyJson === undefined) return undefined;
@@ -690,10 +698,11 @@ export class PolicyTooLargeError extends Error {
 
 /**
  * Fails the synth, instead of the deploy, when the functions' environment cannot fit. Unresolved values (ARNs,
- * names) are counted at 128 bytes each, more than any of them resolves to; the house defaults add under 200.
+ * names) are counted at 128 bytes each, more than any of them resolves to; the house defaults add under 200 and the
+ * Parameters and Secrets extension's settings under 400.
  */
 export function checkEnvironmentSize(what: string, env: Record<string, string>): void {
-  let bytes = 200;
+  let bytes = 600;
   for (const [key, value] of Object.entries(env)) {
     bytes += key.length + Buffer.byteLength(value.replace(/\$\{Token\[[^\]]+\]\}/g, 'x'.repeat(128)));
   }

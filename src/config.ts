@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
+import {
+  DEFAULT_EXTENSION_PORT,
+  EXTENSION_PORT_VARIABLE,
+  type ExtensionAccess,
+  ParametersExtensionError,
+  parametersExtension,
+} from './aws-parameters/extension.js';
 import { ENV } from './env-names.js';
 import { type Policy, parsePolicyText } from './policy/channel-policy.js';
 
@@ -51,7 +58,8 @@ export const ClusterEntrySchema = z.union([
   z.strictObject({ kubeconfigFile: z.string().min(1) }),
   z.strictObject({ kubeconfigSecretArn: SecretArnSchema }),
 ]);
-export type ClusterEntry = z.infer<typeof ClusterEntrySchema>;
+/** A cluster's kubeconfig: a file, or a secret read through the Parameters and Secrets extension. */
+export type ClusterEntry = { kubeconfigFile: string } | { kubeconfigSecretArn: string; extension: ExtensionAccess };
 
 /** SSM's own rule for parameter names (a path of at most 15 levels, or a plain name). */
 const ParameterNameSchema = z
@@ -80,17 +88,20 @@ export interface StateMachinesConfig {
 /** Either credentials straight from the environment (local stacks) or the secret that holds them (AWS). */
 export type SlackConfig = {
   apiUrl?: string;
-} & ({ source: 'env'; signingSecret: string; botToken: string } | { source: 'secret'; secretArn: string });
+} & (
+  | { source: 'env'; signingSecret: string; botToken: string }
+  | { source: 'secret'; secretArn: string; extension: ExtensionAccess }
+);
 export interface ClustersConfig {
   clusters: Readonly<Record<string, ClusterEntry>>;
 }
 /**
- * The channel policy: parsed here when it comes inline or from a file, or the name of the SSM parameter that holds it
- * (read, and re-read when it changes, at run time: see src/policy/policy-source.ts).
+ * The channel policy: parsed here when it comes inline or from a file, or the SSM parameter that holds it (read, and
+ * re-read when it changes, at run time through the Parameters and Secrets extension: see src/policy/policy-source.ts).
  */
 export interface PolicyConfig {
   policy: Policy | undefined;
-  parameterName?: string;
+  parameter?: { name: string; extension: ExtensionAccess };
 }
 export interface TimeoutsConfig {
   idleTimeoutSeconds: number;
@@ -105,7 +116,7 @@ export interface TimeoutsConfig {
 export type AlertsConfig =
   | { source: 'none' }
   | { source: 'env'; token: string }
-  | { source: 'secret'; secretArn: string };
+  | { source: 'secret'; secretArn: string; extension: ExtensionAccess };
 /** Only the SDK's own standard variables; endpoints select the local stand-ins. */
 export interface AwsConfig {
   region: string;
@@ -135,6 +146,33 @@ function issues(variable: string, error: z.ZodError): string[] {
 function value(env: Env, name: string): string | undefined {
   const v = env[name]?.trim();
   return v === undefined || v === '' ? undefined : v;
+}
+
+const PortSchema = z
+  .string()
+  .regex(/^\d+$/, { message: 'must be a port number' })
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(65_535));
+
+/**
+ * Where the Parameters and Secrets extension listens: CALMOPS_PARAMETERS_SECRETS_ENDPOINT when set, otherwise the
+ * extension's own port variable on localhost, as Lambda runs it. Read only by the sections that name a secret or a
+ * parameter, so a stack whose credentials come from the environment never has to set it.
+ */
+function extensionAccess(env: Env, problems: string[]): ExtensionAccess {
+  const sessionToken = value(env, 'AWS_SESSION_TOKEN');
+  const withToken = (endpoint: string): ExtensionAccess =>
+    sessionToken === undefined ? { endpoint } : { endpoint, sessionToken };
+  const raw = value(env, ENV.parametersSecretsEndpoint);
+  if (raw !== undefined) {
+    const parsed = z.url({ protocol: /^https?$/ }).safeParse(raw);
+    if (parsed.success) return withToken(parsed.data.replace(/\/+$/, ''));
+    problems.push(`${ENV.parametersSecretsEndpoint}: must be an http(s) URL such as http://localhost:2773`);
+    return withToken(raw);
+  }
+  const port = PortSchema.optional().safeParse(value(env, EXTENSION_PORT_VARIABLE));
+  if (!port.success) problems.push(...issues(EXTENSION_PORT_VARIABLE, port.error));
+  return withToken(`http://localhost:${(port.success ? port.data : undefined) ?? DEFAULT_EXTENSION_PORT}`);
 }
 
 const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => CalmopsConfig[S] | undefined } = {
@@ -184,7 +222,7 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
     if (secretArn !== undefined) {
       const parsed = SecretArnSchema.safeParse(secretArn);
       if (!parsed.success) problems.push(...issues(ENV.slackSecretArn, parsed.error));
-      return { ...base, source: 'secret', secretArn };
+      return { ...base, source: 'secret', secretArn, extension: extensionAccess(env, problems) };
     }
     problems.push(
       `${ENV.slackBotToken} and ${ENV.slackSigningSecret}, or ${ENV.slackSecretArn}: one of them is required`,
@@ -215,7 +253,13 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
       problems.push(...issues(ENV.clusters, parsed.error));
       return undefined;
     }
-    return { clusters: parsed.data };
+    let extension: ExtensionAccess | undefined;
+    const clusters = Object.entries(parsed.data).map(([name, entry]): [string, ClusterEntry] => {
+      if ('kubeconfigFile' in entry) return [name, entry];
+      extension ??= extensionAccess(env, problems);
+      return [name, { ...entry, extension }];
+    });
+    return { clusters: Object.fromEntries(clusters) };
   },
   policy(env, problems) {
     const inline = value(env, ENV.policyJson);
@@ -227,7 +271,9 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
         return undefined;
       }
       const parsed = ParameterNameSchema.safeParse(parameter);
-      if (parsed.success) return { policy: undefined, parameterName: parsed.data };
+      if (parsed.success) {
+        return { policy: undefined, parameter: { name: parsed.data, extension: extensionAccess(env, problems) } };
+      }
       problems.push(...issues(ENV.policyParameter, parsed.error));
       return undefined;
     }
@@ -292,7 +338,8 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
     }
     if (secretArn !== undefined) {
       const parsed = SecretArnSchema.safeParse(secretArn);
-      if (parsed.success) return { source: 'secret', secretArn: parsed.data };
+      const extension = extensionAccess(env, problems);
+      if (parsed.success) return { source: 'secret', secretArn: parsed.data, extension };
       problems.push(...issues(ENV.alertsTokenSecretArn, parsed.error));
       return undefined;
     }
@@ -319,7 +366,8 @@ export function loadConfig<const S extends ConfigSection>(env: Env, sections: re
     const result = read(env, problems);
     if (result !== undefined) (out as Record<string, unknown>)[section] = result;
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  // Every section that names a secret or a parameter judges the extension's endpoint: one mistake, one line.
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   return out as ConfigFor<S>;
 }
 
@@ -330,17 +378,36 @@ export interface SlackCredentials {
 
 const SlackSecretSchema = z.object({ signingSecret: z.string().min(1), botToken: z.string().min(1) });
 
-/** The Slack credentials: from the environment locally, from Secrets Manager (cached by Powertools) in AWS. */
+/** A secret's text through the extension, or a ConfigError naming the variable that points at it and the reason. */
+async function readSecret(variable: string, secretArn: string, extension: ExtensionAccess): Promise<string> {
+  try {
+    return await parametersExtension(extension).secret(secretArn);
+  } catch (error) {
+    const reason = error instanceof ParametersExtensionError ? error.message : 'the secret could not be read';
+    throw new ConfigError([`${variable}: ${reason}`], { cause: error });
+  }
+}
+
+/**
+ * Parses a secret's text as JSON. The parser's own message quotes the text it choked on, so neither it nor the
+ * parser's error goes anywhere: the caller says what shape was expected instead.
+ */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Slack credentials: from the environment locally, from Secrets Manager through the Parameters and Secrets
+ * extension (which caches them for five minutes) in AWS.
+ */
 export async function resolveSlackCredentials(slack: SlackConfig): Promise<SlackCredentials> {
   if (slack.source === 'env') return { signingSecret: slack.signingSecret, botToken: slack.botToken };
-  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  let raw: unknown;
-  try {
-    raw = await getSecret(slack.secretArn, { transform: 'json', maxAge: 300 });
-  } catch (error) {
-    throw new ConfigError([`CALMOPS_SLACK_SECRET_ARN: the secret could not be read`], { cause: error });
-  }
-  const parsed = SlackSecretSchema.safeParse(raw);
+  const text = await readSecret(ENV.slackSecretArn, slack.secretArn, slack.extension);
+  const parsed = SlackSecretSchema.safeParse(parseJson(text));
   if (!parsed.success) {
     throw new ConfigError([`${ENV.slackSecretArn}: the secret must be JSON {"signingSecret": "…", "botToken": "…"}`]);
   }
@@ -353,29 +420,15 @@ const AlertsSecretSchema = z.union([
 ]);
 
 /**
- * The alert senders' token: from the environment locally, from Secrets Manager (cached by Powertools) in AWS, where the
- * secret holds the token as plain text or as JSON {"token": "…"}. Undefined when none is configured. Resolved when an
- * alert arrives, not at start, so a secret that cannot be read affects the alert route only, never Slack's.
+ * The alert senders' token: from the environment locally, from Secrets Manager through the extension in AWS, where
+ * the secret holds the token as plain text or as JSON {"token": "…"}. Undefined when none is configured. Resolved
+ * when an alert arrives, not at start, so a secret that cannot be read affects the alert route only, never Slack's.
  */
 export async function resolveAlertsToken(alerts: AlertsConfig): Promise<string | undefined> {
   if (alerts.source === 'none') return undefined;
   if (alerts.source === 'env') return alerts.token;
-  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  let raw: unknown;
-  try {
-    raw = await getSecret(alerts.secretArn, { maxAge: 300 });
-  } catch (error) {
-    throw new ConfigError([`${ENV.alertsTokenSecretArn}: the secret could not be read`], { cause: error });
-  }
-  let value: unknown = raw;
-  if (typeof raw === 'string' && raw.trim().startsWith('{')) {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = raw;
-    }
-  }
-  const parsed = AlertsSecretSchema.safeParse(typeof value === 'string' ? value.trim() : value);
+  const text = (await readSecret(ENV.alertsTokenSecretArn, alerts.secretArn, alerts.extension)).trim();
+  const parsed = AlertsSecretSchema.safeParse(text.startsWith('{') ? (parseJson(text) ?? text) : text);
   if (!parsed.success) {
     throw new ConfigError([
       `${ENV.alertsTokenSecretArn}: the secret must hold the token (at least 32 printable characters), as text or as JSON {"token": "…"}`,
@@ -387,15 +440,9 @@ export async function resolveAlertsToken(alerts: AlertsConfig): Promise<string |
 /** A cluster's kubeconfig as the reader takes it: a file path, or the YAML held in a secret. */
 export async function resolveKubeconfig(entry: ClusterEntry): Promise<{ file: string } | { yaml: string }> {
   if ('kubeconfigFile' in entry) return { file: entry.kubeconfigFile };
-  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  let raw: unknown;
-  try {
-    raw = await getSecret(entry.kubeconfigSecretArn, { maxAge: 300 });
-  } catch (error) {
-    throw new ConfigError([`${ENV.clusters}: a kubeconfig secret could not be read`], { cause: error });
-  }
-  if (typeof raw !== 'string' || raw.trim() === '') {
+  const text = await readSecret(ENV.clusters, entry.kubeconfigSecretArn, entry.extension);
+  if (text.trim() === '') {
     throw new ConfigError([`${ENV.clusters}: a kubeconfig secret must hold the kubeconfig YAML as text`]);
   }
-  return { yaml: raw };
+  return { yaml: text };
 }

@@ -22,4 +22,5 @@ export const ENV = {
   alertsToken: 'ALERTS_TOKEN',
   alertsTokenSecretArn: 'ALERTS_TOKEN_SECRET_ARN',
   templatesDir: 'CALMOPS_TEMPLATES_DIR',
+  parametersSecretsEndpoint: 'CALMOPS_PARAMETERS_SECRETS_ENDPOINT',
 } as const;

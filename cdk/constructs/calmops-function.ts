@@ -1,7 +1,7 @@
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type ParamsAndSecretsLayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -11,7 +11,8 @@ import { nodejsBundling } from '../bundling.js';
 /**
  * A Lambda function with the house defaults: esbuild bundling on the local machine (no Docker) with the settings of
  * cdk/bundling.ts (ESM with a `createRequire` banner, Bolt's unused receivers left out), Node 24 on ARM64, source
- * maps, X-Ray tracing, Powertools settings, and its own log group with a retention period. Each function also gets
+ * maps, X-Ray tracing, Powertools settings, the Parameters and Secrets extension for a function that reads a parameter
+ * or a secret (cdk/parameters-extension.ts), and its own log group with a retention period. Each function also gets
  * its own role whose only built-in permission is writing to that log group, so every other permission is an
  * explicit grant in the stack.
  */
@@ -37,6 +38,8 @@ export interface CalmopsFunctionProps {
   extraFiles?: readonly string[];
   /** Powertools service name; defaults to `calmops`. */
   serviceName?: string;
+  /** The Parameters and Secrets extension, for a function that reads an SSM parameter or a secret. */
+  paramsAndSecrets?: ParamsAndSecretsLayerVersion;
   /** Attach the function to a VPC (the role then needs the ENI permissions, granted by the caller). */
   vpc?: { vpc: IVpc; subnets: SubnetSelection; securityGroups?: ISecurityGroup[] };
 }
@@ -66,6 +69,7 @@ export class CalmopsFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       role,
       logGroup,
+      ...(props.paramsAndSecrets === undefined ? {} : { paramsAndSecrets: props.paramsAndSecrets }),
       ...(props.vpc === undefined
         ? {}
         : {

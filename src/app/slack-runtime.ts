@@ -141,7 +141,10 @@ export function containerRuntime(env: Env = process.env, options: { logger?: Log
   };
 }
 
-/** Runs one request or event with the channel policy in force (cached by Powertools) and its correlation ids logged. */
+/**
+ * Runs one request or event with the channel policy in force (cached by the Parameters and Secrets extension) and its
+ * correlation ids logged.
+ */
 function withPolicy<T>(
   runtime: SlackRuntime,
   keys: Parameters<typeof withCorrelation>[1],

@@ -141,7 +141,10 @@ export async function runDoctor(target: DoctorTarget, deps: DoctorDeps): Promise
   return report(checks);
 }
 
-/** Secrets Manager and SSM through Powertools Parameters, as the functions read them. */
+/**
+ * Secrets Manager and SSM through Powertools Parameters: the doctor runs on an operator's machine, where there is no
+ * Parameters and Secrets extension for it to ask as the functions do.
+ */
 export const awsDeps: DoctorDeps = {
   async readSecret(secretId) {
     const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');

@@ -1,14 +1,16 @@
+import { parametersExtension } from '../aws-parameters/extension.js';
 import type { PolicyConfig } from '../config.js';
 import { type Policy, PolicyError, parsePolicyText } from './channel-policy.js';
 
 /**
- * Where the functions get the channel policy each invocation. Deployed, it is an SSM parameter read through
- * Powertools Parameters and cached for `maxAgeSeconds`, so an edited policy is in force within a minute without a
- * redeploy, and a policy is not bounded by Lambda's 4 KB of environment variables. Inline (CALMOPS_POLICY_JSON) or
- * file (CALMOPS_POLICY) policies are parsed once at cold start and never change.
+ * Where the functions get the channel policy each invocation. Deployed, it is an SSM parameter read through the
+ * Parameters and Secrets extension, which caches it for POLICY_MAX_AGE_SECONDS (the stack sets that TTL), so an
+ * edited policy is in force within a minute without a redeploy, and a policy is not bounded by Lambda's 4 KB of
+ * environment variables. Inline (CALMOPS_POLICY_JSON) or file (CALMOPS_POLICY) policies are parsed once at cold start
+ * and never change.
  */
 
-/** How long a fetched policy is used before SSM is asked again. */
+/** How long the extension serves a fetched policy before it asks SSM again. */
 export const POLICY_MAX_AGE_SECONDS = 60;
 
 export interface PolicySource {
@@ -16,9 +18,9 @@ export interface PolicySource {
   current(): Promise<Policy | undefined>;
 }
 
-/** What the source needs of Powertools' SSMProvider; tests hand in one built on a fake endpoint. */
+/** What the source needs to read the parameter: the extension's client (src/aws-parameters/extension.ts). */
 export interface ParameterProvider {
-  get(name: string, options: { maxAge: number }): Promise<unknown>;
+  parameter(name: string): Promise<string>;
 }
 
 export class PolicyParameterError extends Error {
@@ -26,9 +28,6 @@ export class PolicyParameterError extends Error {
 }
 
 export interface ParameterSourceOptions {
-  /** Defaults to Powertools' SSMProvider with the SDK's defaults (region, credentials, AWS_ENDPOINT_URL_SSM). */
-  provider?: ParameterProvider;
-  maxAgeSeconds?: number;
   knownIntents?: readonly string[];
   /**
    * Told when a fetch or parse fails while an earlier policy is still at hand: that policy stays in force, so a bad
@@ -41,25 +40,24 @@ export function staticPolicySource(policy: Policy | undefined): PolicySource {
   return { current: async () => policy };
 }
 
-export function parameterPolicySource(name: string, options: ParameterSourceOptions = {}): PolicySource {
-  const maxAge = options.maxAgeSeconds ?? POLICY_MAX_AGE_SECONDS;
-  let provider: Promise<ParameterProvider> | undefined;
+export function parameterPolicySource(
+  name: string,
+  provider: ParameterProvider,
+  options: ParameterSourceOptions = {},
+): PolicySource {
   let last: { text: string; policy: Policy } | undefined;
   // A rejected edit is reported once, not on every invocation until someone fixes it.
   let rejected: string | undefined;
 
   const fetchText = async (): Promise<string> => {
-    provider ??= options.provider
-      ? Promise.resolve(options.provider)
-      : import('@aws-lambda-powertools/parameters/ssm').then(({ SSMProvider }) => new SSMProvider());
-    let value: unknown;
+    let value: string;
     try {
-      value = await (await provider).get(name, { maxAge });
+      value = await provider.parameter(name);
     } catch (cause) {
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw new PolicyParameterError(`the channel policy parameter ${name} could not be read: ${reason}`, { cause });
     }
-    if (typeof value !== 'string' || value.trim() === '') {
+    if (value.trim() === '') {
       throw new PolicyParameterError(`the channel policy parameter ${name} is empty`);
     }
     return value;
@@ -69,7 +67,7 @@ export function parameterPolicySource(name: string, options: ParameterSourceOpti
     async current() {
       try {
         const text = await fetchText();
-        // The provider hands back the same text until the parameter changes; parsing it again would only cost time.
+        // The extension hands back the same text until the parameter changes; parsing it again would only cost time.
         if (last?.text === text) return last.policy;
         if (last !== undefined && text === rejected) return last.policy;
         let policy: Policy;
@@ -96,7 +94,7 @@ export function parameterPolicySource(name: string, options: ParameterSourceOpti
 
 /** The source a function's configuration names. */
 export function policySourceFor(config: PolicyConfig, options: ParameterSourceOptions = {}): PolicySource {
-  return config.parameterName === undefined
+  return config.parameter === undefined
     ? staticPolicySource(config.policy)
-    : parameterPolicySource(config.parameterName, options);
+    : parameterPolicySource(config.parameter.name, parametersExtension(config.parameter.extension), options);
 }

@@ -11,6 +11,7 @@ describe('the alert token configuration', () => {
     expect(loadConfig({ ALERTS_TOKEN_SECRET_ARN: ARN }, ['alerts']).alerts).toEqual({
       source: 'secret',
       secretArn: ARN,
+      extension: { endpoint: 'http://localhost:2773' },
     });
     expect(loadConfig({}, ['alerts']).alerts).toEqual({ source: 'none' });
     expect(await resolveAlertsToken({ source: 'env', token: TOKEN })).toBe(TOKEN);

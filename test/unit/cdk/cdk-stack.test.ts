@@ -4,6 +4,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_NAME } from '../../../cdk/calmops-stack.js';
 import { placeholdersIn } from '../../../cdk/constructs/workflow-machines.js';
+import { POLICY_MAX_AGE_SECONDS } from '../../../src/policy/policy-source.js';
 import { TABLE_DEFINITION } from '../../../src/store/table.js';
 import { PROJECT_ROOT, synthesize } from '../../support/cdk-support.js';
 
@@ -58,6 +59,31 @@ describe('functions', () => {
         },
       });
     }
+  });
+
+  it('carry the Parameters and Secrets extension, caching the policy for a minute and the secrets for five', () => {
+    const mappings = base.template.toJSON().Mappings as Record<string, Record<string, Record<string, string>>>;
+    for (const [id, fn] of functions) {
+      const layers = fn.Properties['Layers'] as { 'Fn::FindInMap': [string, unknown, string] }[];
+      expect(layers, id).toHaveLength(1);
+      const [map, , key] = layers[0]!['Fn::FindInMap'];
+      expect(key).toBe('1x0x103xarm64');
+      expect(mappings[map]?.['eu-west-1']?.[key]).toMatch(
+        /^arn:aws:lambda:eu-west-1:\d{12}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:\d+$/,
+      );
+      const env = (fn.Properties['Environment'] as { Variables: Json }).Variables;
+      expect(env, id).toMatchObject({
+        PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
+        PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: '2773',
+        SSM_PARAMETER_STORE_TTL: String(POLICY_MAX_AGE_SECONDS),
+        SECRETS_MANAGER_TTL: '300',
+        SSM_PARAMETER_STORE_TIMEOUT_MILLIS: '2000',
+        SECRETS_MANAGER_TIMEOUT_MILLIS: '2000',
+      });
+      // The functions find the extension at its own port variable; no endpoint is configured in AWS.
+      expect(env['CALMOPS_PARAMETERS_SECRETS_ENDPOINT'], id).toBeUndefined();
+    }
+    expect(POLICY_MAX_AGE_SECONDS).toBe(60);
   });
 
   it('log to their own log groups with the configured retention', () => {

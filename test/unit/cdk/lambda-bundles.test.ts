@@ -27,6 +27,17 @@ async function bundleInputs(entry: string): Promise<string[]> {
   return Object.keys(output?.inputs ?? {});
 }
 
+// Each entry is bundled once, however many tests look at it.
+const bundled = new Map<string, Promise<string[]>>();
+function inputsOf(entry: string): Promise<string[]> {
+  let inputs = bundled.get(entry);
+  if (inputs === undefined) {
+    inputs = bundleInputs(entry);
+    bundled.set(entry, inputs);
+  }
+  return inputs;
+}
+
 const fromPackage = (inputs: string[], name: string) => inputs.filter((p) => p.includes(`node_modules/${name}/`));
 
 afterAll(() => rmSync(OUT, { recursive: true, force: true }));
@@ -34,7 +45,7 @@ afterAll(() => rmSync(OUT, { recursive: true, force: true }));
 describe('the cluster reader bundle', () => {
   let inputs: string[];
   beforeAll(async () => {
-    inputs = await bundleInputs(FUNCTION_ENTRIES.clusterReader);
+    inputs = await inputsOf(FUNCTION_ENTRIES.clusterReader);
   }, 60_000);
 
   it('has the Kubernetes client and no table or state machine client, which its role may not use', () => {
@@ -49,7 +60,7 @@ describe('the cluster reader bundle', () => {
 describe('the Slack bundle', () => {
   let inputs: string[];
   beforeAll(async () => {
-    inputs = await bundleInputs(FUNCTION_ENTRIES.slack);
+    inputs = await inputsOf(FUNCTION_ENTRIES.slack);
   }, 60_000);
 
   it("has Bolt and its Lambda receiver, and none of the other receivers' packages", () => {
@@ -69,6 +80,24 @@ describe('the Slack bundle', () => {
     }
     expect(inputs).toContain(OMITTED_MODULE.replace(/^\.\//, ''));
   });
+});
+
+describe('every function bundle', () => {
+  // The functions read parameters and secrets through the Parameters and Secrets extension's HTTP endpoint; only the
+  // doctor, which runs where there is no extension, uses these, and it is not part of any function.
+  const readersLeftOut = [
+    '@aws-sdk/client-ssm',
+    '@aws-sdk/client-secrets-manager',
+    '@aws-lambda-powertools/parameters',
+  ];
+
+  for (const [name, entry] of Object.entries(FUNCTION_ENTRIES)) {
+    it(`${name}: reads parameters and secrets without the SSM, Secrets Manager or Powertools Parameters clients`, async () => {
+      const inputs = await inputsOf(entry);
+      expect(inputs).toContain('src/aws-parameters/extension.ts');
+      for (const pkg of readersLeftOut) expect(fromPackage(inputs, pkg), pkg).toEqual([]);
+    }, 60_000);
+  }
 });
 
 describe('the stand-in for an omitted package', () => {

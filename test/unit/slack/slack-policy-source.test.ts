@@ -1,92 +1,59 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parametersExtension } from '../../../src/aws-parameters/extension.js';
 import { ConfigError, loadConfig } from '../../../src/config.js';
 import { PolicyError } from '../../../src/policy/channel-policy.js';
 import { PolicyParameterError, parameterPolicySource, policySourceFor } from '../../../src/policy/policy-source.js';
-
-/** Just enough of SSM's JSON protocol for GetParameter, as the AWS SDK speaks it. */
-function fakeSsm() {
-  const parameters = new Map<string, string>();
-  const requests: { target: string; name: string }[] = [];
-  let failing = false;
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      const target = String(req.headers['x-amz-target'] ?? '');
-      const { Name } = JSON.parse(body || '{}') as { Name: string };
-      requests.push({ target, name: Name });
-      const send = (status: number, json: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
-        res.end(JSON.stringify(json));
-      };
-      if (failing) return send(500, { __type: 'InternalServerError', message: 'boom' });
-      const value = parameters.get(Name);
-      if (target !== 'AmazonSSM.GetParameter' || value === undefined) {
-        return send(400, { __type: 'ParameterNotFound', message: `${Name} not found` });
-      }
-      send(200, { Parameter: { Name, Type: 'String', Value: value, Version: 1, DataType: 'text' } });
-    });
-  });
-  return {
-    parameters,
-    requests,
-    fail(on: boolean) {
-      failing = on;
-    },
-    server,
-    async start(): Promise<string> {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    },
-  };
-}
+import { type FakeParametersExtension, startFakeParametersExtension } from '../../support/parameters-extension.js';
 
 const POLICY = (cluster: string) =>
   JSON.stringify({ defaults: { cluster, approverGroup: 'SAPPROVERS', seniorUsers: ['USENIOR'] } });
 
 describe('the channel policy from an SSM parameter', () => {
-  const ssm = fakeSsm();
-  let provider: SSMProvider;
+  let extension: FakeParametersExtension;
 
   beforeAll(async () => {
-    const endpoint = await ssm.start();
-    provider = new SSMProvider({
-      awsSdkV3Client: new SSMClient({
-        endpoint,
-        region: 'eu-west-1',
-        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-        maxAttempts: 1,
-      }),
-    });
+    extension = await startFakeParametersExtension();
   });
-  afterEach(() => {
-    vi.useRealTimers();
-    ssm.fail(false);
-    ssm.requests.length = 0;
-    provider.clearCache();
-  });
-  afterAll(() => new Promise<void>((resolve) => ssm.server.close(() => resolve())));
+  afterEach(() => extension.reset());
+  afterAll(() => extension.close());
 
-  it('is read through Powertools, cached for maxAge, and an edit is in force after it without a redeploy', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    ssm.parameters.set('/calmops/policy', POLICY('prod'));
-    const source = parameterPolicySource('/calmops/policy', { provider, maxAgeSeconds: 60 });
+  /** The source as the functions build it: from their environment, through the extension at its endpoint. */
+  const sourceFromEnv = (name: string, onStale?: (error: Error) => void) => {
+    const config = loadConfig(
+      {
+        CALMOPS_POLICY_PARAMETER: name,
+        CALMOPS_PARAMETERS_SECRETS_ENDPOINT: extension.endpoint,
+        AWS_SESSION_TOKEN: extension.sessionToken,
+      },
+      ['policy'],
+    );
+    return policySourceFor(config.policy, onStale === undefined ? {} : { onStale });
+  };
+
+  it('is read through the extension with the session token, and an edit is in force at the next read', async () => {
+    extension.putParameter('/calmops/policy', POLICY('prod'));
+    const source = sourceFromEnv('/calmops/policy');
 
     expect((await source.current())?.forChannel('CANY')?.cluster).toBe('prod');
-    ssm.parameters.set('/calmops/policy', POLICY('staging'));
-    vi.advanceTimersByTime(30_000);
-    expect((await source.current())?.forChannel('CANY')?.cluster).toBe('prod');
-    expect(ssm.requests).toEqual([{ target: 'AmazonSSM.GetParameter', name: '/calmops/policy' }]);
-
-    vi.advanceTimersByTime(31_000);
+    extension.putParameter('/calmops/policy', POLICY('staging'));
     expect((await source.current())?.forChannel('CANY')?.cluster).toBe('staging');
-    expect(ssm.requests).toHaveLength(2);
+    expect(extension.requests).toEqual([
+      {
+        path: '/systemsmanager/parameters/get',
+        query: { name: '/calmops/policy', withDecryption: 'true' },
+        authorized: true,
+      },
+      {
+        path: '/systemsmanager/parameters/get',
+        query: { name: '/calmops/policy', withDecryption: 'true' },
+        authorized: true,
+      },
+    ]);
+  });
+
+  it('reads a SecureString policy decrypted', async () => {
+    extension.putParameter('/calmops/secure-policy', POLICY('prod'), 'SecureString');
+    expect((await sourceFromEnv('/calmops/secure-policy').current())?.forChannel('CANY')?.cluster).toBe('prod');
   });
 
   it('holds policies far past Lambda’s 4 KB of environment variables', async () => {
@@ -98,49 +65,63 @@ describe('the channel policy from an SSM parameter', () => {
     );
     const text = JSON.stringify({ defaults: JSON.parse(POLICY('prod')).defaults, channels });
     expect(text.length).toBeGreaterThan(8192);
-    ssm.parameters.set('/calmops/big', text);
-    const policy = await parameterPolicySource('/calmops/big', { provider }).current();
+    extension.putParameter('/calmops/big', text);
+    const policy = await parameterPolicySource('/calmops/big', parametersExtension(extension.access)).current();
     expect(policy?.listedChannels()).toHaveLength(200);
   });
 
-  it('keeps the last good policy through a bad edit or an SSM failure, and says so once per edit', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    ssm.parameters.set('/calmops/policy', POLICY('prod'));
+  it('keeps the last good policy through a bad edit or an extension failure, and says so once per edit', async () => {
+    extension.putParameter('/calmops/policy', POLICY('prod'));
     const stale: Error[] = [];
-    const source = parameterPolicySource('/calmops/policy', {
-      provider,
-      maxAgeSeconds: 1,
-      onStale: (error) => stale.push(error),
-    });
+    const source = sourceFromEnv('/calmops/policy', (error) => stale.push(error));
     await source.current();
 
-    ssm.parameters.set('/calmops/policy', JSON.stringify({ defaults: { cluster: 'prod', aproverGroup: 'S1' } }));
-    vi.advanceTimersByTime(2_000);
+    extension.putParameter('/calmops/policy', JSON.stringify({ defaults: { cluster: 'prod', aproverGroup: 'S1' } }));
     expect((await source.current())?.forChannel('CANY')?.cluster).toBe('prod');
-    vi.advanceTimersByTime(2_000);
     expect((await source.current())?.forChannel('CANY')?.cluster).toBe('prod');
     expect(stale).toHaveLength(1);
     expect(stale[0]).toBeInstanceOf(PolicyError);
     expect(stale[0]?.message).toMatch(/SSM parameter \/calmops\/policy.*aproverGroup/);
 
-    ssm.fail(true);
-    vi.advanceTimersByTime(2_000);
+    extension.answerNext(500, 'internal error');
     expect((await source.current())?.forChannel('CANY')?.cluster).toBe('prod');
     expect(stale.at(-1)).toBeInstanceOf(PolicyParameterError);
+    expect(stale.at(-1)?.message).toMatch(/\/calmops\/policy could not be read.*answered 500/);
+
+    extension.putParameter('/calmops/policy', POLICY('staging'));
+    expect((await source.current())?.forChannel('CANY')?.cluster).toBe('staging');
   });
 
   it('fails with the parameter’s name when there is no policy to fall back on', async () => {
-    const source = parameterPolicySource('/calmops/missing', { provider });
-    await expect(source.current()).rejects.toThrow(/channel policy parameter \/calmops\/missing could not be read/);
-    ssm.parameters.set('/calmops/bad', '{"channels": {"nope": {}}}');
-    await expect(parameterPolicySource('/calmops/bad', { provider }).current()).rejects.toThrow(PolicyError);
+    const source = sourceFromEnv('/calmops/missing');
+    await expect(source.current()).rejects.toThrow(PolicyParameterError);
+    await expect(source.current()).rejects.toThrow(
+      /channel policy parameter \/calmops\/missing could not be read.*not found/,
+    );
+    extension.putParameter('/calmops/bad', '{"channels": {"nope": {}}}');
+    await expect(sourceFromEnv('/calmops/bad').current()).rejects.toThrow(PolicyError);
+    extension.putParameter('/calmops/blank', '  ');
+    await expect(sourceFromEnv('/calmops/blank').current()).rejects.toThrow(/\/calmops\/blank is empty/);
+  });
+
+  it('is refused by the extension without the function’s session token', async () => {
+    extension.putParameter('/calmops/policy', POLICY('prod'));
+    const config = loadConfig(
+      { CALMOPS_POLICY_PARAMETER: '/calmops/policy', CALMOPS_PARAMETERS_SECRETS_ENDPOINT: extension.endpoint },
+      ['policy'],
+    );
+    await expect(policySourceFor(config.policy).current()).rejects.toThrow(/refused.*AWS_SESSION_TOKEN is not set/);
+    expect(extension.requests.map((r) => r.authorized)).toEqual([false]);
   });
 });
 
 describe('CALMOPS_POLICY_PARAMETER', () => {
   it('names the parameter instead of carrying the policy', async () => {
     const config = loadConfig({ CALMOPS_POLICY_PARAMETER: '/calmops/policy' }, ['policy']);
-    expect(config.policy).toEqual({ policy: undefined, parameterName: '/calmops/policy' });
+    expect(config.policy).toEqual({
+      policy: undefined,
+      parameter: { name: '/calmops/policy', extension: { endpoint: 'http://localhost:2773' } },
+    });
     const inline = loadConfig({ CALMOPS_POLICY_JSON: POLICY('prod') }, ['policy']);
     expect((await policySourceFor(inline.policy).current())?.forChannel('C1')?.cluster).toBe('prod');
   });
@@ -150,9 +131,27 @@ describe('CALMOPS_POLICY_PARAMETER', () => {
       [{ CALMOPS_POLICY_PARAMETER: 'calmops policy' }, /CALMOPS_POLICY_PARAMETER: must be an SSM parameter name/],
       [{ CALMOPS_POLICY_PARAMETER: '/aws/reserved' }, /reserved by SSM/],
       [{ CALMOPS_POLICY_PARAMETER: '/calmops/policy', CALMOPS_POLICY_JSON: '{}' }, /not both/],
+      [
+        { CALMOPS_POLICY_PARAMETER: '/calmops/policy', CALMOPS_PARAMETERS_SECRETS_ENDPOINT: 'localhost:2773' },
+        /CALMOPS_PARAMETERS_SECRETS_ENDPOINT: must be an http\(s\) URL/,
+      ],
+      [
+        { CALMOPS_POLICY_PARAMETER: '/calmops/policy', PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: '99999' },
+        /PARAMETERS_SECRETS_EXTENSION_HTTP_PORT/,
+      ],
     ] as const) {
       expect(() => loadConfig(env, ['policy'])).toThrow(ConfigError);
       expect(() => loadConfig(env, ['policy'])).toThrow(message);
     }
+  });
+
+  it('finds the extension at its own port variable, or at CALMOPS_PARAMETERS_SECRETS_ENDPOINT', () => {
+    const at = (env: Record<string, string>) =>
+      loadConfig({ CALMOPS_POLICY_PARAMETER: '/calmops/policy', ...env }, ['policy']).policy.parameter?.extension;
+    expect(at({ PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: '2999' })).toEqual({ endpoint: 'http://localhost:2999' });
+    expect(at({ CALMOPS_PARAMETERS_SECRETS_ENDPOINT: 'http://127.0.0.1:4566/', AWS_SESSION_TOKEN: 'tok' })).toEqual({
+      endpoint: 'http://127.0.0.1:4566',
+      sessionToken: 'tok',
+    });
   });
 });

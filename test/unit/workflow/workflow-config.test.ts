@@ -71,6 +71,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ CALMOPS_SLACK_SECRET_ARN: arn }, ['slack']).slack).toEqual({
       source: 'secret',
       secretArn: arn,
+      extension: { endpoint: 'http://localhost:2773' },
     });
     expect(() => loadConfig({}, ['slack'])).toThrow(/CALMOPS_SLACK_SECRET_ARN/);
   });
