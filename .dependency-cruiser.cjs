@@ -1,7 +1,7 @@
 /**
  * Import rules for the whole codebase, checked by `npm run lint`. Shipped code (src/, functions/) never reaches
- * into the local stand-ins or the tests, the domain folders never import the composition roots in src/app/, and no
- * module imports itself back through others.
+ * into the local stand-ins or the tests, benchmarks never reach into the tests, the domain folders never import the
+ * composition roots in src/app/, and no module imports itself back through others.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -47,6 +47,23 @@ module.exports = {
       comment: 'Test and benchmark code is not part of the product.',
       from: { path: '^(src|functions|cdk|local)/' },
       to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'declared-packages-only',
+      severity: 'error',
+      comment:
+        'A package that is only in node_modules because something else needs it (yaml, for one) can vanish with that ' +
+        'dependency: import only what package.json names.',
+      from: {},
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'bench-not-from-test',
+      severity: 'error',
+      comment:
+        'Benchmarks and the eval run without the test suite; what both use lives in bench/support/, which tests import.',
+      from: { path: '^bench/' },
+      to: { path: '^test/' },
     },
   ],
   options: {

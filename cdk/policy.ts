@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { PolicyError, parsePolicy } from '../src/policy/channel-policy.js';
 import { loadTemplates } from '../src/triage/template-registry.js';
+import { readYaml } from '../src/yaml-text.js';
 
 /**
  * The channel policy is validated at synth time, with the Slack app's own rules (src/policy/channel-policy.ts) and the
@@ -25,9 +25,9 @@ export function loadPolicyFile(file: string, clusters: readonly string[]): strin
   }
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    raw = readYaml(text) ?? {};
   } catch (cause) {
-    const reason = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+    const reason = cause instanceof Error ? cause.message : String(cause);
     throw new PolicyFileError(`the policy file ${path} is not valid YAML or JSON: ${reason}`, { cause });
   }
   try {

@@ -3,13 +3,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
 import { loadSnapshotFiles, secretsSkippedNotice } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { DEFAULT_MIN_TIME_IN_STATE_SECONDS } from '../src/diagnosis/state-machine.js';
 import { PolicyError, parsePolicy } from '../src/policy/channel-policy.js';
 import type { SnapshotServer } from '../src/snapshot-api/server.js';
+import { readYaml, YamlReadError } from '../src/yaml-text.js';
 import { localCache } from './cache-dir.js';
 import { createDemoClusterControl, type DemoClusterControl } from './demo/control.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
@@ -157,11 +157,14 @@ export async function policyFrom(env: Env): Promise<unknown> {
     throw new StartError(`cannot read CALMOPS_POLICY ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {
-    const data: unknown = parseYaml(text) ?? {};
+    const data: unknown = readYaml(text) ?? {};
     parsePolicy(data, { source });
     return data;
   } catch (error) {
-    const reason = error instanceof PolicyError ? error.message : `${source} is not valid YAML or JSON`;
+    const reason =
+      error instanceof PolicyError
+        ? error.message
+        : `${source} is not valid YAML or JSON${error instanceof YamlReadError ? `: ${error.message}` : ''}`;
     throw new StartError(reason, { cause: error });
   }
 }

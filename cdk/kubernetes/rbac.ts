@@ -1,7 +1,8 @@
-import { Document, isMap, isSeq, type YAMLMap, type YAMLSeq } from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
 import { RESOURCES } from '../../src/cluster/resources.js';
 import { READABLE_KINDS } from '../../src/cluster/types.js';
 import type { TriageTemplate } from '../../src/triage/template-schema.js';
+import { readYaml, writeYaml } from '../../src/yaml-text.js';
 
 /**
  * The read-only identity's RBAC, derived from what calmops reads: every read of every triage template, plus what
@@ -103,18 +104,22 @@ const HEADER = [
   'port-forward or proxy, no write verb. Apply with: kubectl apply -f cdk/kubernetes/reader-rbac.yaml',
 ].join('\n');
 
+export class RbacRenderError extends Error {
+  override readonly name = 'RbacRenderError';
+}
+
 /** The manifest: namespace, service account, ClusterRole and its binding to the service account. */
 export function renderReaderManifest(templates: readonly TriageTemplate[]): string {
   const uses = resourceUses(templates);
-  const docs: Document[] = [
-    new Document({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: RBAC_NAMES.namespace } }),
-    new Document({
+  const docs = [
+    writeYaml({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: RBAC_NAMES.namespace } }),
+    writeYaml({
       apiVersion: 'v1',
       kind: 'ServiceAccount',
       metadata: { name: RBAC_NAMES.serviceAccount, namespace: RBAC_NAMES.namespace },
     }),
     clusterRoleDocument(uses),
-    new Document({
+    writeYaml({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
       metadata: { name: RBAC_NAMES.clusterRole },
@@ -122,47 +127,71 @@ export function renderReaderManifest(templates: readonly TriageTemplate[]): stri
       subjects: [{ kind: 'ServiceAccount', name: RBAC_NAMES.serviceAccount, namespace: RBAC_NAMES.namespace }],
     }),
   ];
-  docs[0]!.commentBefore = ` ${HEADER.replaceAll('\n', '\n ')}`;
-  return docs.map((d) => d.toString({ lineWidth: 0 })).join('---\n');
+  return commentBlock(HEADER) + docs.join('---\n');
 }
 
 /** EKS only: binds the group an access entry maps the cluster-reader's IAM role to (see docs/deploy.md). */
 export function renderEksGroupBinding(): string {
-  const doc = new Document({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: `${RBAC_NAMES.clusterRole}-eks` },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: RBAC_NAMES.clusterRole },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: RBAC_NAMES.eksGroup }],
-  });
-  doc.commentBefore =
-    ' EKS: binds the Kubernetes group that the access entry of the calmops cluster-reader IAM role maps to.\n' +
-    ' GENERATED with reader-rbac.yaml (which defines the ClusterRole); apply both.';
-  return doc.toString({ lineWidth: 0 });
+  const header =
+    'EKS: binds the Kubernetes group that the access entry of the calmops cluster-reader IAM role maps to.\n' +
+    'GENERATED with reader-rbac.yaml (which defines the ClusterRole); apply both.';
+  return (
+    commentBlock(header) +
+    writeYaml({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${RBAC_NAMES.clusterRole}-eks` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: RBAC_NAMES.clusterRole },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: RBAC_NAMES.eksGroup }],
+    })
+  );
 }
 
-function clusterRoleDocument(uses: readonly ResourceUse[]): Document {
-  const doc = new Document({
+/** Comment lines, then a blank line that keeps them the file's own rather than the first key's. */
+function commentBlock(text: string): string {
+  return `${text
+    .split('\n')
+    .map((line) => `# ${line}`)
+    .join('\n')}\n\n`;
+}
+
+/**
+ * The ClusterRole, each resource carrying the reads that need it as a comment on its line, so a reviewer sees why it
+ * is granted. The writer has no comments, so they are added to its lines: a resource name is a plain scalar alone on
+ * its `- ` line under `resources:`, and the commented text must read back as the same object.
+ */
+function clusterRoleDocument(uses: readonly ResourceUse[]): string {
+  const role = {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: { name: RBAC_NAMES.clusterRole, labels: { 'app.kubernetes.io/name': 'calmops' } },
     rules: clusterRoleRules(uses),
-  });
-  // Each resource carries the reads that need it, so a reviewer sees why it is granted.
-  const rules = doc.get('rules', true) as YAMLSeq;
-  for (const item of rules.items) {
-    if (!isMap(item)) continue;
-    const resources = (item as YAMLMap).get('resources', true);
-    const group = ((item as YAMLMap).toJSON() as PolicyRule).apiGroups[0];
-    if (!isSeq(resources)) continue;
-    for (const node of resources.items as { value: string; comment?: string }[]) {
-      const use = uses.find((u) => u.group === group && u.resource === node.value);
-      if (use !== undefined) node.comment = ` ${describeUse(use)}`;
+  };
+  const lines = writeYaml(role).split('\n');
+  let rule = -1;
+  let resources: { indent: number; group: string } | undefined;
+  const commented = lines.map((line) => {
+    if (/^ {2}- /.test(line)) rule++;
+    const heading = /^( *)resources:$/.exec(line);
+    if (heading !== null) {
+      resources = { indent: (heading[1] as string).length, group: role.rules[rule]?.apiGroups[0] ?? '' };
+      return line;
     }
+    const item = /^( *)- ([a-z0-9./-]+)$/.exec(line);
+    if (resources === undefined || item === null || (item[1] as string).length <= resources.indent) {
+      resources = undefined;
+      return line;
+    }
+    const { group } = resources;
+    const use = uses.find((u) => u.group === group && u.resource === item[2]);
+    return use === undefined ? line : `${line} # ${describeUse(use)}`;
+  });
+  const text = commented.join('\n');
+  if (!isDeepStrictEqual(readYaml(text), role)) {
+    throw new RbacRenderError('the ClusterRole with its comments does not read back as the role it describes');
   }
-  return doc;
+  return text;
 }
-
 function describeUse(use: ResourceUse): string {
   const parts = use.templates.length > 0 ? [`templates: ${use.templates.join(', ')}`] : [];
   if (use.snapshot) parts.push('calmops snapshot');

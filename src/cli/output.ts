@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { writeYaml } from '../yaml-text.js';
 import { UsageError } from './io.js';
 import { didYouMean } from './suggest.js';
 import { shown } from './text.js';
@@ -46,5 +46,5 @@ function unknownFormat(format: string, allowed: readonly string[]): UsageError {
 export function renderData(format: 'json' | 'yaml', data: unknown): string {
   const json = JSON.stringify(data, null, 2);
   if (format === 'json') return `${json}\n`;
-  return stringify(JSON.parse(json), { lineWidth: 0 });
+  return writeYaml(JSON.parse(json));
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
+import { readYaml } from '../yaml-text.js';
 
 /**
  * Who may do what, per channel. The file names, for each channel, the cluster it talks about, the intents it may
@@ -272,13 +272,12 @@ export function parsePolicyText(
 ): Policy {
   let data: unknown;
   try {
-    data = parseYaml(text);
+    data = readYaml(text);
   } catch (error) {
+    const reason = error instanceof Error ? `: ${error.message}` : '';
     throw new PolicyError(
-      `The channel policy${options.source ? ` in ${options.source}` : ''} is not valid YAML or JSON`,
-      {
-        cause: error,
-      },
+      `The channel policy${options.source ? ` in ${options.source}` : ''} is not valid YAML or JSON${reason}`,
+      { cause: error },
     );
   }
   return parsePolicy(data ?? {}, options);

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { stringify } from 'yaml';
+import { writeYaml } from '../yaml-text.js';
 
 /**
  * A kubeconfig for the snapshot API server. It carries no credentials: the server has no authentication and only
@@ -19,7 +19,7 @@ export interface KubeconfigOptions {
 
 export function kubeconfigYaml(options: KubeconfigOptions): string {
   const name = options.context ?? 'calmops-snapshot';
-  return stringify({
+  return writeYaml({
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name, cluster: { server: options.server, 'insecure-skip-tls-verify': true } }],

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type * as z from 'zod';
 import { RESOURCES } from '../cluster/resources.js';
 import { ENV } from '../env-names.js';
-import { PLAN_TEMPLATE_VARS } from '../review/names.js';
+import { readYaml, YamlReadError } from '../yaml-text.js';
 import { type ReadSpec, TemplateSchema, type TriageTemplate } from './template-schema.js';
+import { PLAN_TEMPLATE_VARS } from './template-slots.js';
 
 /** One problem in a template file, located by a path into the document (`rounds[0].reads[1].kind`). */
 export interface TemplateIssue {
@@ -112,10 +112,10 @@ export function parseTemplate(text: string, file: string): TriageTemplate {
   const display = displayName(file);
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = readYaml(text);
   } catch (cause) {
-    const where = cause instanceof YAMLParseError && cause.linePos ? `line ${cause.linePos[0].line}` : '';
-    const message = cause instanceof Error ? (cause.message.split('\n')[0] ?? cause.message) : String(cause);
+    const where = cause instanceof YamlReadError && cause.line !== undefined ? `line ${cause.line}` : '';
+    const message = cause instanceof YamlReadError ? cause.reason : String(cause);
     throw new TemplateValidationError(display, [{ path: where, message: `invalid YAML: ${message}` }], { cause });
   }
   const parsed = TemplateSchema.safeParse(raw);

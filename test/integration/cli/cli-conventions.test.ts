@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { writeKubeconfig } from '../../../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../../../src/snapshot-api/server.js';
 import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { readYaml as parseYaml } from '../../../src/yaml-text.js';
 import { pvcScenario } from '../../support/triage-helpers.js';
 
 /**

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { writeKubeconfig } from '../../../src/snapshot-api/kubeconfig.js';
 import type { SnapshotServer } from '../../../src/snapshot-api/server.js';
+import { readYaml } from '../../../src/yaml-text.js';
 import { startDemoServer } from '../../support/kube-demo.js';
 
 const run = promisify(execFile);
@@ -70,7 +70,7 @@ describe.skipIf(!kubectlFound)(title, () => {
   it('get pods -n X -o yaml prints the objects as stored', async () => {
     const { code, stdout } = await kubectl('get', 'pods', '-n', 'payments', '-o', 'yaml');
     expect(code).toBe(0);
-    const list = parse(stdout);
+    const list = readYaml(stdout) as { kind: string; items: unknown[] };
     expect(list.kind).toBe('List');
     expect(list.items).toHaveLength(1);
     expect(list.items[0]).toMatchObject({

@@ -2,10 +2,20 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { run } from '../../../src/cli/commands/serve-snapshot.js';
 import type { CliIo } from '../../../src/cli/io.js';
+import { readYaml } from '../../../src/yaml-text.js';
 import { DEMO_SNAPSHOT } from '../../support/kube-demo.js';
+
+/** The fields of the written kubeconfig these tests look at. */
+interface Kubeconfig {
+  clusters: { cluster: { server: string; 'insecure-skip-tls-verify'?: boolean } }[];
+  contexts: { context: { namespace?: string } }[];
+}
+
+async function readKubeconfig(file: string): Promise<Kubeconfig> {
+  return readYaml(await readFile(file, 'utf8')) as Kubeconfig;
+}
 
 interface Captured {
   io: CliIo;
@@ -52,12 +62,12 @@ describe('calmops serve-snapshot', () => {
     expect(cli.out()).toMatch(/^Serving 26 objects from .*demo\.yaml at http:\/\/127\.0\.0\.1:\d+ \(read-only\)$/m);
     expect(cli.out()).toMatch(/^Logs: 4 container logs from .*demo\.logs\.json$/m);
     expect(cli.out()).toContain(`export KUBECONFIG=${kubeconfig}`);
-    const config = parse(await readFile(kubeconfig, 'utf8'));
-    expect(config.contexts[0].context.namespace).toBe('shop');
-    expect(config.clusters[0].cluster['insecure-skip-tls-verify']).toBe(true);
+    const config = await readKubeconfig(kubeconfig);
+    expect(config.contexts[0]!.context.namespace).toBe('shop');
+    expect(config.clusters[0]!.cluster['insecure-skip-tls-verify']).toBe(true);
     expect((await stat(kubeconfig)).mode & 0o077).toBe(0);
 
-    const url: string = config.clusters[0].cluster.server;
+    const url: string = config.clusters[0]!.cluster.server;
     const pods = await (await fetch(`${url}/api/v1/namespaces/shop/pods`)).json();
     expect(pods.items).toHaveLength(2);
 
@@ -79,9 +89,9 @@ describe('calmops serve-snapshot', () => {
     await until(() => cli.out().includes('Press Ctrl-C'));
     expect(cli.out()).toContain('Logs: 1 container logs from');
     expect(cli.out()).toContain('Injected: 5 ms latency');
-    const config = parse(await readFile(kubeconfig, 'utf8'));
-    expect(config.contexts[0].context.namespace).toBe('payments');
-    const url: string = config.clusters[0].cluster.server;
+    const config = await readKubeconfig(kubeconfig);
+    expect(config.contexts[0]!.context.namespace).toBe('payments');
+    const url: string = config.clusters[0]!.cluster.server;
     expect(await (await fetch(`${url}/api/v1/namespaces/shop/pods/web-5d8f7b6c9-q7x2m/log?container=web`)).text()).toBe(
       'hello\n',
     );
@@ -118,7 +128,7 @@ describe('calmops serve-snapshot', () => {
     const kubeconfig = join(dir, 'c.kubeconfig');
     const exit = run([DEMO_SNAPSHOT, '--kubeconfig', kubeconfig], first.io);
     await until(() => first.out().includes('Press Ctrl-C'));
-    const port = new URL(parse(await readFile(kubeconfig, 'utf8')).clusters[0].cluster.server).port;
+    const port = new URL((await readKubeconfig(kubeconfig)).clusters[0]!.cluster.server).port;
     const second = capture();
     expect(await run([DEMO_SNAPSHOT, '--port', port, '--kubeconfig', join(dir, 'd.kubeconfig')], second.io)).toBe(2);
     expect(second.err()).toContain('cannot listen');

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { writeYaml as stringify } from '../../../src/yaml-text.js';
 
 /**
  * The installed command on bad input, run as a user runs it (a child process through bin/calmops.js): every bad file

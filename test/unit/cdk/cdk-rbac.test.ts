@@ -1,18 +1,28 @@
 import { readFileSync } from 'node:fs';
+import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { expectedManifests, MANIFESTS } from '../../../cdk/kubernetes/generate-rbac.js';
 import { clusterRoleRules, RBAC_NAMES, resourceUses } from '../../../cdk/kubernetes/rbac.js';
 import { RESOURCES } from '../../../src/cluster/resources.js';
 import { READABLE_KINDS } from '../../../src/cluster/types.js';
 import { loadTemplates } from '../../../src/triage/template-registry.js';
 import type { TriageTemplate } from '../../../src/triage/template-schema.js';
+import { CORE_SCHEMA } from '../../../src/yaml-text.js';
 
 interface Rule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
 }
+
+interface ManifestDocument {
+  kind: string;
+  rules?: Rule[];
+  roleRef?: { name: string };
+  subjects?: unknown;
+}
+
+const documents = (text: string) => loadAll(text, null, { schema: CORE_SCHEMA }) as ManifestDocument[];
 
 const committed = (path: string) => readFileSync(path, 'utf8');
 
@@ -21,9 +31,9 @@ describe('committed RBAC manifests', () => {
     for (const [path, text] of Object.entries(expectedManifests())) expect(committed(path)).toBe(text);
   });
 
-  const docs = parseAllDocuments(committed(MANIFESTS.reader)).map((d) => d.toJSON());
-  const role = docs.find((d) => d.kind === 'ClusterRole');
-  const rules = role.rules as Rule[];
+  const docs = documents(committed(MANIFESTS.reader));
+  const role = docs.find((d) => d.kind === 'ClusterRole')!;
+  const rules = role.rules!;
 
   it('grant only reads, and nothing on Secrets, exec, attach, port-forward or proxy', () => {
     for (const rule of rules) {
@@ -44,14 +54,14 @@ describe('committed RBAC manifests', () => {
   });
 
   it('bind the role to the service account, and on EKS to the access entry group', () => {
-    const binding = docs.find((d) => d.kind === 'ClusterRoleBinding');
-    expect(binding.roleRef.name).toBe(RBAC_NAMES.clusterRole);
+    const binding = docs.find((d) => d.kind === 'ClusterRoleBinding')!;
+    expect(binding.roleRef!.name).toBe(RBAC_NAMES.clusterRole);
     expect(binding.subjects).toEqual([
       { kind: 'ServiceAccount', name: RBAC_NAMES.serviceAccount, namespace: RBAC_NAMES.namespace },
     ]);
-    const eks = parseAllDocuments(committed(MANIFESTS.eks)).map((d) => d.toJSON());
+    const eks = documents(committed(MANIFESTS.eks));
     expect(eks).toHaveLength(1);
-    expect(eks[0].subjects).toEqual([
+    expect(eks[0]!.subjects).toEqual([
       { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'calmops-readers' },
     ]);
   });

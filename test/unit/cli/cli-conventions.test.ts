@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
 import { colourEnabled, painter } from '../../../src/cli/colour.js';
 import { parseCommandLine } from '../../../src/cli/flags.js';
 import { UsageError } from '../../../src/cli/io.js';
@@ -7,6 +6,7 @@ import { outputFormat, renderData } from '../../../src/cli/output.js';
 import { paintTriageReport } from '../../../src/cli/report-colour.js';
 import { didYouMean, suggest } from '../../../src/cli/suggest.js';
 import { CLEAR_LINE, terminalText } from '../../../src/cli/text.js';
+import { readYaml as parseYaml } from '../../../src/yaml-text.js';
 
 const ESC = '\u001b';
 

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { createClusterReaderHandler } from '../../../functions/cluster-reader.js';
 import { KubeconfigError, loadKubeconfig } from '../../../src/cluster/kubeconfig.js';
 import { createClusterReader } from '../../../src/cluster/reader.js';
 import { kubeconfigYaml } from '../../../src/snapshot-api/kubeconfig.js';
+import { writeYaml as stringify } from '../../../src/yaml-text.js';
 import { type FakeApi, sendJson, startFakeApi } from '../../support/cluster-fake-api.js';
 
 /**

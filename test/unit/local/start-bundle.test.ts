@@ -13,7 +13,7 @@ import {
 
 /**
  * The `npm start` bundle on a small project of its own: a `local/start.ts` importing a sibling module and a
- * package, with esbuild and yaml linked from this repository's node_modules.
+ * package, with esbuild and js-yaml linked from this repository's node_modules.
  */
 
 const repository = fileURLToPath(new URL('../../..', import.meta.url));
@@ -27,10 +27,10 @@ async function project(files: Record<string, string>): Promise<void> {
   }
 }
 
-const START = `import { stringify } from 'yaml';
+const START = `import { dump } from 'js-yaml';
 import { suffix } from 'calm-words';
 import { where, word } from './helper.ts';
-export async function main() { return stringify({ word: word + suffix }); }
+export async function main() { return dump({ word: word + suffix }); }
 export async function prepareStart() { return where; }
 `;
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   at = { root, cacheDir: join(root, 'cache') };
   await mkdir(join(root, 'node_modules'), { recursive: true });
   await symlink(join(repository, 'node_modules', 'esbuild'), join(root, 'node_modules', 'esbuild'));
-  await symlink(join(repository, 'node_modules', 'yaml'), join(root, 'node_modules', 'yaml'));
+  await symlink(join(repository, 'node_modules', 'js-yaml'), join(root, 'node_modules', 'js-yaml'));
   await project({
     'package-lock.json': '{}\n',
     'node_modules/calm-words/package.json': '{ "name": "calm-words", "version": "1.0.0", "main": "lib/index.js" }\n',
@@ -81,9 +81,9 @@ describe('the npm start bundle', () => {
     expect(inputs).toContain('package-lock.json');
     expect(inputs).toContain('node_modules/calm-words/package.json');
     expect(inputs).not.toContain('node_modules/calm-words/lib/index.js');
-    const yaml = inputs.filter((input) => input.includes('node_modules/yaml/'));
+    const yaml = inputs.filter((input) => input.includes('node_modules/js-yaml/'));
     expect(yaml).toHaveLength(1);
-    expect(yaml[0]).toMatch(/node_modules\/yaml\/package\.json$/);
+    expect(yaml[0]).toMatch(/node_modules\/js-yaml\/package\.json$/);
     expect(trackedFile('node_modules/@scope/pkg/dist/a.js')).toBe('node_modules/@scope/pkg/package.json');
     expect(trackedFile('node_modules/a/node_modules/b/lib/x.js')).toBe('node_modules/a/node_modules/b/package.json');
     expect(trackedFile('src/x.ts')).toBe('src/x.ts');

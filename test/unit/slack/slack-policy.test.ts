@@ -93,7 +93,17 @@ describe('channel policy file', () => {
     expect(() => parsePolicyText(yaml, { knownIntents: ['pvc-binding'] })).toThrowError(
       /unknown intent "crashloop-analysis"/,
     );
-    expect(() => parsePolicyText('channels: [unclosed')).toThrowError(/not valid YAML or JSON/);
+    expect(() => parsePolicyText('channels: [unclosed')).toThrowError(/not valid YAML or JSON: line \d+: /);
+    // A key given twice is a mistake to point at, not a value to pick.
+    expect(() =>
+      parsePolicyText('membershipCacheSeconds: 30\nchannels: {}\nmembershipCacheSeconds: 60\n', { source: 'p.yaml' }),
+    ).toThrowError('The channel policy in p.yaml is not valid YAML or JSON: line 3: duplicated mapping key');
+    expect(() => parsePolicyText('channels: {}\n---\nchannels: {}\n')).toThrowError(/expected a single document/);
+    // YAML 1.2: `on` and `yes` are words, so a channel list of them is read as written.
+    expect(parsePolicyText('defaults:\n  allowedIntents: [on, yes]\n').file.defaults?.allowedIntents).toEqual([
+      'on',
+      'yes',
+    ]);
   });
 
   it('allows only the listed intents', () => {

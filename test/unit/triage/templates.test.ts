@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import { RESOURCES } from '../../../src/cluster/resources.js';
 import {
   defaultTemplatesDir,
@@ -10,6 +9,7 @@ import {
   parseTemplate,
   TemplateValidationError,
 } from '../../../src/triage/template-registry.js';
+import { readYaml as parse, writeYaml as stringify } from '../../../src/yaml-text.js';
 
 const INTENTS = [
   'crashloop-analysis',
@@ -266,7 +266,7 @@ describe('template validation', () => {
 
   it('rejects invalid YAML with its line', () => {
     const error = rejection('id: pvc-binding\nid: again\n');
-    expect(error.message).toMatch(/pvc-binding\.yaml: line 2: invalid YAML: Map keys must be unique/);
+    expect(error.message).toMatch(/pvc-binding\.yaml: line 2: invalid YAML: duplicated mapping key/);
   });
 
   it('rejects an empty folder', () => {

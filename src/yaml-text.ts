@@ -1,0 +1,121 @@
+import { DEFAULT_SCHEMA, dump, FAILSAFE_SCHEMA, load, Type, YAMLException } from 'js-yaml';
+
+/**
+ * YAML as calmops reads and writes it: YAML 1.2's core schema, the one kubectl's output, Kubernetes manifests and
+ * our own files are written for. `on`, `yes` and timestamps stay strings; only `true`/`false`, `null`, and numbers
+ * spelled as the specification spells them are anything else.
+ */
+
+// Read as the YAML specification means it: `1_000`, `0b1` and `-0x1` are strings there, as are timestamps; js-yaml's
+// own core schema would read the first three as numbers, and its default schema timestamps as dates.
+const CORE_TYPES = [
+  new Type('tag:yaml.org,2002:null', {
+    kind: 'scalar',
+    resolve: (data: string | null) =>
+      data === null || data === '~' || data === 'null' || data === 'Null' || data === 'NULL',
+    construct: () => null,
+  }),
+  new Type('tag:yaml.org,2002:bool', {
+    kind: 'scalar',
+    resolve: (data: string) => /^(?:true|True|TRUE|false|False|FALSE)$/.test(data),
+    construct: (data: string) => data.charCodeAt(0) === 116 || data.charCodeAt(0) === 84,
+  }),
+  new Type('tag:yaml.org,2002:int', {
+    kind: 'scalar',
+    resolve: (data: string) => /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(data),
+    // Number() reads the 0o and 0x prefixes too.
+    construct: (data: string) => Number(data),
+  }),
+  new Type('tag:yaml.org,2002:float', {
+    kind: 'scalar',
+    resolve: (data: string) =>
+      /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/.test(
+        data,
+      ),
+    construct: (data: string) =>
+      /inf$/i.test(data) ? (data.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY) : Number(data),
+  }),
+];
+
+export const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: CORE_TYPES });
+
+/**
+ * What the writer quotes: whatever js-yaml's default schema (YAML 1.1 habits included: timestamps, `<<`) or the core
+ * schema above would read as something other than the string, so the text reads back the same in either, and in
+ * kubectl. The extra type only ever answers "ambiguous"; it has no predicate, so it never represents a value.
+ */
+const WRITE_SCHEMA = DEFAULT_SCHEMA.extend({
+  implicit: [
+    new Type('tag:calmops,2025:not-a-string', {
+      kind: 'scalar',
+      resolve: (data: string) => CORE_TYPES.some((type) => type.resolve(data)),
+    }),
+  ],
+});
+
+/** A YAML text that cannot be read, with the 1-based line where the parser stopped when it knows it. */
+export class YamlReadError extends Error {
+  override readonly name = 'YamlReadError';
+  constructor(
+    readonly reason: string,
+    readonly line: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(line === undefined ? reason : `line ${line}: ${reason}`, options);
+  }
+}
+
+/** The words YAML libraries use for a document whose aliases expand without bound. */
+export const ALIAS_EXPANSION = 'Excessive alias count indicates a resource exhaustion attack';
+
+/**
+ * One document (a second one is refused, as is a repeated mapping key), read with the core schema. An empty text
+ * is null. Aliases are shared by reference, so a "billion laughs" costs nothing to read but everything to walk or
+ * serialize afterwards: the value is walked once here, within a budget that only such a document exceeds.
+ */
+export function readYaml(text: string): unknown {
+  let value: unknown;
+  try {
+    value = load(text, { schema: CORE_SCHEMA });
+  } catch (error) {
+    if (error instanceof YAMLException) {
+      const line = error.mark === undefined || error.mark === null ? undefined : error.mark.line + 1;
+      throw new YamlReadError(error.reason, line, { cause: error });
+    }
+    throw new YamlReadError(error instanceof Error ? error.message : String(error), undefined, { cause: error });
+  }
+  if (!withinBudget(value, 2 * text.length + 10_000)) throw new YamlReadError(ALIAS_EXPANSION, undefined);
+  return value ?? null;
+}
+
+/**
+ * Whether walking `root` as a JSON serializer would (a subtree shared through aliases once per path) visits at most
+ * `budget` values. Without aliases every value needs a character of its own; an anchor that contains itself never
+ * ends, and fails here.
+ */
+function withinBudget(root: unknown, budget: number): boolean {
+  const pending: unknown[] = [root];
+  let left = budget;
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (--left < 0) return false;
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) for (const item of value) pending.push(item);
+    else for (const key in value) pending.push((value as Record<string, unknown>)[key]);
+  }
+  return true;
+}
+
+/**
+ * The value as block YAML: keys in their order, long strings on one line (as kubectl prints them), multi-line
+ * strings as literal blocks, double quotes where quoting is needed, shared objects written out rather than as
+ * anchors. Undefined object fields are left out and undefined array items written as null, as JSON does.
+ */
+export function writeYaml(value: unknown): string {
+  return dump(value, { schema: WRITE_SCHEMA, lineWidth: -1, noRefs: true, quotingType: '"', skipInvalid: true });
+}
+
+/** A string as one YAML scalar on one line (plain when that reads back the same, quoted otherwise). */
+export function yamlScalar(text: string): string {
+  return dump(text, { schema: WRITE_SCHEMA, lineWidth: -1, flowLevel: 0, quotingType: '"' }).trimEnd();
+}
