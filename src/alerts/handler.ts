@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
+import { escapeText } from '../mrkdwn/escape.js';
 import { checkIntent, type Policy } from '../policy/channel-policy.js';
 import { redactText } from '../redact/index.js';
 import type { DeliverInputInput, SlackLogger, StartSessionInput } from '../slack/deps.js';
 import type { AlertGroupRecord, Store } from '../store/index.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/template-registry.js';
-import { escapeText, type ThreadMessage } from '../views/limits.js';
+import type { ThreadMessage } from '../views/limits.js';
 import { type AlertGroup, alertGroupId, type NormalizedAlert } from './group.js';
 import { type AlertTarget, mapAlertGroup } from './map.js';
 import { alertNotStartedView, alertResolvedView, alertRootView, alertUpdateView } from './views.js';

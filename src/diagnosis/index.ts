@@ -6,7 +6,6 @@ export * from './gate.js';
 export * from './kinds.js';
 export * from './panic.js';
 export * from './phrases.js';
-export * from './plan-progress.js';
 export * from './questions.js';
 export * from './request.js';
 export * from './resolving.js';

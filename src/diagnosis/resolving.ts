@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { type SafetyLabel, SafetyLabelSchema } from '../triage/envelope.js';
 // Answers are Slack mrkdwn: what the person typed and what the plan quotes from the cluster are shown as text.
-import { escapeText, mention } from '../views/limits.js';
+import { escapeText, mention } from '../mrkdwn/escape.js';
+import { type SafetyLabel, SafetyLabelSchema } from '../triage/envelope.js';
 import { classifyCommandLine } from './commands/index.js';
 import { canonicalKind } from './kinds.js';
 import type { UserRequest } from './request.js';
@@ -118,7 +118,7 @@ function render(plan: ApprovedPlan, step: PlanStep, safety: SafetyLabel): string
 }
 
 /**
- * `stepId` is the step a typed command was matched to word for word (src/diagnosis/plan-progress.ts); without it,
+ * `stepId` is the step a typed command was matched to word for word (src/review/plan-progress.ts); without it,
  * the request is matched by what it changes.
  */
 export function answerFromPlan(

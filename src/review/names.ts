@@ -1,11 +1,22 @@
 import type { Finding, ResourceRef } from '../triage/findings.js';
+import {
+  DETAIL_SLOTS,
+  type DetailSlot,
+  type NameSlot,
+  OBJECT_SLOTS,
+  type ObjectSlot,
+  PLAN_TEMPLATE_VARS,
+  REF_SLOTS,
+  type RefSlot,
+} from '../triage/template-slots.js';
 
 /**
  * The names a remediation plan is written with. Findings carry the objects involved (the resource that shows the
  * fault, the owner a person changes, related objects, and the root cause's chain from the entity to change to the
  * symptom); their messages and evidence name a few more things (the container, the missing key, the revision).
- * Templates refer to these as `{{slot}}`; a slot the findings do not name is rendered as `<slot>` and gets a read
- * step that looks it up, so a plan never pretends to know a name it does not.
+ * Templates refer to these as `{{slot}}` (the slots belong to the template format: src/triage/template-slots.ts); a
+ * slot the findings do not name is rendered as `<slot>` and gets a read step that looks it up, so a plan never
+ * pretends to know a name it does not.
  */
 
 /** The facts a plan's names come from. */
@@ -15,45 +26,6 @@ export interface NameFacts {
   /** The finding behind the root cause, when the envelope still has it. */
   finding?: Pick<Finding, 'resource' | 'owner' | 'related' | 'message' | 'evidence'>;
 }
-
-/** Slots that stand for one object of a kind. */
-const OBJECT_SLOTS = {
-  pod: 'Pod',
-  configmap: 'ConfigMap',
-  secret: 'Secret',
-  pvc: 'PersistentVolumeClaim',
-  pv: 'PersistentVolume',
-  storageclass: 'StorageClass',
-  node: 'Node',
-  service: 'Service',
-  ingress: 'Ingress',
-  ingressclass: 'IngressClass',
-  route: 'Route',
-  networkpolicy: 'NetworkPolicy',
-  hpa: 'HorizontalPodAutoscaler',
-  resourcequota: 'ResourceQuota',
-  pdb: 'PodDisruptionBudget',
-  volumeattachment: 'VolumeAttachment',
-} as const;
-type ObjectSlot = keyof typeof OBJECT_SLOTS;
-
-/** Slots with `.kind`, `.name` and `.namespace`. */
-const REF_SLOTS = ['resource', 'owner', 'workload'] as const;
-type RefSlot = (typeof REF_SLOTS)[number];
-
-/** Slots whose value is a detail the evidence states (a container, a key, a label selector, a revision). */
-const DETAIL_SLOTS = ['container', 'key', 'selector', 'revision'] as const;
-type DetailSlot = (typeof DETAIL_SLOTS)[number];
-
-export type NameSlot = ObjectSlot | RefSlot | DetailSlot;
-
-/** Every placeholder a remediation template may use besides `{{namespace}}`. */
-export const PLAN_TEMPLATE_VARS: readonly string[] = [
-  'namespace',
-  ...REF_SLOTS.flatMap((s) => [`${s}.kind`, `${s}.name`, `${s}.namespace`]),
-  ...Object.keys(OBJECT_SLOTS).flatMap((s) => [s, `${s}.namespace`]),
-  ...DETAIL_SLOTS,
-];
 
 /** The kinds a person edits to change pods; `kubectl rollout` and `set` work on them. */
 const WORKLOAD_KINDS: ReadonlySet<string> = new Set([

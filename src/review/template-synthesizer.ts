@@ -1,10 +1,10 @@
 import type { ResourceRef } from '../triage/findings.js';
 import type { TriageTemplate } from '../triage/template-schema.js';
+import type { NameSlot } from '../triage/template-slots.js';
 import {
   isNameSlot,
   lookupFor,
   type NameFacts,
-  type NameSlot,
   type PlanNames,
   placeholderFor,
   type ResolvedRef,

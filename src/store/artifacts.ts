@@ -1,6 +1,10 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { TriageEnvelopeSchema } from '../triage/envelope.js';
+import type { StoreContext } from './client.js';
+import { assertItemSize, conditional, getItem, parseRecord } from './dynamo.js';
+import { StoreError } from './errors.js';
+import { keys } from './keys.js';
 import {
   type PendingApproval,
   PendingApprovalSchema,
@@ -8,11 +12,7 @@ import {
   PlanRecordSchema,
   type WorkflowRecord,
   WorkflowRecordSchema,
-} from '../workflow/records.js';
-import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseRecord } from './dynamo.js';
-import { StoreError } from './errors.js';
-import { keys } from './keys.js';
+} from './workflow-records.js';
 
 /**
  * The workflow's records of a session beyond the session item the Slack side reads: the diagnostic evidence in

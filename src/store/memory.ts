@@ -8,19 +8,19 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
+import { ResourceRefSchema } from '../triage/findings.js';
+import type { StoreContext } from './client.js';
+import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
+import { StoreError } from './errors.js';
+import { GSI1, IsoTimestampSchema, KeyPartSchema, keys, MEMORY_SK_PREFIX } from './keys.js';
 import {
   type Fingerprint,
   FingerprintSchema,
   type FingerprintSource,
   fingerprintEnvelope,
   fingerprintTokens,
-} from '../memory/fingerprint.js';
-import { scoreSimilarity } from '../memory/similarity.js';
-import { ResourceRefSchema } from '../triage/findings.js';
-import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
-import { StoreError } from './errors.js';
-import { GSI1, IsoTimestampSchema, KeyPartSchema, keys, MEMORY_SK_PREFIX } from './keys.js';
+} from './memory-fingerprint.js';
+import { scoreSimilarity } from './memory-similarity.js';
 
 /**
  * Operational memory: resolved incidents and an inverted index over their fingerprint tokens, in the single table.

@@ -26,16 +26,8 @@ export const BLOCK_LIMITS = {
   optionText: SLACK_LIMITS.optionText,
 } as const;
 
-export {
-  button,
-  context,
-  divider,
-  escapeText as escapeMrkdwn,
-  fields,
-  header,
-  section,
-  truncate as clip,
-} from './limits.js';
+export { escapeText as escapeMrkdwn } from '../mrkdwn/escape.js';
+export { button, context, divider, fields, header, section, truncate as clip } from './limits.js';
 
 /**
  * Keeps a message within Slack's block limit: when there are more blocks than fit, the tail is replaced by one

@@ -1,12 +1,11 @@
+import { escapeText, mention } from '../mrkdwn/escape.js';
 import {
   actions,
   button,
   code,
   context,
-  escapeText,
   fitMessage,
   header,
-  mention,
   reportPointer,
   section,
   type ThreadMessage,

@@ -1,4 +1,5 @@
-import { type Block, context, escapeText, fitMessage, mention, section, type ThreadMessage } from './limits.js';
+import { escapeText, mention } from '../mrkdwn/escape.js';
+import { type Block, context, fitMessage, section, type ThreadMessage } from './limits.js';
 
 export type DecisionOutcome = 'approved' | 'denied' | 'changes-requested' | 'expired' | 'cancelled' | 'completed';
 

@@ -1,3 +1,4 @@
+import { escapeText } from '../mrkdwn/escape.js';
 import type { TriageEnvelope } from '../triage/envelope.js';
 import {
   actions,
@@ -6,7 +7,6 @@ import {
   code,
   context,
   divider,
-  escapeText,
   fitMessage,
   header,
   reportPointer,

@@ -1,4 +1,5 @@
-import { code, context, escapeText, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
+import { escapeText } from '../mrkdwn/escape.js';
+import { code, context, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
 
 /** A step failed: say which, in words, and what still works. The execution never dies silently. */
 export function failureView(input: { sessionId: string; step: string; error: string; detail?: string }): ThreadMessage {

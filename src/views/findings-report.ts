@@ -1,5 +1,6 @@
 import type { FindingGroup } from '../diagnosis/blackboard.js';
-import { code, context, escapeText, fitMessage, header, reportPointer, section, type ThreadMessage } from './limits.js';
+import { escapeText } from '../mrkdwn/escape.js';
+import { code, context, fitMessage, header, reportPointer, section, type ThreadMessage } from './limits.js';
 
 export interface FindingsReportInput {
   sessionId: string;

@@ -1,14 +1,5 @@
-import {
-  actions,
-  button,
-  context,
-  escapeText,
-  fitMessage,
-  mention,
-  reportPointer,
-  section,
-  type ThreadMessage,
-} from './limits.js';
+import { escapeText, mention } from '../mrkdwn/escape.js';
+import { actions, button, context, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
 
 const SPECIALIST: Record<string, string> = {
   compute: 'Compute specialist (nodes, pods, container runtime)',

@@ -1,4 +1,5 @@
-import { context, escapeText, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
+import { escapeText } from '../mrkdwn/escape.js';
+import { context, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
 
 export interface InterventionViewInput {
   sessionId: string;

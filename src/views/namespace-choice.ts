@@ -1,12 +1,11 @@
+import { escapeText, mention } from '../mrkdwn/escape.js';
 import {
   actions,
   type Block,
   button,
   code,
   context,
-  escapeText,
   fitMessage,
-  mention,
   reportPointer,
   section,
   type ThreadMessage,

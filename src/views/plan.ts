@@ -1,3 +1,4 @@
+import { escapeText, mention } from '../mrkdwn/escape.js';
 import type { PlanStep, RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
 import { safetyBadge } from './envelope.js';
@@ -7,10 +8,8 @@ import {
   button,
   code,
   context,
-  escapeText,
   fitMessage,
   header,
-  mention,
   reportPointer,
   section,
   type ThreadMessage,

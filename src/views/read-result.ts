@@ -1,4 +1,5 @@
-import { code, context, escapeText, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
+import { escapeText } from '../mrkdwn/escape.js';
+import { code, context, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
 
 export interface ReadResultInput {
   sessionId: string;

@@ -1,14 +1,5 @@
-import {
-  actions,
-  button,
-  code,
-  context,
-  escapeText,
-  fitMessage,
-  reportPointer,
-  section,
-  type ThreadMessage,
-} from './limits.js';
+import { escapeText } from '../mrkdwn/escape.js';
+import { actions, button, code, context, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
 
 /** A finding the fresh triage still shows, as the thread should see it. */
 export interface StillPresentFinding {

@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { BREAK_GLASS_LIMITS } from '../diagnosis/break-glass.js';
+import { escapeText } from '../mrkdwn/escape.js';
 import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
 import { ApprovalAlreadyExistsError } from '../store/errors.js';
 import { DomainSchema } from '../triage/findings.js';
 import { breakGlassApprovalView } from '../views/break-glass.js';
 import { handoffProposalView } from '../views/handoff.js';
-import { escapeText, type ThreadMessage } from '../views/limits.js';
+import type { ThreadMessage } from '../views/limits.js';
 import { planReviewView, postmortemReviewView } from '../views/plan.js';
 import {
   approvalIdFor,

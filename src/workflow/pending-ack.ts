@@ -1,7 +1,8 @@
+import { mention } from '../mrkdwn/escape.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { Store } from '../store/index.js';
 import { replyView } from '../views/intervention.js';
-import { mention, type ThreadMessage } from '../views/limits.js';
+import type { ThreadMessage } from '../views/limits.js';
 import type { DeliveryOutcome } from './wait-delivery.js';
 
 /**

@@ -4,9 +4,9 @@ import { type DiagnosticState, type TransitionRules, transitionRules } from '../
 import { advance, validationOutcome } from '../diagnosis/transitions.js';
 import { fixValidatedEvent } from '../memory/metrics.js';
 import type { SessionPatch, SessionRecord } from '../store/sessions.js';
+import type { WorkflowRecord } from '../store/workflow-records.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
-import type { WorkflowRecord } from './records.js';
 
 /**
  * The diagnostic state of a session: evidence goes in, transitions come out (each with its reason on the timeline),

@@ -1,8 +1,9 @@
+import type { ReadSpec } from '../cluster/read-spec.js';
 import { READABLE_KINDS } from '../cluster/types.js';
 import { canonicalKind, isClusterScoped } from '../diagnosis/kinds.js';
+import { escapeText } from '../mrkdwn/escape.js';
 import type { Policy } from '../policy/channel-policy.js';
-import { code, escapeText } from '../views/limits.js';
-import type { ReadSpec } from './records.js';
+import { code } from '../views/limits.js';
 
 /**
  * Which reads a session's thread may ask for. A session is about one namespace: reads requested in its thread stay

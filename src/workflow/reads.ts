@@ -1,3 +1,4 @@
+import type { ReadSpec } from '../cluster/read-spec.js';
 import {
   ClusterReadError,
   type ClusterReader,
@@ -8,9 +9,9 @@ import {
 import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from '../diagnosis/kinds.js';
 import type { UserRequest } from '../diagnosis/request.js';
 import { redactText } from '../redact/index.js';
+import type { Hypothesis } from '../store/workflow-records.js';
 import type { RankedCause } from '../triage/envelope.js';
 import { logTarget } from './log-target.js';
-import type { Hypothesis, ReadSpec } from './records.js';
 
 /**
  * Targeted reads: what a thread message or a hypothesis asks to look at, as a small spec the cluster reader can run

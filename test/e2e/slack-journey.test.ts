@@ -1,11 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withDefaultStorageClassFix } from '../../bench/support/workflow-fixed-cluster.js';
 import { DEMO_IDS, type StandInMessage } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
 import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
 import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
-import { withDefaultStorageClassFix } from '../support/workflow-fixed-cluster.js';
 import { fixture, waitFor } from '../support/workflow-harness.js';
 
 /**

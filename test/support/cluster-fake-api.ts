@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { stringify } from 'yaml';
+import { writeYaml as stringify } from '../../src/yaml-text.js';
 
 /** A tiny stand-in for a Kubernetes API server that records every request it receives. */
 

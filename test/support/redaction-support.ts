@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { readYaml as parse } from '../../src/yaml-text.js';
 
 /**
  * The redaction corpus: log lines written as templates with `{{kind}}` placeholders, filled with synthetic secrets

@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import * as z from 'zod';
+import { escapeText } from '../../mrkdwn/escape.js';
 import {
   checkApproval,
   checkHandoff,
@@ -16,7 +17,7 @@ import {
 } from '../../store/errors.js';
 import type { KnownBlock } from '../../views/blocks.js';
 import { decidedView } from '../../views/decided.js';
-import { code, escapeText } from '../../views/limits.js';
+import { code } from '../../views/limits.js';
 import { breakGlassModal, requestChangesModal } from '../../views/modals.js';
 import { NAMESPACE_ACTION_PREFIX } from '../../views/namespace-choice.js';
 import { isClosedTokenError } from '../../workflow/engine.js';

@@ -1,14 +1,15 @@
 import type { App, SlashCommand } from '@slack/bolt';
+import { escapeText } from '../../mrkdwn/escape.js';
 import type { KnownBlock } from '../../views/blocks.js';
 import { helpView, intentsView } from '../../views/help.js';
-import { code, escapeText } from '../../views/limits.js';
+import { code } from '../../views/limits.js';
 import { breakGlassModal } from '../../views/modals.js';
-import { outsideChannelNotice, startedNotice } from '../../views/notices.js';
 import { listView, statusView } from '../../views/sessions.js';
 import { statsView } from '../../views/stats.js';
 import { collectMetrics } from '../collect-metrics.js';
 import type { SlackAppDeps } from '../deps.js';
 import { parseTriageCommand } from '../grammar.js';
+import { outsideChannelNotice, startedNotice } from '../notices.js';
 import { channelAccess, nowOf } from './common.js';
 import { openRecordedModal, sessionInChannel } from './session-scope.js';
 import { startTriage } from './start.js';

@@ -1,8 +1,8 @@
 import type { App } from '@slack/bolt';
 import { helpView, intentsView } from '../../views/help.js';
-import { outsideChannelNotice } from '../../views/notices.js';
 import type { SlackAppDeps } from '../deps.js';
 import { parseTriageCommand, unescapeSlack } from '../grammar.js';
+import { outsideChannelNotice } from '../notices.js';
 import { publishHome } from '../publish-home.js';
 import { channelAccess, ephemeral } from './common.js';
 import { startTriage } from './start.js';

@@ -1,7 +1,7 @@
 import { checkIntent, noChannelPolicy } from '../../policy/channel-policy.js';
-import { startedNotice, threadRootView } from '../../views/notices.js';
 import type { SlackAppDeps } from '../deps.js';
 import type { StartCommand } from '../grammar.js';
+import { startedNotice, threadRootView } from '../notices.js';
 import { auditRefusal } from './common.js';
 
 export type StartOutcome = { ok: true; sessionId: string; threadTs: string } | { ok: false; message: string };

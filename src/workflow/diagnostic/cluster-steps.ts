@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ReadSpecSchema } from '../../cluster/read-spec.js';
 import { createClusterReader, type KubeClusterReader } from '../../cluster/reader.js';
 import type { ClusterReader } from '../../cluster/types.js';
 import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
@@ -9,7 +10,6 @@ import { AmbiguousNamespaceError, InvalidNamespaceError } from '../../triage/err
 import { DomainSchema, type Finding, SEVERITY_ORDER } from '../../triage/findings.js';
 import { SWEEP_INTENT } from '../../triage/routing.js';
 import type { TemplateRegistry } from '../../triage/template-registry.js';
-import { ReadSpecSchema } from '../read-spec.js';
 import { type ReadResult, runRead } from '../reads.js';
 
 /**

@@ -1,15 +1,16 @@
 import * as z from 'zod';
 import { classifyRequest } from '../../diagnosis/commands/index.js';
+import { escapeText } from '../../mrkdwn/escape.js';
 import type { InboxMessage } from '../../store/inbox.js';
 import type { SessionRecord } from '../../store/sessions.js';
+import type { WorkflowRecord } from '../../store/workflow-records.js';
 import { explainInvalidNamespace, InvalidNamespaceError, parseNamespace } from '../../triage/namespace.js';
 import { replyView } from '../../views/intervention.js';
-import { code, escapeText } from '../../views/limits.js';
+import { code } from '../../views/limits.js';
 import { namespaceChosenView, namespaceQuestionView } from '../../views/namespace-choice.js';
 import { postToSession, SessionIdSchema } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
-import type { WorkflowRecord } from '../records.js';
 
 /**
  * A session that starts without a namespace: its first triage locates one from the words and the cluster. When the

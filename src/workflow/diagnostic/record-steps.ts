@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ReadSpecSchema } from '../../cluster/read-spec.js';
 import { evidenceFromRead } from '../../diagnosis/evidence-sources.js';
 import type { UserRequest } from '../../diagnosis/request.js';
 import { hypothesisChoiceBlocks } from '../../views/envelope.js';
@@ -8,7 +9,6 @@ import { postToSession, SessionIdSchema } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 import { addEvidence } from '../progress.js';
-import { ReadSpecSchema } from '../records.js';
 
 /**
  * The steps after a read: what a targeted read or a hypothesis's test found becomes evidence (and may move the

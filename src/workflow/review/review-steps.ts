@@ -1,19 +1,19 @@
 import * as z from 'zod';
 import { isOverrideActive } from '../../diagnosis/break-glass.js';
 import { evidenceFromPlan } from '../../diagnosis/evidence-sources.js';
+import { escapeText, mention } from '../../mrkdwn/escape.js';
 import { synthesizePlan } from '../../review/guided-regeneration.js';
 import { planInputFrom } from '../../review/input.js';
 import type { RemediationPlan } from '../../review/plan.js';
 import { revisePlan } from '../../review/revise.js';
 import { reviewPlan } from '../../review/rubric.js';
+import type { PlanRecord } from '../../store/workflow-records.js';
 import { timeoutNoticeView } from '../../views/failure.js';
-import { escapeText, mention } from '../../views/limits.js';
 import { approvedPlanView, planOutcomeView } from '../../views/plan.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent, timelineSink } from '../events.js';
 import { addEvidence } from '../progress.js';
-import type { PlanRecord } from '../records.js';
 
 /**
  * The review machine's steps (the review loop, docs/concepts.md): synthesis behind the schema guard, the automated rubric, revisions with the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpus, FAMILIES, prng, startMemoryTable, variant } from '../../../bench/support/memory-corpus.js';
 import { MemoryRepository } from '../../../src/store/memory.js';
-import { corpus, FAMILIES, prng, startMemoryTable, variant } from '../../support/memory-support.js';
 
 describe('similar-incident ranking on 500 stored incidents', () => {
   let table: Awaited<ReturnType<typeof startMemoryTable>>;

@@ -1,6 +1,6 @@
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fingerprintEnvelope } from '../../../src/memory/fingerprint.js';
+import { startMemoryTable } from '../../../bench/support/memory-corpus.js';
 import { MalformedRecordError, StoreValidationError } from '../../../src/store/errors.js';
 import {
   incidentFromResolution,
@@ -8,8 +8,8 @@ import {
   MemoryNotFoundError,
   MemoryRepository,
 } from '../../../src/store/memory.js';
+import { fingerprintEnvelope } from '../../../src/store/memory-fingerprint.js';
 import { envelope } from '../../support/diagnosis-fixtures.js';
-import { startMemoryTable } from '../../support/memory-support.js';
 
 describe('MemoryRepository on dynalite', () => {
   let table: Awaited<ReturnType<typeof startMemoryTable>>;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { loadCorpus, runCase } from '../../../bench/support/incident-corpus.js';
 import { planInputFrom } from '../../../src/review/input.js';
 import { UNKNOWN_NAME_PLACEHOLDERS } from '../../../src/review/names.js';
 import { guardPlan, type RemediationPlan } from '../../../src/review/plan.js';
 import { TemplateSynthesizer } from '../../../src/review/template-synthesizer.js';
 import { loadTemplates } from '../../../src/triage/template-registry.js';
-import { loadCorpus, runCase } from '../../eval/corpus.js';
 
 /**
  * Every incident of the corpus (test/fixtures/incidents/) gets a plan written with its own names: the plan passes

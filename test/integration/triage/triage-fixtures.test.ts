@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadCorpus } from '../../../bench/support/incident-corpus.js';
 import { loadSnapshotFiles, snapshotNow } from '../../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { ENVELOPE_BYTES_LIMIT } from '../../../src/triage/engine.js';
 import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
 import { SWEEP_INTENT } from '../../../src/triage/routing.js';
 import { loadTemplates } from '../../../src/triage/template-registry.js';
-import { loadCorpus } from '../../eval/corpus.js';
 import { triageAt, withSnapshotServer } from '../../support/triage-helpers.js';
 
 /**

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withDefaultStorageClassFix } from '../../../bench/support/workflow-fixed-cluster.js';
 import { parseSnapshot } from '../../../src/cluster/snapshot.js';
 import type { RemediationPlan } from '../../../src/review/plan.js';
 import { deliverInput } from '../../../src/workflow/deliver-input.js';
-import { withDefaultStorageClassFix } from '../../support/workflow-fixed-cluster.js';
 import {
   DEMO_IDS,
   decide,

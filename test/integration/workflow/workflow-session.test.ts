@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { withDefaultStorageClassFix } from '../../../bench/support/workflow-fixed-cluster.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { computeMetrics } from '../../../src/memory/metrics.js';
 import { deliverInput } from '../../../src/workflow/deliver-input.js';
-import { withDefaultStorageClassFix } from '../../support/workflow-fixed-cluster.js';
 import {
   DEMO_IDS,
   decide,

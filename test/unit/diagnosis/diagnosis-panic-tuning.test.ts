@@ -8,7 +8,7 @@ import {
   type PanicSignal,
   type RecordedRequest,
 } from '../../../src/diagnosis/panic.js';
-import { planStepOf, withStepDone } from '../../../src/diagnosis/plan-progress.js';
+import { planStepOf, withStepDone } from '../../../src/review/plan-progress.js';
 import { at, envelope, when } from '../../support/diagnosis-fixtures.js';
 
 /**

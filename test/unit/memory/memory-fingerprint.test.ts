@@ -4,8 +4,8 @@ import {
   fingerprintEnvelope,
   fingerprintTokens,
   imageRegistry,
-} from '../../../src/memory/fingerprint.js';
-import { scoreSimilarity } from '../../../src/memory/similarity.js';
+} from '../../../src/store/memory-fingerprint.js';
+import { scoreSimilarity } from '../../../src/store/memory-similarity.js';
 import { envelope, finding } from '../../support/diagnosis-fixtures.js';
 
 describe('fingerprint', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
 import { answerFromPlan } from '../../../src/diagnosis/resolving.js';
+import { mention } from '../../../src/mrkdwn/escape.js';
 import { handoffProposalView } from '../../../src/views/handoff.js';
-import { mention } from '../../../src/views/limits.js';
 import { postmortemReviewView } from '../../../src/views/plan.js';
 
 const rendered = (message: { text: string; blocks?: unknown }) => `${message.text}\n${JSON.stringify(message.blocks)}`;

@@ -12,6 +12,7 @@ import type { DiagnosticState } from '../../../src/diagnosis/state-machine.js';
 import { transitionRules } from '../../../src/diagnosis/state-machine.js';
 import type { InboxMessage } from '../../../src/store/inbox.js';
 import { SessionRecordSchema } from '../../../src/store/sessions.js';
+import { type WorkflowRecord, WorkflowRecordSchema } from '../../../src/store/workflow-records.js';
 import {
   type DecideContext,
   type Decision,
@@ -19,7 +20,6 @@ import {
   type LoadedPlan,
 } from '../../../src/workflow/diagnostic/route/decide.js';
 import { hypothesesFromCauses } from '../../../src/workflow/reads.js';
-import { type WorkflowRecord, WorkflowRecordSchema } from '../../../src/workflow/records.js';
 import { at, envelope, finding, when } from '../../support/diagnosis-fixtures.js';
 
 /**

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { ReadSpec } from '../../../cluster/read-spec.js';
 import { READABLE_KINDS } from '../../../cluster/types.js';
 import { classifyCommandLine, classifyRequest } from '../../../diagnosis/commands/index.js';
 import { currentEvidence, type EvidenceItem } from '../../../diagnosis/evidence.js';
@@ -11,21 +12,21 @@ import {
 import { type GateDecision, gateRequest } from '../../../diagnosis/gate.js';
 import { canonicalKind } from '../../../diagnosis/kinds.js';
 import type { RecordedRequest, RequestGuidance } from '../../../diagnosis/panic.js';
-import { type PlanProgress, type PlanStepMatch, planStepOf } from '../../../diagnosis/plan-progress.js';
 import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../../diagnosis/questions.js';
 import type { UserRequest } from '../../../diagnosis/request.js';
 import { type ApprovedPlan, answerFromPlan, type PlanAnswer } from '../../../diagnosis/resolving.js';
 import { STATE_MACHINE, type TransitionRules } from '../../../diagnosis/state-machine.js';
 import { describeHold, type Hold, type TransitionResult, walkTo } from '../../../diagnosis/transitions.js';
 import type { RemediationPlan } from '../../../review/plan.js';
+import { type PlanProgress, type PlanStepMatch, planStepOf } from '../../../review/plan-progress.js';
 import type { InboxMessage } from '../../../store/inbox.js';
 import type { SessionRecord } from '../../../store/sessions.js';
+import type { Hypothesis, WorkflowRecord } from '../../../store/workflow-records.js';
 import type { TriageEnvelope } from '../../../triage/envelope.js';
 import type { Domain } from '../../../triage/findings.js';
 import { stateEnteredAt } from '../../progress.js';
 import { checkReadScope, type ReadScope, type ScopeDecision } from '../../read-scope.js';
 import { readSpecFromRequest } from '../../reads.js';
-import type { Hypothesis, ReadSpec, WorkflowRecord } from '../../records.js';
 import type { NamespaceAnswer } from '../locate-steps.js';
 
 /**

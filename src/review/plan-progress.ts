@@ -1,10 +1,10 @@
-import { matchPlanStep } from '../review/match.js';
-import type { PlanStep } from '../review/plan.js';
+import { matchPlanStep } from './match.js';
+import type { PlanStep } from './plan.js';
 
 /**
- * Where a person stands in the approved plan. The plan's commands are matched as kubectl reads them (the review
- * module's matcher), so `kubectl delete pvc data -n shop` and `oc delete persistentvolumeclaim data --namespace=shop`
- * are the same step. What was run is remembered by step index; a step is in order when the steps it needs came first.
+ * Where a person stands in the approved plan. The plan's commands are matched as kubectl reads them (match.ts), so
+ * `kubectl delete pvc data -n shop` and `oc delete persistentvolumeclaim data --namespace=shop` are the same step.
+ * What was run is remembered by step index; a step is in order when the steps it needs came first.
  */
 
 export interface PlanProgress {

@@ -1,4 +1,4 @@
-import type { Fingerprint } from './fingerprint.js';
+import type { Fingerprint } from './memory-fingerprint.js';
 
 /**
  * How alike two incidents are, as a score in [0, 1] and one line a human can check ("same intent, 3 of 4 finding

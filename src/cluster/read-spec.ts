@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * A targeted read, as the cluster reader runs it. Kept apart from the workflow's records (artifacts.ts), which the
+ * A targeted read, as the cluster reader runs it. Kept apart from the workflow's records in the store, which the
  * cluster reader does not need: importing them would bring the DynamoDB client into its bundle.
  */
 export const ReadSpecSchema = z.object({

@@ -1,21 +1,19 @@
 import * as z from 'zod';
+import { ReadSpecSchema } from '../cluster/read-spec.js';
 import { OverrideSchema } from '../diagnosis/break-glass.js';
 import { EvidenceItemSchema as DiagnosisEvidenceSchema } from '../diagnosis/evidence.js';
 import { ValidationContextSchema } from '../diagnosis/fix-validation.js';
 import { PanicSignalSchema } from '../diagnosis/panic.js';
 import { ResourceRefSchema } from '../triage/findings.js';
-import { type ReadSpec, ReadSpecSchema } from './read-spec.js';
 
 /**
  * What the workflow keeps about a session beyond the session item the Slack side reads: the diagnostic evidence in
  * full (with ids and resources, which the gate needs), recent requests and panic history, hypotheses with their
- * reads, the plans under review and the approvals waiting for a decision. The store's ArtifactRepository
- * (src/store/artifacts.ts) writes them, each by one conditional put.
+ * reads, the plans under review and the approvals waiting for a decision. The ArtifactRepository (artifacts.ts)
+ * writes them, each by one conditional put.
  */
 
 const KeyPart = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
-
-export { type ReadSpec, ReadSpecSchema };
 
 export const HypothesisSchema = z.object({
   id: z.string().max(64),

@@ -1,6 +1,6 @@
-import type { StartCommand } from '../slack/grammar.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
-import { clip, context, escapeMrkdwn, type KnownBlock, section } from './blocks.js';
+import { clip, context, escapeMrkdwn, type KnownBlock, section } from '../views/blocks.js';
+import type { StartCommand } from './grammar.js';
 
 /** The message that opens an incident thread for `/triage`. */
 export function threadRootView(input: { requester: string; command: StartCommand; cluster: string }): {

@@ -1,0 +1,165 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The folders of src/ are layers: a folder may import the folders below it, never one that imports it back, however
+ * long the way round. dependency-cruiser already refuses module cycles; this check works one level up, on the graph
+ * of src/'s top-level folders built from the import statements themselves (static, type-only, re-exports and dynamic
+ * imports alike). Files directly in src/ (config.ts, env-names.ts, …) belong to no folder and are left out.
+ */
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../../src');
+
+/** One import that makes folder `from` depend on folder `to`, kept to name the cycle's edges. */
+interface FolderEdge {
+  file: string;
+  specifier: string;
+}
+
+type FolderGraph = Map<string, Map<string, FolderEdge>>;
+
+function folderOf(absolute: string): string | undefined {
+  const parts = relative(SRC, absolute).split(sep);
+  return parts.length > 1 && parts[0] !== '..' ? parts[0] : undefined;
+}
+
+let scanned: FolderGraph | undefined;
+
+function buildFolderGraph(): FolderGraph {
+  if (scanned) return scanned;
+  const graph: FolderGraph = new Map();
+  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => /\.[cm]?[jt]s$/.test(f));
+  for (const file of files) {
+    const absolute = join(SRC, file);
+    const from = folderOf(absolute);
+    if (from === undefined) continue;
+    const { importedFiles } = ts.preProcessFile(readFileSync(absolute, 'utf8'), true, true);
+    for (const { fileName: specifier } of importedFiles) {
+      if (!specifier.startsWith('.')) continue;
+      const to = folderOf(resolve(dirname(absolute), specifier));
+      if (to === undefined || to === from) continue;
+      const targets = graph.get(from) ?? new Map<string, FolderEdge>();
+      if (!targets.has(to)) targets.set(to, { file: `src/${file.split(sep).join('/')}`, specifier });
+      graph.set(from, targets);
+    }
+  }
+  scanned = graph;
+  return graph;
+}
+
+/** Strongly connected components (Tarjan): every folder cycle lies inside one component of two or more folders. */
+function components(graph: FolderGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) ?? 0);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) ?? 0, low.get(next) ?? 0));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node) ?? 0, index.get(next) ?? 0));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+      onStack.delete(top);
+      component.push(top);
+      if (top === node) break;
+    }
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+/** The shortest way from `start` back to itself inside its component (breadth first). */
+function shortestCycle(graph: FolderGraph, start: string, within: ReadonlySet<string>): string[] {
+  const previous = new Map<string, string>();
+  const queue = [start];
+  for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
+    for (const next of [...(graph.get(node)?.keys() ?? [])].sort()) {
+      if (!within.has(next)) continue;
+      if (next === start) {
+        const path = [node];
+        for (let at = previous.get(node); at !== undefined; at = previous.get(at)) path.unshift(at);
+        return [...path, start];
+      }
+      if (!previous.has(next) && next !== start) {
+        previous.set(next, node);
+        queue.push(next);
+      }
+    }
+  }
+  return [start];
+}
+
+/**
+ * One line per folder cycle, each edge named by an import that makes it: what a failing run prints. Every folder of
+ * a tangle gets its shortest way back, so a tangle of several cycles lists each of them.
+ */
+function describeCycles(graph: FolderGraph): string[] {
+  const lines = new Set<string>();
+  for (const component of components(graph)) {
+    const within = new Set(component);
+    for (const start of component) {
+      const cycle = shortestCycle(graph, start, within).slice(0, -1);
+      // The same cycle found from another of its folders reads the same once it starts at its first folder.
+      const first = cycle.indexOf([...cycle].sort()[0] ?? start);
+      const rotated = [...cycle.slice(first), ...cycle.slice(0, first)];
+      const edges = rotated.map((from, i) => {
+        const to = rotated[(i + 1) % rotated.length] ?? from;
+        const edge = graph.get(from)?.get(to);
+        return `${from} → ${to} (${edge?.file} imports '${edge?.specifier}')`;
+      });
+      lines.add(edges.join('; '));
+    }
+  }
+  return [...lines].sort();
+}
+
+function graphOf(edges: Record<string, string[]>): FolderGraph {
+  return new Map(
+    Object.entries(edges).map(([from, tos]) => [
+      from,
+      new Map(tos.map((to) => [to, { file: `src/${from}/x.ts`, specifier: `../${to}/y.js` }])),
+    ]),
+  );
+}
+
+describe('folder cycles', () => {
+  it('finds cycles of any length and names each edge', () => {
+    const graph = graphOf({ a: ['b'], b: ['c'], c: ['a', 'd'], d: [], e: ['f'], f: ['e'] });
+    expect(describeCycles(graph)).toEqual([
+      "a → b (src/a/x.ts imports '../b/y.js'); b → c (src/b/x.ts imports '../c/y.js'); c → a (src/c/x.ts imports '../a/y.js')",
+      "e → f (src/e/x.ts imports '../f/y.js'); f → e (src/f/x.ts imports '../e/y.js')",
+    ]);
+    // Two cycles through one folder: both are named.
+    expect(describeCycles(graphOf({ a: ['b', 'c'], b: ['a'], c: ['a'] }))).toEqual([
+      "a → b (src/a/x.ts imports '../b/y.js'); b → a (src/b/x.ts imports '../a/y.js')",
+      "a → c (src/a/x.ts imports '../c/y.js'); c → a (src/c/x.ts imports '../a/y.js')",
+    ]);
+    expect(describeCycles(graphOf({ a: ['b', 'c'], b: ['c'], c: [] }))).toEqual([]);
+  });
+
+  it('reads the folder graph of src/ from its imports', () => {
+    const graph = buildFolderGraph();
+    // A graph without these edges would mean the scan missed the imports, and the check below would pass vacuously.
+    expect(graph.get('workflow')?.has('store')).toBe(true);
+    expect(graph.get('views')?.has('diagnosis')).toBe(true);
+  });
+
+  it('has no folder of src/ that imports itself back through others', () => {
+    expect(describeCycles(buildFolderGraph())).toEqual([]);
+  });
+});
