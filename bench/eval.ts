@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CaseResult, loadCorpus, type Mode, runCase, summarizeResults } from '../test/eval/corpus.js';
+import { type CaseResult, loadCorpus, type Mode, runCase, summarizeResults } from './support/incident-corpus.js';
 
 /**
  * `npm run eval [-- --verbose] [slug-prefix …]`: triage every incident of the corpus with and without `-n` and print

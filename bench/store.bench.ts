@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureTable, localClientOptions, startLocalDynamo } from '../local/dynamodb/index.js';
 import { createDocumentClient, createDynamoClient, createStore } from '../src/store/index.js';
 import { MemoryRepository } from '../src/store/memory.js';
-import { corpus, FAMILIES, prng, variant } from '../test/support/memory-support.js';
+import { corpus, FAMILIES, prng, variant } from './support/memory-corpus.js';
 
 export interface LatencySummary {
   n: number;

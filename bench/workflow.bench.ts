@@ -13,7 +13,7 @@ import { parseSnapshot } from '../src/cluster/snapshot.js';
 import { deliverInput } from '../src/workflow/deliver-input.js';
 import type { ThreadPoster } from '../src/workflow/deps.js';
 import { startSession } from '../src/workflow/session-lifecycle.js';
-import { withDefaultStorageClassFix } from '../test/support/workflow-fixed-cluster.js';
+import { withDefaultStorageClassFix } from './support/workflow-fixed-cluster.js';
 
 /**
  * What one complete session costs in Step Functions terms (state transitions and Lambda invocations, counted from

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { freePort } from '../../local/free-port.js';
+import { writeYaml as stringify } from '../../src/yaml-text.js';
 
 /**
  * A real Prometheus Alertmanager (Debian's `prometheus-alertmanager`) as a child process: its own configuration,

@@ -1,5 +1,5 @@
 import type { DemoClusterChange } from '../../demo/control.js';
-import type { StandInMessage, StandInView } from '../../slack/server.js';
+import type { StandInMessage, StandInView } from '../../slack/records.js';
 import type { SampleAlertResult } from '../sample-alerts.js';
 import type { SandboxNotice, SandboxState } from '../server.js';
 import type { SandboxChannel, SandboxWorkspace } from '../workspace.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadCorpus, runCase } from '../../../bench/support/incident-corpus.js';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from '../../../local/demo/index.js';
 import { createClusterReader } from '../../../src/cluster/reader.js';
 import { loadSnapshotFiles, snapshotNow } from '../../../src/cluster/snapshot.js';
@@ -8,12 +9,11 @@ import { advance } from '../../../src/diagnosis/transitions.js';
 import { kubeconfigYaml } from '../../../src/snapshot-api/kubeconfig.js';
 import { startSnapshotServer } from '../../../src/snapshot-api/server.js';
 import { SessionRecordSchema } from '../../../src/store/sessions.js';
+import { WorkflowRecordSchema } from '../../../src/store/workflow-records.js';
 import type { TriageEnvelope } from '../../../src/triage/envelope.js';
 import { silentLogger, triage } from '../../../src/triage/index.js';
 import { type Decision, decide } from '../../../src/workflow/diagnostic/route/decide.js';
 import { hypothesesFromCauses } from '../../../src/workflow/reads.js';
-import { WorkflowRecordSchema } from '../../../src/workflow/records.js';
-import { loadCorpus, runCase } from '../../eval/corpus.js';
 
 /**
  * Every prompt an envelope suggests is answered with substance, across the demo incidents and the incident corpus:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CaseResult, loadCorpus, runCase, summarizeResults } from '../../eval/corpus.js';
+import { type CaseResult, loadCorpus, runCase, summarizeResults } from '../../../bench/support/incident-corpus.js';
 
 /**
  * The incident corpus (test/fixtures/incidents/), replayed through the snapshot API server, the real reader and the

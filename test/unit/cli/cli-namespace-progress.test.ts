@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../../src/cli/io.js';
-import { checkNamespace, describeMissing } from '../../../src/cli/namespace-check.js';
+import { checkNamespace, describeMissing, witnessNamespaces } from '../../../src/cli/namespace-check.js';
 import { startProgress } from '../../../src/cli/progress.js';
 import { CLEAR_LINE } from '../../../src/cli/text.js';
 import {
@@ -41,6 +41,31 @@ const ns = (name: string): KubeObject => ({ kind: 'Namespace', metadata: { name 
 const pod = (namespace: string): KubeObject => ({ kind: 'Pod', metadata: { name: 'p', namespace } });
 
 describe('does the namespace exist', () => {
+  it('is found with no read of its own when the triage read objects in it', async () => {
+    const { reader, reads } = cluster([pod('payments'), pod('orders')]);
+    const witnessed = witnessNamespaces(reader);
+    await witnessed.reader.list({ kind: 'pods' });
+    reads.length = 0;
+    expect(await checkNamespace(reader, 'payments', { snapshot: true, seen: witnessed.seen })).toEqual({
+      status: 'found',
+    });
+    expect(reads).toEqual([]);
+  });
+
+  it('still reads when the triage saw no object of that namespace', async () => {
+    const { reader, reads } = cluster([pod('orders')]);
+    const witnessed = witnessNamespaces(reader);
+    await witnessed.reader.list({ kind: 'pods' });
+    await expect(witnessed.reader.get({ kind: 'pods', name: 'p' })).resolves.toMatchObject({ kind: 'Pod' });
+    expect([...witnessed.seen]).toEqual(['orders']);
+    reads.length = 0;
+    expect(await checkNamespace(reader, 'paymnts', { snapshot: true, seen: witnessed.seen })).toEqual({
+      status: 'missing',
+      present: ['orders'],
+    });
+    expect(reads[0]).toBe('get namespaces/paymnts');
+  });
+
   it('is found by its Namespace object, with one read', async () => {
     const { reader, reads } = cluster([ns('payments'), ns('default')]);
     expect(await checkNamespace(reader, 'payments')).toEqual({ status: 'found' });

@@ -1,10 +1,10 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSnapshotInput } from '../../../src/cli/input-files.js';
-import { loadSnapshotFiles } from '../../../src/cluster/snapshot.js';
+import { loadSnapshotFiles, type ParsedSnapshotCache } from '../../../src/cluster/snapshot.js';
 import { defaultSnapshotCacheDir, snapshotCacheIn } from '../../../src/cluster/snapshot-cache.js';
 
 /** The parsed-snapshot cache as the command line uses it: where it lives, and what an entry carries. */
@@ -81,5 +81,72 @@ describe('the parsed-snapshot cache', () => {
     const second = await loadSnapshotInput(file, undefined, 1024 * 1024);
     expect(second.objects[0]?.metadata.name).toBe('from-cache');
     expect(second.taken).toBeUndefined();
+  });
+
+  describe('a file replayed again', () => {
+    /** The cache, with the lookups by text counted: a lookup by text means the file was read and hashed. */
+    function counted(cacheDir: string) {
+      const cache = snapshotCacheIn(cacheDir);
+      const counts = { byText: 0 };
+      const wrapped: ParsedSnapshotCache = {
+        ...cache,
+        get: (text) => {
+          counts.byText++;
+          return cache.get(text);
+        },
+      };
+      return { cache: wrapped, counts };
+    }
+    const anHourAgo = () => new Date(Date.now() - 3_600_000);
+
+    it('is not read again while its identity is unchanged', async () => {
+      const file = join(dir, 'incident.yaml');
+      await writeFile(file, SNAPSHOT);
+      await utimes(file, anHourAgo(), anHourAgo());
+      const { cache, counts } = counted(join(dir, 'cache'));
+      const first = await loadSnapshotFiles(file, undefined, cache);
+      expect(counts.byText).toBe(1);
+      const second = await loadSnapshotFiles(file, undefined, cache);
+      expect(counts.byText).toBe(1);
+      expect(second.objects).toEqual(first.objects);
+      expect(second.taken).toEqual(first.taken);
+    });
+
+    it('is read again when rewritten, even to the same size and modification time', async () => {
+      const file = join(dir, 'incident.yaml');
+      const then = anHourAgo();
+      await writeFile(file, SNAPSHOT);
+      await utimes(file, then, then);
+      const { cache, counts } = counted(join(dir, 'cache'));
+      await loadSnapshotFiles(file, undefined, cache);
+      const renamed = SNAPSHOT.replace('web-1', 'web-2');
+      expect(renamed.length).toBe(SNAPSHOT.length);
+      await writeFile(file, renamed);
+      await utimes(file, then, then);
+      const second = await loadSnapshotFiles(file, undefined, cache);
+      expect(counts.byText).toBe(2);
+      expect(second.objects[0]?.metadata.name).toBe('web-2');
+    });
+
+    it('is read again when it changed just before it was read (its clock tick may hide a rewrite)', async () => {
+      const file = join(dir, 'incident.yaml');
+      await writeFile(file, SNAPSHOT);
+      const { cache, counts } = counted(join(dir, 'cache'));
+      await loadSnapshotFiles(file, undefined, cache);
+      await loadSnapshotFiles(file, undefined, cache);
+      expect(counts.byText).toBe(2);
+    });
+
+    it('is parsed again when its entry is gone', async () => {
+      const file = join(dir, 'incident.yaml');
+      await writeFile(file, SNAPSHOT);
+      await utimes(file, anHourAgo(), anHourAgo());
+      const cacheDir = join(dir, 'cache');
+      const { cache } = counted(cacheDir);
+      await loadSnapshotFiles(file, undefined, cache);
+      for (const name of await readdir(cacheDir)) if (name.endsWith('.json')) await rm(join(cacheDir, name));
+      const again = await loadSnapshotFiles(file, undefined, cache);
+      expect(again.objects[0]?.metadata.name).toBe('web-1');
+    });
   });
 });

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { createClusterReader } from '../../src/cluster/reader.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
@@ -10,6 +9,7 @@ import { startSnapshotServer } from '../../src/snapshot-api/server.js';
 import type { TriageEnvelope } from '../../src/triage/envelope.js';
 import { AmbiguousNamespaceError } from '../../src/triage/errors.js';
 import { silentLogger, triage } from '../../src/triage/index.js';
+import { readYaml as parseYaml } from '../../src/yaml-text.js';
 
 /**
  * The incident corpus (test/fixtures/incidents/) and how calmops is scored on it: each incident is served by the
@@ -17,7 +17,7 @@ import { silentLogger, triage } from '../../src/triage/index.js';
  * request's words alone, as a person typed them.
  */
 
-export const CORPUS_DIR = fileURLToPath(new URL('../fixtures/incidents/', import.meta.url));
+export const CORPUS_DIR = fileURLToPath(new URL('../../test/fixtures/incidents/', import.meta.url));
 
 const RefSchema = z.object({ kind: z.string(), name: z.string(), namespace: z.string().optional() }).strict();
 

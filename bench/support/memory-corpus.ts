@@ -1,9 +1,9 @@
 import { localClientOptions, startLocalDynamo } from '../../local/dynamodb/index.js';
-import type { FingerprintSource } from '../../src/memory/fingerprint.js';
-import { fingerprintEnvelope } from '../../src/memory/fingerprint.js';
 import { createDocumentClient, createDynamoClient } from '../../src/store/client.js';
 import { ensureTable } from '../../src/store/create-table.js';
 import type { NewIncident } from '../../src/store/memory.js';
+import type { FingerprintSource } from '../../src/store/memory-fingerprint.js';
+import { fingerprintEnvelope } from '../../src/store/memory-fingerprint.js';
 import type { Domain } from '../../src/triage/findings.js';
 
 /** dynalite in memory with the calmops table, and a document client for it. */
