@@ -2,9 +2,15 @@
 // The installed `calmops` command. It runs from a bundle of the command line (local/cli-bundle.mjs), made by the
 // package's prepare script and made again here when a source has changed since; with no esbuild installed (a
 // production install) the bundle there is is used as it is.
+import module from 'node:module';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describeBuildError } from '../local/bundle.mjs';
 import { cliEntry, cliLocation } from '../local/cli-bundle.mjs';
+
+// Node 22.1 and later can keep the compiled code of the bundle on disk, which spares most of the compile time of every
+// later run; older versions have no such cache and run as they are.
+module.enableCompileCache?.(join(cliLocation.cacheDir, 'compiled'));
 
 let entry;
 try {

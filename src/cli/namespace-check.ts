@@ -1,4 +1,10 @@
-import { ClusterReadError, type ClusterReader, ReadOnlyViolationError, type ResourceKind } from '../cluster/types.js';
+import {
+  ClusterReadError,
+  type ClusterReader,
+  type KubeObject,
+  ReadOnlyViolationError,
+  type ResourceKind,
+} from '../cluster/types.js';
 import { suggest } from './suggest.js';
 
 /**
@@ -50,6 +56,40 @@ export interface CheckNamespaceOptions {
    * objects live in count too. A live cluster has no object in a namespace that does not exist.
    */
   snapshot?: boolean;
+  /**
+   * Namespaces the triage's own reads returned objects from (see `witnessNamespaces`): an object read in a namespace
+   * proves the namespace is there, with no further read, in a cluster and in a snapshot alike.
+   */
+  seen?: ReadonlySet<string>;
+}
+
+/**
+ * `reader` with the namespaces of the objects it returns noted in `seen`, so that the namespace check after a triage
+ * usually needs no read of its own: a replayed snapshot without its Namespace objects would otherwise list every pod
+ * and event of the snapshot once more.
+ */
+export function witnessNamespaces(reader: ClusterReader): { reader: ClusterReader; seen: ReadonlySet<string> } {
+  const seen = new Set<string>();
+  const note = (object: KubeObject) => {
+    const namespace = object.metadata?.namespace;
+    if (namespace) seen.add(namespace);
+  };
+  return {
+    seen,
+    reader: {
+      list: async (query, signal) => {
+        const objects = await reader.list(query, signal);
+        for (const object of objects) note(object);
+        return objects;
+      },
+      get: async (query, signal) => {
+        const object = await reader.get(query, signal);
+        note(object);
+        return object;
+      },
+      logs: (query, signal) => reader.logs(query, signal),
+    },
+  };
 }
 
 export async function checkNamespace(
@@ -58,6 +98,7 @@ export async function checkNamespace(
   options: CheckNamespaceOptions = {},
 ): Promise<NamespaceCheck> {
   const { signal } = options;
+  if (options.seen?.has(namespace)) return { status: 'found' };
   const get = await attempt(() => reader.get({ kind: 'namespaces', name: namespace }, signal));
   if (get.ok) return { status: 'found' };
   const absentByGet = get.reason === 'not-found';

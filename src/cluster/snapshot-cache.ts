@@ -1,10 +1,19 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  type BigIntStats,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordObjectText } from './object-text.js';
-import { type ParsedSnapshotCache, snapshotNow } from './snapshot.js';
+import { type ParsedSnapshot, type ParsedSnapshotCache, snapshotNow } from './snapshot.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -32,7 +41,7 @@ function parserFingerprint(): string | undefined {
   try {
     const require = createRequire(import.meta.url);
     const hash = createHash('sha256');
-    for (const source of ['./snapshot.ts', './snapshot-cache.ts']) {
+    for (const source of ['./snapshot.ts', './snapshot-cache.ts', '../yaml-text.ts']) {
       hash.update(readFileSync(fileURLToPath(new URL(source, import.meta.url))));
     }
     for (const dependency of ['js-yaml/package.json', 'zod/package.json']) {
@@ -119,22 +128,33 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
     }
     return last.file;
   };
+  const readEntry = (file: string): ParsedSnapshot | undefined => {
+    try {
+      const parsed = parseEntry(readFileSync(file, 'utf8'));
+      if (typeof parsed !== 'object' || parsed === null) return undefined;
+      const { objects, secretsSkipped, taken } = parsed as Partial<Record<keyof Entry, unknown>>;
+      if (!Array.isArray(objects) || typeof secretsSkipped !== 'number') return undefined;
+      const kept = objects as KubeObject[];
+      // An entry without the time it was taken (written before it was recorded) has it found again.
+      const at = typeof taken === 'string' ? new Date(taken) : taken === null ? undefined : snapshotNow(kept);
+      if (at !== undefined && Number.isNaN(at.getTime())) return undefined;
+      return { objects: kept, secretsSkipped, ...(at !== undefined ? { taken: at } : {}) };
+    } catch {
+      return undefined;
+    }
+  };
+  const files = parser === undefined ? undefined : fileIndexIn(dir, parser);
   return {
     get(text) {
       if (parser === undefined) return undefined;
-      try {
-        const parsed = parseEntry(readFileSync(entry(text), 'utf8'));
-        if (typeof parsed !== 'object' || parsed === null) return undefined;
-        const { objects, secretsSkipped, taken } = parsed as Partial<Record<keyof Entry, unknown>>;
-        if (!Array.isArray(objects) || typeof secretsSkipped !== 'number') return undefined;
-        const kept = objects as KubeObject[];
-        // An entry without the time it was taken (written before it was recorded) has it found again.
-        const at = typeof taken === 'string' ? new Date(taken) : taken === null ? undefined : snapshotNow(kept);
-        if (at !== undefined && Number.isNaN(at.getTime())) return undefined;
-        return { objects: kept, secretsSkipped, ...(at !== undefined ? { taken: at } : {}) };
-      } catch {
-        return undefined;
-      }
+      return readEntry(entry(text));
+    },
+    getFile(path) {
+      const file = files?.lookup(path);
+      return file === undefined ? undefined : readEntry(join(dir, file));
+    },
+    noteFile(path, text, before) {
+      files?.note(path, basename(entry(text)), before);
     },
     set(text, parsed) {
       if (parser === undefined) return;
@@ -154,6 +174,74 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
         prune(dir);
       } catch {
         // The next load parses again.
+      }
+    },
+  };
+}
+
+/** Files noted at most this long after their last change are not trusted by identity: see `fileIndexIn`. */
+const RACY_MS = 2_000n;
+const INDEX_FILE = 'files.index';
+
+interface FileRecord {
+  path: string;
+  /** What the file's status said when its text was read: device, inode, size, mtime and ctime in nanoseconds. */
+  identity: string;
+  parser: string;
+  entry: string;
+}
+
+function identityOf(stats: BigIntStats): string {
+  return [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(':');
+}
+
+/**
+ * Which entry each snapshot file read before points to, by the file's identity, in `files.index` beside the
+ * entries: one JSON record per line, newest last. A file is trusted unread only when its status is exactly what it
+ * was when its text was read, and it had not changed within RACY_MS before that read: a file rewritten within the
+ * same tick of the file system's clock as that read could keep its identity with another text (the "racy" case git
+ * guards against the same way). A trusted record whose entry is gone is simply a miss.
+ */
+function fileIndexIn(dir: string, parser: string) {
+  const indexFile = join(dir, INDEX_FILE);
+  const read = (): FileRecord[] => {
+    try {
+      return readFileSync(indexFile, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as FileRecord);
+    } catch {
+      return [];
+    }
+  };
+  return {
+    lookup(path: string): string | undefined {
+      try {
+        const absolute = resolve(path);
+        const record = read().findLast((r) => r.path === absolute && r.parser === parser);
+        if (record === undefined) return undefined;
+        if (record.identity !== identityOf(statSync(absolute, { bigint: true }))) return undefined;
+        return record.entry;
+      } catch {
+        return undefined;
+      }
+    },
+    note(path: string, entry: string, before: BigIntStats): void {
+      try {
+        const absolute = resolve(path);
+        const now = statSync(absolute, { bigint: true });
+        const identity = identityOf(now);
+        // Changed while it was read, or changed so recently that a change within the same clock tick could follow.
+        const readAtNs = BigInt(Date.now()) * 1_000_000n;
+        if (identity !== identityOf(before) || now.mtimeNs > readAtNs - RACY_MS * 1_000_000n) return;
+        const kept = read().filter((r) => r.path !== absolute || r.parser !== parser);
+        const records = [...kept.slice(-(KEEP * 4 - 1)), { path: absolute, identity, parser, entry }];
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const temporary = `${indexFile}.${process.pid}.tmp`;
+        writeFileSync(temporary, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`, { mode: 0o600 });
+        renameSync(temporary, indexFile);
+      } catch {
+        // The next load reads the file again.
       }
     },
   };

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { FAILSAFE_SCHEMA, loadAll, Type, YAMLException } from 'js-yaml';
-import { stringify } from 'yaml';
+import type { BigIntStats } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { loadAll, YAMLException } from 'js-yaml';
 import * as z from 'zod';
+import { ALIAS_EXPANSION, CORE_SCHEMA, writeYaml } from '../yaml-text.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -37,43 +38,6 @@ export interface ParsedSnapshot {
   taken?: Date;
 }
 
-// YAML 1.2's core schema, read as the YAML specification (and kubectl's output) means it: `1_000`, `0b1` and `-0x1`
-// are strings there, as are timestamps; js-yaml's own core schema would read the first three as numbers.
-const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
-  implicit: [
-    new Type('tag:yaml.org,2002:null', {
-      kind: 'scalar',
-      resolve: (data: string | null) =>
-        data === null || data === '~' || data === 'null' || data === 'Null' || data === 'NULL',
-      construct: () => null,
-    }),
-    new Type('tag:yaml.org,2002:bool', {
-      kind: 'scalar',
-      resolve: (data: string) => /^(?:true|True|TRUE|false|False|FALSE)$/.test(data),
-      construct: (data: string) => data.charCodeAt(0) === 116 || data.charCodeAt(0) === 84,
-    }),
-    new Type('tag:yaml.org,2002:int', {
-      kind: 'scalar',
-      resolve: (data: string) => /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(data),
-      // Number() reads the 0o and 0x prefixes too.
-      construct: (data: string) => Number(data),
-    }),
-    new Type('tag:yaml.org,2002:float', {
-      kind: 'scalar',
-      resolve: (data: string) =>
-        /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/.test(
-          data,
-        ),
-      construct: (data: string) =>
-        /inf$/i.test(data)
-          ? data.startsWith('-')
-            ? Number.NEGATIVE_INFINITY
-            : Number.POSITIVE_INFINITY
-          : Number(data),
-    }),
-  ],
-});
-
 /**
  * Where documents start: a `---` line, with the directives before it. The specification forbids such a line inside
  * any node (a block scalar or quoted string included), so splitting here never cuts a document in two.
@@ -103,9 +67,6 @@ function* documentTexts(text: string): Generator<{ start: number; text: string }
 function nodeBudget(textLength: number): number {
   return 2 * textLength + 10_000;
 }
-
-/** The aliases of a document expanded past the budget. The words are the ones YAML libraries use. */
-const ALIAS_EXPANSION = 'Excessive alias count indicates a resource exhaustion attack';
 
 /**
  * Real dumps (`kubectl get all,cm,secret -o yaml`, a must-gather) always hold Secrets. They are dropped here, before
@@ -237,7 +198,7 @@ export function logKey(namespace: string, pod: string, container: string, previo
 
 /** Serialize objects as the snapshot format (one YAML document per object, stable order). */
 export function formatSnapshot(objects: readonly KubeObject[]): string {
-  return objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+  return objects.map((o) => writeYaml(o)).join('---\n');
 }
 
 // Any RFC 3339 timestamp in UTC, as the API server writes creationTimestamp, lastTimestamp, startedAt, …
@@ -310,6 +271,17 @@ export interface LoadedSnapshot {
 export interface ParsedSnapshotCache {
   get(text: string): ParsedSnapshot | undefined;
   set(text: string, parsed: ParsedSnapshot): void;
+  /**
+   * The entry of a file whose text was looked up before and that has not changed since, told by the file's identity
+   * (device, inode, size, modification and change times) without reading it: a large snapshot replayed again is then
+   * neither read nor hashed. Undefined when that cannot be told; the text is then read and looked up.
+   */
+  getFile?(path: string): ParsedSnapshot | undefined;
+  /**
+   * Remember that `path` held `text` (after `get` or `set` of that text); `before` is the file's status taken before
+   * it was read, so a file that changed while being read is not remembered.
+   */
+  noteFile?(path: string, text: string, before: BigIntStats): void;
 }
 
 /**
@@ -321,11 +293,16 @@ export async function loadSnapshotFiles(
   logsPath?: string,
   cache?: ParsedSnapshotCache,
 ): Promise<LoadedSnapshot> {
-  const text = await readText(snapshotPath, 'snapshot');
-  let parsed = cache?.get(text);
+  let parsed = cache?.getFile?.(snapshotPath);
   if (parsed === undefined) {
-    parsed = parseSnapshotText(text, snapshotPath);
-    cache?.set(text, parsed);
+    const before = cache?.noteFile ? await stat(snapshotPath, { bigint: true }).catch(() => undefined) : undefined;
+    const text = await readText(snapshotPath, 'snapshot');
+    parsed = cache?.get(text);
+    if (parsed === undefined) {
+      parsed = parseSnapshotText(text, snapshotPath);
+      cache?.set(text, parsed);
+    }
+    if (before !== undefined) cache?.noteFile?.(snapshotPath, text, before);
   }
   const { objects, secretsSkipped, taken } = parsed;
   const found = { objects, secretsSkipped, ...(taken !== undefined ? { taken } : {}) };

@@ -26,7 +26,7 @@ import {
   parseByteSize,
 } from '../input-files.js';
 import { type CliCommand, type CliIo, UsageError, usageFailure } from '../io.js';
-import { checkNamespace, describeMissing } from '../namespace-check.js';
+import { checkNamespace, describeMissing, witnessNamespaces } from '../namespace-check.js';
 import { checkNowWindow, NOW_WINDOW_DAYS, parseNowOption } from '../now-option.js';
 import { OUTPUT_FLAGS, type OutputFormat, outputFormat, renderData } from '../output.js';
 import { startProgress } from '../progress.js';
@@ -228,7 +228,8 @@ export const run: CliCommand = async (args, io) => {
     cluster ??= kube.context;
     progress = startProgress(io, `calmops triage: reading ${options.request.namespace ?? 'the cluster'} (${cluster})`);
     const out = progress.io;
-    const reader = progress.reader(kube);
+    const witnessed = witnessNamespaces(progress.reader(kube));
+    const reader = witnessed.reader;
     const envelope = await triage(
       { ...options.request, cluster },
       { reader, logger: options.verbose ? stderrLogger(out) : silentLogger },
@@ -236,6 +237,7 @@ export const run: CliCommand = async (args, io) => {
     const namespace = envelope.routing.namespace;
     const found = await checkNamespace(reader, namespace, {
       snapshot: options.snapshot !== undefined,
+      seen: witnessed.seen,
       signal: AbortSignal.timeout(NAMESPACE_CHECK_MS),
     });
     progress.end();
