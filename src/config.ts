@@ -8,7 +8,8 @@ import {
   parametersExtension,
 } from './aws-parameters/extension.js';
 import { ENV } from './env-names.js';
-import { type Policy, parsePolicyText } from './policy/channel-policy.js';
+import { parsePolicyText } from './policy/channel-policy.js';
+import type { PolicyConfig } from './policy/policy-source.js';
 
 /**
  * Configuration of every calmops function, read from the environment once at cold start. Each function parses only
@@ -94,14 +95,6 @@ export type SlackConfig = {
 );
 export interface ClustersConfig {
   clusters: Readonly<Record<string, ClusterEntry>>;
-}
-/**
- * The channel policy: parsed here when it comes inline or from a file, or the SSM parameter that holds it (read, and
- * re-read when it changes, at run time through the Parameters and Secrets extension: see src/policy/policy-source.ts).
- */
-export interface PolicyConfig {
-  policy: Policy | undefined;
-  parameter?: { name: string; extension: ExtensionAccess };
 }
 export interface TimeoutsConfig {
   idleTimeoutSeconds: number;

@@ -1,6 +1,14 @@
-import { parametersExtension } from '../aws-parameters/extension.js';
-import type { PolicyConfig } from '../config.js';
+import { type ExtensionAccess, parametersExtension } from '../aws-parameters/extension.js';
 import { type Policy, PolicyError, parsePolicyText } from './channel-policy.js';
+
+/**
+ * The channel policy: parsed by config.ts when it comes inline or from a file, or the SSM parameter that holds it (read, and
+ * re-read when it changes, at run time through the Parameters and Secrets extension).
+ */
+export interface PolicyConfig {
+  policy: Policy | undefined;
+  parameter?: { name: string; extension: ExtensionAccess };
+}
 
 /**
  * Where the functions get the channel policy each invocation. Deployed, it is an SSM parameter read through the

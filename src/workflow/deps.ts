@@ -1,8 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
-import type { PolicyConfig, StateMachinesConfig, TimeoutsConfig } from '../config.js';
+import type { StateMachinesConfig, TimeoutsConfig } from '../config.js';
 import { GroupMembership } from '../policy/channel-policy.js';
+import type { PolicyConfig } from '../policy/policy-source.js';
 import type { PlanSynthesizer } from '../review/template-synthesizer.js';
 import { TemplateSynthesizer } from '../review/template-synthesizer.js';
 import { ArtifactRepository } from '../store/artifacts.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * The folders of src/ are layers: a folder may import the folders below it, never one that imports it back, however
  * long the way round. dependency-cruiser already refuses module cycles; this check works one level up, on the graph
  * of src/'s top-level folders built from the import statements themselves (static, type-only, re-exports and dynamic
- * imports alike). Files directly in src/ (config.ts, env-names.ts, …) belong to no folder and are left out.
+ * imports alike). A file directly in src/ (config.ts, env-names.ts, …) counts as a folder of its own.
  */
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../../src');
@@ -23,7 +23,8 @@ type FolderGraph = Map<string, Map<string, FolderEdge>>;
 
 function folderOf(absolute: string): string | undefined {
   const parts = relative(SRC, absolute).split(sep);
-  return parts.length > 1 && parts[0] !== '..' ? parts[0] : undefined;
+  if (parts[0] === '..' || parts[0] === undefined) return undefined;
+  return parts.length > 1 ? parts[0] : parts[0].replace(/\.[cm]?[jt]s$/, '');
 }
 
 let scanned: FolderGraph | undefined;
