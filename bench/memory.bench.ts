@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MemoryRepository } from '../src/store/memory.js';
-import { corpus, FAMILIES, prng, startMemoryTable, variant } from './support/memory-corpus.js';
+import { corpus, FAMILIES, startMemoryTable, variant } from './support/memory-corpus.js';
+import { prng } from './support/prng.js';
 
 /**
  * Similar-incident search latency on dynalite with 10,000 stored incidents: p50/p99 of findSimilar over held-out

@@ -4,7 +4,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureTable, localClientOptions, startLocalDynamo } from '../local/dynamodb/index.js';
 import { createDocumentClient, createDynamoClient, createStore } from '../src/store/index.js';
 import { MemoryRepository } from '../src/store/memory.js';
-import { corpus, FAMILIES, prng, variant } from './support/memory-corpus.js';
+import { corpus, FAMILIES, variant } from './support/memory-corpus.js';
+import { prng } from './support/prng.js';
 
 export interface LatencySummary {
   n: number;

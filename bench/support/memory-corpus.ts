@@ -5,6 +5,7 @@ import type { NewIncident } from '../../src/store/memory.js';
 import type { FingerprintSource } from '../../src/store/memory-fingerprint.js';
 import { fingerprintEnvelope } from '../../src/store/memory-fingerprint.js';
 import type { Domain } from '../../src/triage/findings.js';
+import { prng } from './prng.js';
 
 /** dynalite in memory with the calmops table, and a document client for it. */
 export async function startMemoryTable(tableName = 'calmops-memory-test', start: { worker?: boolean } = {}) {
@@ -20,18 +21,6 @@ export async function startMemoryTable(tableName = 'calmops-memory-test', start:
       client.destroy();
       await dynamo.close();
     },
-  };
-}
-
-/** Deterministic PRNG (mulberry32) so the generated corpus is the same on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

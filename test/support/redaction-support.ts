@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prng } from '../../bench/support/prng.js';
 import { readYaml as parse } from '../../src/yaml-text.js';
 
 /**
@@ -10,18 +11,6 @@ import { readYaml as parse } from '../../src/yaml-text.js';
  */
 
 export const REDACTION_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'redaction');
-
-/** mulberry32: small, seeded, good enough to make strings look random. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';

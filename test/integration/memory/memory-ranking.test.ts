@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpus, FAMILIES, prng, startMemoryTable, variant } from '../../../bench/support/memory-corpus.js';
+import { corpus, FAMILIES, startMemoryTable, variant } from '../../../bench/support/memory-corpus.js';
+import { prng } from '../../../bench/support/prng.js';
 import { MemoryRepository } from '../../../src/store/memory.js';
 
 describe('similar-incident ranking on 500 stored incidents', () => {
