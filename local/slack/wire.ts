@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, sendJson as sendJsonAnswer } from '../http-json.js';
+import { readBody, sendJson as sendJsonAnswer } from '../../src/http/json.js';
 
 /** A Web API method's arguments, as form fields or a JSON body carried them. */
 export type Args = Record<string, unknown>;

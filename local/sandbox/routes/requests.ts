@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as z from 'zod';
-import { readBody, sendJson as sendJsonAnswer } from '../../http-json.js';
+import { readBody, sendJson as sendJsonAnswer } from '../../../src/http/json.js';
 
 /** A request the sandbox refuses, with the HTTP status it answers. */
 export class SandboxRequestError extends Error {

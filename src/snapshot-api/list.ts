@@ -1,0 +1,134 @@
+import type { ServerResponse } from 'node:http';
+import type { ResourceInfo } from '../cluster/resources.js';
+import type { KubeObject } from '../cluster/types.js';
+import { objectKey } from './catalog.js';
+import type { RouteRequest } from './handler.js';
+import { writeJson, writeJsonText } from './http.js';
+import { type Format, negotiate, partial } from './negotiation.js';
+import { paginate } from './paging.js';
+import { includeObject, isTrue, optionalInt } from './params.js';
+import type { Route } from './routes.js';
+import {
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  validateFieldSelector,
+} from './selectors.js';
+import type { SnapshotState } from './state.js';
+import { toTable } from './tables.js';
+
+/** Lists and watches of one kind: selectors, paging and the representation the client asked for. */
+export function answerList(target: Extract<Route, { type: 'list' }>, { state, url, req, res }: RouteRequest): void {
+  const { info, namespace } = target;
+  const params = url.searchParams;
+  const selected = select(state, info, namespace, params);
+  const format = negotiate(req.headers.accept);
+  if (isTrue(params.get('watch'))) {
+    watch(state, info, selected, params, format, res);
+    return;
+  }
+  const { catalog } = state;
+  const limit = optionalInt('limit', params.get('limit')).limit;
+  const continueToken = params.get('continue') || undefined;
+  const page = paginate(state.continueContext, selected, objectKey, {
+    ...(limit !== undefined ? { limit } : {}),
+    ...(continueToken ? { continueToken } : {}),
+  });
+  const metadata = {
+    resourceVersion: catalog.resourceVersion,
+    ...(page.continueToken ? { continue: page.continueToken } : {}),
+    ...(page.remaining !== undefined ? { remainingItemCount: page.remaining } : {}),
+  };
+  if (format.as === 'Table') {
+    writeJson(res, 200, {
+      ...toTable(info.plural, page.items, {
+        now: catalog.now,
+        resourceVersion: catalog.resourceVersion,
+        includeObject: includeObject(params.get('includeObject')),
+        ...(page.continueToken ? { continueToken: page.continueToken } : {}),
+        ...(page.remaining !== undefined ? { remaining: page.remaining } : {}),
+      }),
+      apiVersion: format.version,
+    });
+    return;
+  }
+  if (format.as === 'PartialObjectMetadata') {
+    writeJson(res, 200, {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: format.version,
+      metadata,
+      items: page.items.map((o) => partial(o, format.version)),
+    });
+    return;
+  }
+  // The items are the catalog's texts joined: the same bytes as serializing the whole list, without doing so.
+  const head = JSON.stringify({
+    kind: `${info.kind}List`,
+    apiVersion: info.group === '' ? info.version : `${info.group}/${info.version}`,
+    metadata,
+  });
+  const items = page.items.map((o) => catalog.text(o)).join(',');
+  writeJsonText(res, 200, `${head.slice(0, -1)},"items":[${items}]}`);
+}
+
+function select(
+  state: SnapshotState,
+  info: ResourceInfo,
+  namespace: string | undefined,
+  params: URLSearchParams,
+): readonly KubeObject[] {
+  const labelSelector = params.get('labelSelector') ?? '';
+  const fieldSelector = params.get('fieldSelector') ?? '';
+  const labels = parseLabelSelector(labelSelector);
+  const fields = parseFieldSelector(fieldSelector);
+  validateFieldSelector(info.plural, fields);
+  return state.selection(info.plural, namespace, labelSelector, fieldSelector, () => {
+    const { catalog } = state;
+    const candidates =
+      namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace);
+    const matching: KubeObject[] = [];
+    for (const o of candidates) {
+      if (namespace !== undefined && o.metadata.namespace !== namespace) continue;
+      if (labels.length > 0 && !matchesLabels(labels, o.metadata.labels)) continue;
+      if (fields.length > 0 && !matchesFields(info.plural, fields, o)) continue;
+      matching.push(o);
+    }
+    return matching;
+  });
+}
+
+/**
+ * A snapshot never changes, so a watch replays the current state as ADDED events (unless the client already has
+ * this resourceVersion) and then stays quiet until `timeoutSeconds` or shutdown, like an idle real watch.
+ */
+function watch(
+  state: SnapshotState,
+  info: ResourceInfo,
+  selected: readonly KubeObject[],
+  params: URLSearchParams,
+  format: Format,
+  res: ServerResponse,
+): void {
+  const { catalog } = state;
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+  const since = params.get('resourceVersion');
+  if (since !== catalog.resourceVersion) {
+    for (const object of selected) {
+      const text =
+        format.as === 'Table'
+          ? JSON.stringify({
+              ...toTable(info.plural, [object], {
+                now: catalog.now,
+                resourceVersion: catalog.resourceVersion,
+                includeObject: includeObject(params.get('includeObject')),
+              }),
+              apiVersion: format.version,
+            })
+          : catalog.text(object);
+      res.write(`{"type":"ADDED","object":${text}}\n`);
+    }
+  }
+  const timeout = optionalInt('timeoutSeconds', params.get('timeoutSeconds')).timeoutSeconds;
+  if (timeout !== undefined) state.after(timeout * 1000, () => res.end());
+}
