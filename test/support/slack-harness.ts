@@ -1,3 +1,4 @@
+import { beforeEach } from 'vitest';
 import { type LocalDynamo, localClientOptions, startLocalDynamo } from '../../local/dynamodb/index.js';
 import { DEMO_IDS, type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js';
 import { GroupMembership, parsePolicy } from '../../src/policy/channel-policy.js';
@@ -20,6 +21,7 @@ import {
 import { loadTemplates } from '../../src/triage/template-registry.js';
 import { recordTableCalls, type TableCall } from './cdk-table-calls.js';
 import { type ButtonClickInput, buttonClick, eventCallback, slashCommand, viewSubmission } from './signed-slack.js';
+import { startedForSuite } from './suite-lifecycle.js';
 
 export const SECRET = 'test-signing-secret-8f1d2c';
 export const TOKEN = 'xoxb-test-token';
@@ -39,6 +41,8 @@ export interface SlackHarness {
   workflow: RecordingWorkflow;
   /** Every DynamoDB request the handler sent (not the test's own setup), as IAM actions. */
   tableCalls: TableCall[];
+  /** Forgets what the stand-in and the workflow recorded, so a test sees only the calls it caused. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -106,11 +110,26 @@ export async function startSlackHarness(overrides: Partial<SlackAppDeps> = {}): 
     handle,
     workflow,
     tableCalls,
+    reset() {
+      slack.reset();
+      workflow.started.length = 0;
+      workflow.delivered.length = 0;
+      workflow.decisions.length = 0;
+    },
     async close() {
       await slack.close();
       await dynamo.close();
     },
   };
+}
+
+/** One harness for the enclosing `describe`: started before its tests, closed after them, and reset before each. */
+export function useSlackHarness(overrides: Partial<SlackAppDeps> = {}): SlackHarness {
+  const harness = startedForSuite(() => startSlackHarness(overrides));
+  beforeEach(() => {
+    harness.reset();
+  });
+  return harness;
 }
 
 export function nowSeconds(): number {

@@ -10,8 +10,10 @@ import { DEMO_IDS } from '../../local/slack/index.js';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.js';
 import { createWorkflowRuntime } from '../../src/app/workflow-runtime.js';
 import { parseSnapshot, parseSnapshotLogs } from '../../src/cluster/snapshot.js';
+import { deliverInput } from '../../src/workflow/deliver-input.js';
 import type { WorkflowDeps, WorkflowMetrics } from '../../src/workflow/deps.js';
 import { startSession } from '../../src/workflow/session-lifecycle.js';
+import { startedForSuite } from './suite-lifecycle.js';
 
 /** Shared plumbing for the workflow integration tests: a local stack, the test-side deps, and a Slack-side stand-in. */
 
@@ -45,6 +47,11 @@ export async function startHarness(options: Partial<LocalStackOptions> = {}): Pr
   });
   const deps = await createWorkflowRuntime(stack.env, { logger: new Logger({ logLevel: 'SILENT' }), metrics });
   return { stack, deps, expired, close: () => stack.close() };
+}
+
+/** One harness for the enclosing `describe`, started before its tests and closed after them. */
+export function useHarness(options: Partial<LocalStackOptions> = {}): Harness {
+  return startedForSuite(() => startHarness(options));
 }
 
 export async function waitFor<T>(
@@ -85,6 +92,51 @@ export async function openSession(
     cluster: 'default',
   });
   return { ...started, threadTs };
+}
+
+/** The requester's message in the session's thread, as the Slack function hands it to the workflow. */
+export function say(h: Harness, sessionId: string, text: string, messageKey: string) {
+  return deliverInput(h.deps, { sessionId, userId: DEMO_IDS.requester, text, source: 'message', messageKey });
+}
+
+/** The requester's click on a hypothesis button. */
+export function chooseHypothesis(
+  h: Harness,
+  sessionId: string,
+  hypothesisId: string,
+  text: string,
+  messageKey: string,
+) {
+  return deliverInput(h.deps, {
+    sessionId,
+    userId: DEMO_IDS.requester,
+    text,
+    source: 'button',
+    action: { type: 'hypothesis', hypothesisId },
+    messageKey,
+  });
+}
+
+/** The requester's click on "resolved": someone ran the fix, and the session is to validate it. */
+export function clickResolved(h: Harness, sessionId: string, messageKey: string) {
+  return deliverInput(h.deps, {
+    sessionId,
+    userId: DEMO_IDS.requester,
+    text: 'resolved',
+    source: 'button',
+    action: { type: 'resolved' },
+    messageKey,
+  });
+}
+
+/** Tests the top hypothesis, confirms it, and waits until the plan it leads to is posted for review. */
+export async function toPlanReview(h: Harness, sessionId: string, threadTs: string) {
+  await waitForInputWait(h, sessionId);
+  const hypothesis = (await h.deps.artifacts.getWorkflow(sessionId))?.hypotheses[0];
+  await chooseHypothesis(h, sessionId, hypothesis?.id ?? '', 'test it', `${sessionId}-h`);
+  await waitForThread(h, threadTs, /Does this confirm/);
+  await say(h, sessionId, 'confirmed', `${sessionId}-c`);
+  await waitForThread(h, threadTs, /Remediation plan for review/);
 }
 
 export function threadTexts(h: Harness, threadTs: string): string[] {
@@ -146,6 +198,16 @@ export async function decide(
     }),
   );
   return decided;
+}
+
+/** Asks for changes to the plan under review, then waits until the revised plan is itself pending review. */
+export async function requestPlanChanges(h: Harness, sessionId: string, userId: string, note: string, what: string) {
+  const reviewed = await h.deps.artifacts.getPending(sessionId, 'plan-review');
+  await decide(h, sessionId, 'plan-review', 'request-changes', userId, note);
+  return waitFor(what, async () => {
+    const p = await h.deps.artifacts.getPending(sessionId, 'plan-review');
+    return p && p.approvalId !== reviewed?.approvalId ? p : undefined;
+  });
 }
 
 export async function history(h: Harness, executionArn: string): Promise<HistoryEvent[]> {

@@ -1,16 +1,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createSlackLambdaHandler, type SlackLambdaHandler } from '../../../functions/slack.js';
-import { DEMO_IDS, type SlackStandIn } from '../../../local/slack/index.js';
-import type { LocalStack } from '../../../local/stack.js';
+import { DEMO_IDS } from '../../../local/slack/index.js';
 import { alertGroupId } from '../../../src/alerts/group.js';
 import { createAlarmEventFunction, createSlackFunction } from '../../../src/app/slack-runtime.js';
-import { createStore, type Store } from '../../../src/store/index.js';
 import { SWEEP_INTENT } from '../../../src/triage/routing.js';
-import { type AlertOutcome, ONCALL, ORDERS_POD, startAlertsStack } from '../../support/alerts-stack.js';
+import { type AlertOutcome, alertChecks, ONCALL, ORDERS_POD, useAlertsStack } from '../../support/alerts-stack.js';
 import { alarmEvent, awsGuideExample, crashLoopAlarm } from '../../support/cloudwatch-events.js';
-import { waitFor } from '../../support/workflow-harness.js';
 
 /**
  * CloudWatch alarms through EventBridge against the whole local stack: the Slack function's Lambda entry, given the
@@ -18,49 +15,21 @@ import { waitFor } from '../../support/workflow-harness.js';
  * `orders` namespace as the cluster.
  */
 
-type Outcome = AlertOutcome;
-
 describe('CloudWatch alarms open calmops sessions', () => {
-  let slack: SlackStandIn;
-  let stack: LocalStack;
-  let store: Store;
+  const alerts = useAlertsStack();
   let handler: SlackLambdaHandler;
 
-  beforeAll(async () => {
-    ({ slack, stack } = await startAlertsStack());
+  beforeAll(() => {
     const options = { logger: new Logger({ logLevel: 'SILENT' }) };
     handler = createSlackLambdaHandler({
-      http: createSlackFunction(stack.env, options),
-      alarms: createAlarmEventFunction(stack.env, options),
+      http: createSlackFunction(alerts.stack.env, options),
+      alarms: createAlarmEventFunction(alerts.stack.env, options),
     });
-    store = createStore({ client: stack.docClient, tableName: stack.env['CALMOPS_TABLE'] ?? 'calmops' });
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.close();
-    await slack?.close();
   });
 
-  const deliver = async (event: Record<string, unknown>) => (await handler(event as never)) as Outcome;
+  const deliver = async (event: Record<string, unknown>) => (await handler(event as never)) as AlertOutcome;
 
-  function roots(channel: string, alertName: string) {
-    return slack
-      .messages(channel)
-      .filter((m) => (m.thread_ts === undefined || m.thread_ts === m.ts) && m.text.includes(alertName));
-  }
-
-  function thread(channel: string, ts: string) {
-    return slack
-      .messages(channel)
-      .filter((m) => m.thread_ts === ts && m.ts !== ts)
-      .map((m) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`);
-  }
-
-  const waitForThread = (channel: string, ts: string, pattern: RegExp) =>
-    waitFor(
-      `a thread message matching ${pattern}`,
-      async () => thread(channel, ts).find((t) => pattern.test(t)),
-      30_000,
-    );
+  const { roots, waitForThread, waitForFixValidation } = alertChecks(alerts);
 
   const firing = () => crashLoopAlarm('orders', ORDERS_POD, { at: '2030-03-04T02:10:07.412Z' });
   let opened: { sessionId: string; threadTs: string };
@@ -82,7 +51,7 @@ describe('CloudWatch alarms open calmops sessions', () => {
     expect(blocks).toContain(ORDERS_POD);
     expect(blocks).toContain('calmops-orders-crashloop');
     expect(blocks).toContain('console.aws.amazon.com/cloudwatch');
-    expect(await store.sessions.getRequired(opened.sessionId)).toMatchObject({
+    expect(await alerts.store.sessions.getRequired(opened.sessionId)).toMatchObject({
       intent: 'crashloop-analysis',
       namespace: 'orders',
       cluster: 'default',
@@ -90,7 +59,7 @@ describe('CloudWatch alarms open calmops sessions', () => {
       threadTs: opened.threadTs,
       requester: DEMO_IDS.botUser,
     });
-    const group = await store.alertGroups.get(
+    const group = await alerts.store.alertGroups.get(
       alertGroupId({
         source: 'cloudwatch',
         key: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:calmops-orders-crashloop',
@@ -107,12 +76,12 @@ describe('CloudWatch alarms open calmops sessions', () => {
   });
 
   it('ignores INSUFFICIENT_DATA and events that are not alarm state changes, without a word in Slack', async () => {
-    const before = slack.messages(ONCALL).length + slack.messages(DEMO_IDS.incidents).length;
+    const before = alerts.slack.messages(ONCALL).length + alerts.slack.messages(DEMO_IDS.incidents).length;
     const gap = await deliver(crashLoopAlarm('orders', ORDERS_POD, { state: 'INSUFFICIENT_DATA' }));
     expect(gap).toMatchObject({ outcome: 'ignored' });
     const scheduled = await deliver({ ...awsGuideExample(), 'detail-type': 'Scheduled Event', source: 'aws.events' });
     expect(scheduled).toMatchObject({ outcome: 'invalid' });
-    expect(slack.messages(ONCALL).length + slack.messages(DEMO_IDS.incidents).length).toBe(before);
+    expect(alerts.slack.messages(ONCALL).length + alerts.slack.messages(DEMO_IDS.incidents).length).toBe(before);
   });
 
   it('validates the fix with a fresh triage when the alarm returns to OK', async () => {
@@ -121,11 +90,7 @@ describe('CloudWatch alarms open calmops sessions', () => {
     );
     expect(outcome).toMatchObject({ outcome: 'validating', sessionId: opened.sessionId, threadTs: opened.threadTs });
     await waitForThread(ONCALL, opened.threadTs, /The alert resolved/);
-    const validated = await waitFor(
-      'the fix validation',
-      async () => (await store.timeline.list(opened.sessionId)).find((e) => e.type === 'fix.validated'),
-      60_000,
-    );
+    const validated = await waitForFixValidation(opened.sessionId);
     // The container still crashes in the served cluster: the alarm's word alone does not close the incident.
     expect(validated.data?.['passed']).toBe(false);
     expect(roots(ONCALL, 'KubePodCrashLooping')).toHaveLength(1);
@@ -144,7 +109,7 @@ describe('CloudWatch alarms open calmops sessions', () => {
     expect(outcome).toMatchObject({ outcome: 'opened', intent: SWEEP_INTENT, channelId: DEMO_IDS.incidents });
     const [root] = roots(DEMO_IDS.incidents, 'calmops-billing-queue-depth');
     expect(JSON.stringify(root?.blocks)).toContain('no triage template lists this alert');
-    expect((await store.sessions.getRequired(outcome.sessionId ?? '')).namespace).toBe('billing');
+    expect((await alerts.store.sessions.getRequired(outcome.sessionId ?? '')).namespace).toBe('billing');
   });
 
   it('still answers API Gateway requests on the HTTP paths', async () => {

@@ -1,11 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalHttpServer, startLocalHttpServer } from '../../../local/http-server.js';
-import { DEMO_IDS, type SlackStandIn } from '../../../local/slack/index.js';
-import type { LocalStack } from '../../../local/stack.js';
+import { DEMO_IDS } from '../../../local/slack/index.js';
 import { alertGroupId } from '../../../src/alerts/group.js';
 import { createSlackFunction } from '../../../src/app/slack-runtime.js';
-import { createStore, type Store } from '../../../src/store/index.js';
 import { SWEEP_INTENT } from '../../../src/triage/routing.js';
 import {
   type AlertInput,
@@ -14,9 +12,8 @@ import {
   customAlert,
   targetDown,
 } from '../../support/alertmanager.js';
-import { type AlertOutcome, ONCALL, ORDERS_POD, startAlertsStack } from '../../support/alerts-stack.js';
+import { type AlertOutcome, alertChecks, ONCALL, ORDERS_POD, useAlertsStack } from '../../support/alerts-stack.js';
 import { signedSlack, slashCommand } from '../../support/signed-slack.js';
-import { waitFor } from '../../support/workflow-harness.js';
 
 /**
  * Alertmanager's webhook against the whole local stack: the Slack function's own handler behind the local HTTP
@@ -25,24 +22,16 @@ import { waitFor } from '../../support/workflow-harness.js';
 
 const TOKEN = 'alerts-intake-test-token-4f1d9c0b2a7e6d5c';
 
-type Outcome = AlertOutcome;
-
 describe('alerts open calmops sessions', () => {
-  let slack: SlackStandIn;
-  let stack: LocalStack;
+  const alerts = useAlertsStack(TOKEN);
   let http: LocalHttpServer;
-  let store: Store;
 
   beforeAll(async () => {
-    ({ slack, stack } = await startAlertsStack(TOKEN));
-    const handle = createSlackFunction(stack.env, { logger: new Logger({ logLevel: 'SILENT' }) });
+    const handle = createSlackFunction(alerts.stack.env, { logger: new Logger({ logLevel: 'SILENT' }) });
     http = await startLocalHttpServer({ slack: (r) => handle(r), health: async () => ({ ok: true, services: {} }) });
-    store = createStore({ client: stack.docClient, tableName: stack.env['CALMOPS_TABLE'] ?? 'calmops' });
-  }, 120_000);
+  });
   afterAll(async () => {
     await http?.close();
-    await stack?.close();
-    await slack?.close();
   });
 
   async function post(body: unknown, authorization: string | null = `Bearer ${TOKEN}`) {
@@ -54,33 +43,15 @@ describe('alerts open calmops sessions', () => {
       },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-    return { status: response.status, json: (await response.json()) as Outcome & Record<string, unknown> };
+    return { status: response.status, json: (await response.json()) as AlertOutcome & Record<string, unknown> };
   }
 
-  function roots(channel: string, alertName: string) {
-    return slack
-      .messages(channel)
-      .filter((m) => (m.thread_ts === undefined || m.thread_ts === m.ts) && m.text.includes(alertName));
-  }
-
-  function thread(channel: string, ts: string) {
-    return slack
-      .messages(channel)
-      .filter((m) => m.thread_ts === ts && m.ts !== ts)
-      .map((m) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`);
-  }
-
-  const waitForThread = (channel: string, ts: string, pattern: RegExp) =>
-    waitFor(
-      `a thread message matching ${pattern}`,
-      async () => thread(channel, ts).find((t) => pattern.test(t)),
-      30_000,
-    );
+  const { roots, thread, waitForThread, waitForFixValidation } = alertChecks(alerts);
 
   const crash = (alerts: AlertInput[] = [crashLooping('orders', ORDERS_POD)], status?: 'resolved') =>
     alertmanagerBody({ alerts, ...(status === undefined ? {} : { status }) });
 
-  let opened: Required<Pick<Outcome, 'sessionId' | 'channelId' | 'threadTs'>>;
+  let opened: Required<Pick<AlertOutcome, 'sessionId' | 'channelId' | 'threadTs'>>;
 
   it('opens one session for a firing group, in the channel the policy routes it to, and posts the envelope there', async () => {
     const { status, json } = await post(crash());
@@ -99,7 +70,7 @@ describe('alerts open calmops sessions', () => {
     expect(JSON.stringify(root?.blocks)).toContain(ORDERS_POD);
     expect(roots(DEMO_IDS.incidents, 'KubePodCrashLooping')).toEqual([]);
 
-    const session = await store.sessions.getRequired(opened.sessionId);
+    const session = await alerts.store.sessions.getRequired(opened.sessionId);
     expect(session).toMatchObject({
       intent: 'crashloop-analysis',
       namespace: 'orders',
@@ -108,7 +79,7 @@ describe('alerts open calmops sessions', () => {
       threadTs: opened.threadTs,
       requester: DEMO_IDS.botUser,
     });
-    expect(await store.threads.sessionFor(ONCALL, opened.threadTs)).toBe(opened.sessionId);
+    expect(await alerts.store.threads.sessionFor(ONCALL, opened.threadTs)).toBe(opened.sessionId);
     await waitForThread(ONCALL, opened.threadTs, /Triage: crashloop-analysis in orders/);
   });
 
@@ -149,7 +120,7 @@ describe('alerts open calmops sessions', () => {
     expect(raced.filter((r) => r.json.outcome === 'opened')).toHaveLength(1);
     for (const r of raced) expect(['opened', 'updated', 'retry']).toContain(r.json.outcome);
     expect(roots(ONCALL, 'TargetDown')).toHaveLength(1);
-    const group = await store.alertGroups.get(
+    const group = await alerts.store.alertGroups.get(
       alertGroupId({ source: 'alertmanager', key: one.groupKey, commonLabels: one.commonLabels }),
     );
     expect(group?.phase).toBe('bound');
@@ -162,11 +133,7 @@ describe('alerts open calmops sessions', () => {
     expect(json).toMatchObject({ outcome: 'validating', ...opened });
     await waitForThread(ONCALL, opened.threadTs, /The alert resolved/);
     await waitForThread(ONCALL, opened.threadTs, /Validating the fix/);
-    const validated = await waitFor(
-      'the fix validation',
-      async () => (await store.timeline.list(opened.sessionId)).find((e) => e.type === 'fix.validated'),
-      60_000,
-    );
+    const validated = await waitForFixValidation(opened.sessionId);
     // The container still crashes in the served cluster: the alert's word alone does not close the incident.
     expect(validated.data?.['passed']).toBe(false);
     expect(roots(ONCALL, 'KubePodCrashLooping')).toHaveLength(1);
@@ -183,7 +150,7 @@ describe('alerts open calmops sessions', () => {
     expect(json.channelId).toBe(DEMO_IDS.incidents);
     const [root] = roots(DEMO_IDS.incidents, 'PaymentsQueueBacklogHigh');
     expect(JSON.stringify(root?.blocks)).toContain('no triage template lists this alert');
-    expect((await store.sessions.getRequired(json.sessionId ?? '')).intent).toBe(SWEEP_INTENT);
+    expect((await alerts.store.sessions.getRequired(json.sessionId ?? '')).intent).toBe(SWEEP_INTENT);
   });
 
   it('refuses a missing or wrong token with 401 and a bad body with 400 naming the field', async () => {
@@ -209,7 +176,7 @@ describe('alerts open calmops sessions', () => {
       body: 'command=%2Ftriage&text=help',
     });
     expect(unsigned.status).toBe(401);
-    const send = signedSlack({ url: http.origin, signingSecret: stack.env['SLACK_SIGNING_SECRET'] ?? '' });
+    const send = signedSlack({ url: http.origin, signingSecret: alerts.stack.env['SLACK_SIGNING_SECRET'] ?? '' });
     const help = await send(slashCommand('help'));
     expect(help.status).toBe(200);
     expect(help.body).toContain('/triage');

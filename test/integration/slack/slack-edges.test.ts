@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../../local/slack/index.js';
 import { UNKNOWN_ACTION_TEXT } from '../../../src/slack/handlers/actions.js';
 import { signSlackRequest } from '../../../src/slack/receiver.js';
@@ -8,10 +8,9 @@ import {
   nowSeconds,
   openSession,
   SECRET,
-  type SlackHarness,
   send,
   slashBody,
-  startSlackHarness,
+  useSlackHarness,
   viewSubmissionBody,
 } from '../../support/slack-harness.js';
 
@@ -19,19 +18,7 @@ const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
 
 describe('Slack requests at the edges, through the real handler', () => {
-  let h: SlackHarness;
-  beforeAll(async () => {
-    h = await startSlackHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.workflow.started.length = 0;
-    h.workflow.delivered.length = 0;
-    h.workflow.decisions.length = 0;
-  });
+  const h = useSlackHarness();
 
   const nothingHappened = () => {
     expect(h.slack.calls().filter((c) => c.method !== 'auth.test')).toEqual([]);

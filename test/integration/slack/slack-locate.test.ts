@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, type StandInMessage } from '../../../local/slack/index.js';
-import { type LocalStack, startLocalStack } from '../../../local/stack.js';
-import { createSlackDepsFromEnv } from '../../../src/app/slack-runtime.js';
 import { parseSnapshot, parseSnapshotLogs, type SnapshotLogs } from '../../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
-import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../../src/slack/receiver.js';
+import { buttonsOf, renderMessage, type SlackButton, useSlackOnStack } from '../../support/slack-local-stack.js';
 import { waitFor } from '../../support/workflow-harness.js';
 
 /**
@@ -49,124 +46,21 @@ function merged(...snapshots: Snapshot[]): Snapshot {
   return { objects, logs: Object.assign({}, ...snapshots.map((s) => s.logs ?? {})) };
 }
 
-interface Button {
-  action_id: string;
-  value: string;
-}
-
 describe('vague and namespace-less requests through Slack', () => {
-  let stack: LocalStack;
-  let handle: SlackHttpHandler;
-  let secret: string;
-  let counter = 0;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ snapshot: incident('m-healthy-shop'), logLevel: 'SILENT' });
-    secret = stack.env['SLACK_SIGNING_SECRET'] ?? '';
-    handle = createSlackHttpHandler(
-      await createSlackDepsFromEnv(stack.env, {
-        logger: new Logger({ serviceName: 'calmops-slack', logLevel: 'SILENT' }),
-      }),
-    );
-  }, 60_000);
-  afterAll(async () => {
-    await stack?.close();
-  });
-
-  const slack = () => {
-    if (stack.slack === undefined) throw new Error('the stack did not start the Slack stand-in');
-    return stack.slack;
-  };
-  const serve = (snapshot: Snapshot) => stack.kube?.setObjects(snapshot.objects, snapshot.logs);
-
-  async function post(body: string, contentType: string) {
-    const response = await handle({
-      headers: { 'content-type': contentType, ...signSlackRequest(secret, body, Date.now() / 1000) },
-      body,
-      isBase64Encoded: false,
-    });
-    expect(response.statusCode).toBe(200);
-    return response;
-  }
-
-  async function triage(text: string) {
-    const body = new URLSearchParams({
-      command: '/triage',
-      text,
-      user_id: requester,
-      channel_id: channel,
-      team_id: DEMO_IDS.team,
-      trigger_id: `trigger.locate.${++counter}`,
-    }).toString();
-    const reply = JSON.parse((await post(body, 'application/x-www-form-urlencoded')).body) as { text: string };
-    const sessionId = /session `([^`]+)`/.exec(reply.text)?.[1];
-    if (sessionId === undefined) throw new Error(`no session started: ${reply.text}`);
-    const root = slack()
-      .messages(channel)
-      .filter((m) => m.thread_ts === undefined && m.bot_id !== undefined)
-      .at(-1);
-    return { sessionId, threadTs: root?.ts ?? '' };
-  }
-
-  async function event(type: 'app_mention' | 'message', user: string, text: string, threadTs?: string) {
-    const message = slack().addUserMessage({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) });
-    const body = JSON.stringify({
-      type: 'event_callback',
-      team_id: DEMO_IDS.team,
-      event_id: `EvLocate${++counter}`,
-      event: {
-        type,
-        channel_type: 'channel',
-        user,
-        text,
-        ts: message.ts,
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-        channel,
-      },
-    });
-    await post(body, 'application/json');
-    return message;
-  }
-
-  async function click(
-    user: string,
-    message: Pick<StandInMessage, 'ts' | 'thread_ts' | 'text' | 'blocks'>,
-    button: Button,
-    options: { actionTs?: string; channel?: string } = {},
-  ) {
-    const from = options.channel ?? channel;
-    const payload = {
-      type: 'block_actions',
-      user: { id: user, team_id: DEMO_IDS.team },
-      team: { id: DEMO_IDS.team },
-      channel: { id: from },
-      container: { type: 'message', channel_id: from, message_ts: message.ts },
-      message: { ts: message.ts, thread_ts: message.thread_ts, text: message.text, blocks: message.blocks ?? [] },
-      trigger_id: `trigger.locate.${++counter}`,
-      actions: [
-        {
-          type: 'button',
-          action_id: button.action_id,
-          value: button.value,
-          action_ts: options.actionTs ?? `${Math.floor(Date.now() / 1000)}.${String(++counter).padStart(6, '0')}`,
-        },
-      ],
-    };
-    await post(
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-      'application/x-www-form-urlencoded',
-    );
-  }
+  const { stack, slack, triage, event, click } = useSlackOnStack(
+    { snapshot: incident('m-healthy-shop') },
+    { label: 'locate', startTimeoutMs: 60_000 },
+  );
+  const serve = (snapshot: Snapshot) => stack().kube?.setObjects(snapshot.objects, snapshot.logs);
 
   const thread = (threadTs: string) =>
     slack()
       .messages(channel)
       .filter((m) => m.thread_ts === threadTs && m.ephemeral_to === undefined);
-  const render = (m: StandInMessage) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
   const waitForText = (threadTs: string, pattern: RegExp, timeoutMs = 45_000) =>
     waitFor(
       `a thread message matching ${pattern}`,
-      async () => thread(threadTs).find((m) => pattern.test(render(m))),
+      async () => thread(threadTs).find((m) => pattern.test(renderMessage(m))),
       timeoutMs,
     ).catch((error: Error) => {
       // The thread says what happened instead (a failure notice, another question): show it.
@@ -186,19 +80,8 @@ describe('vague and namespace-less requests through Slack', () => {
         .find((t) => pattern.test(t)),
     );
 
-  function buttons(message: Pick<StandInMessage, 'blocks'>): Button[] {
-    return (message.blocks ?? []).flatMap((b) => {
-      const block = b as { type?: string; elements?: { type?: string; action_id?: string; value?: string }[] };
-      return block.type === 'actions'
-        ? (block.elements ?? [])
-            .filter((e) => e.type === 'button' && e.action_id !== undefined)
-            .map((e) => ({ action_id: e.action_id as string, value: e.value ?? '' }))
-        : [];
-    });
-  }
-
   async function session(sessionId: string) {
-    const out = await stack.docClient.send(
+    const out = await stack().docClient.send(
       new GetCommand({ TableName: 'calmops', Key: { PK: `SESSION#${sessionId}`, SK: 'META' } }),
     );
     return out.Item as { namespace: string; intent: string; status: string };
@@ -206,7 +89,7 @@ describe('vague and namespace-less requests through Slack', () => {
 
   async function timeline(sessionId: string): Promise<string[]> {
     const store = (await import('../../../src/store/index.js')).createStore({
-      client: stack.docClient,
+      client: stack().docClient,
       tableName: 'calmops',
     });
     return (await store.timeline.list(sessionId)).map((e) => e.type);
@@ -216,17 +99,17 @@ describe('vague and namespace-less requests through Slack', () => {
     serve(incident('m-healthy-shop'));
     const storefront = await triage('something is wrong with the storefront in shop');
     const swept = await waitForText(storefront.threadTs, /^Triage \S+ in shop:/);
-    expect(render(swept)).toContain('namespace-sweep@v1');
-    expect(render(swept)).toMatch(/the whole namespace is read and the evidence decides/);
-    const all = thread(storefront.threadTs).map(render).join('\n');
+    expect(renderMessage(swept)).toContain('namespace-sweep@v1');
+    expect(renderMessage(swept)).toMatch(/the whole namespace is read and the evidence decides/);
+    const all = thread(storefront.threadTs).map(renderMessage).join('\n');
     expect(all).not.toMatch(/more than one thing|could not tell what is wrong/);
     expect(await session(storefront.sessionId)).toMatchObject({ namespace: 'shop', status: 'open' });
 
     // No namespace phrase at all: "shop" is a namespace in the cluster, so the triage finds it there.
     const healthy = await triage('is shop healthy?');
     const located = await waitForText(healthy.threadTs, /^Triage \S+ in shop:/);
-    expect(render(located)).toContain('namespace-sweep@v1');
-    expect(render(located)).toMatch(/namespace \\"shop\\" from the cluster: \\"shop\\" is a namespace/);
+    expect(renderMessage(located)).toContain('namespace-sweep@v1');
+    expect(renderMessage(located)).toMatch(/namespace \\"shop\\" from the cluster: \\"shop\\" is a namespace/);
     // The session follows the envelope: where it was located, and the intent its evidence points to.
     const intent = /^Triage (\S+) in shop:/.exec(located.text)?.[1];
     await waitFor('the session to follow the envelope', async () => {
@@ -239,9 +122,9 @@ describe('vague and namespace-less requests through Slack', () => {
     serve(incident('c-vague-billing'));
     const mention = await event('app_mention', requester, `<@${DEMO_IDS.botUser}> anything wrong in billing?`);
     const envelope = await waitForText(mention.ts, /^Triage \S+ in billing:/);
-    expect(render(envelope)).toContain('namespace-sweep@v1');
-    expect(render(envelope)).toMatch(/STRIPE_API_KEY/);
-    const sessionId = /Session `([^`]+)`/.exec(render(envelope))?.[1] ?? '';
+    expect(renderMessage(envelope)).toContain('namespace-sweep@v1');
+    expect(renderMessage(envelope)).toMatch(/STRIPE_API_KEY/);
+    const sessionId = /Session `([^`]+)`/.exec(renderMessage(envelope))?.[1] ?? '';
     // The sweep started the session; its top cause gives it its intent.
     await waitFor('the session to adopt the envelope intent', async () => {
       const s = await session(sessionId);
@@ -255,8 +138,10 @@ describe('vague and namespace-less requests through Slack', () => {
     serve(incident('m-orders-netpol-db'));
     const { sessionId, threadTs } = await triage('the orders page times out');
     const envelope = await waitForText(threadTs, /^Triage \S+ in eats:/);
-    expect(render(envelope)).toMatch(/namespace \\"eats\\" from the cluster: \\"orders\\" is a Deployment there/);
-    expect(render(envelope)).toContain('SERVICE_NO_ENDPOINTS');
+    expect(renderMessage(envelope)).toMatch(
+      /namespace \\"eats\\" from the cluster: \\"orders\\" is a Deployment there/,
+    );
+    expect(renderMessage(envelope)).toContain('SERVICE_NO_ENDPOINTS');
     expect(await session(sessionId)).toMatchObject({ namespace: 'eats' });
     expect(await timeline(sessionId)).toContain('namespace.located');
     // The session reads where it was located: a read in its thread runs in eats.
@@ -268,15 +153,15 @@ describe('vague and namespace-less requests through Slack', () => {
     serve(merged(incident('m-healthy-shop'), incident('m-cart-quota')));
     const { sessionId, threadTs } = await triage('checkout is failing');
     const question = await waitForText(threadTs, /Which namespace\?/);
-    const offered = buttons(question);
+    const offered = buttonsOf(question);
     expect(offered.map((b) => b.action_id)).toEqual(['namespace_choose:1', 'namespace_choose:2']);
     expect(offered.map((b) => JSON.parse(b.value))).toEqual([
       { s: sessionId, n: 'atelier' },
       { s: sessionId, n: 'shop' },
     ]);
     // Each candidate comes with what matched there; the value never carries a task token.
-    expect(render(question)).toMatch(/`atelier`: \\"checkout\\" is a Deployment there/);
-    expect(render(question)).toMatch(/`shop`: \\"checkout\\" is a Deployment there/);
+    expect(renderMessage(question)).toMatch(/`atelier`: \\"checkout\\" is a Deployment there/);
+    expect(renderMessage(question)).toMatch(/`shop`: \\"checkout\\" is a Deployment there/);
     expect(offered.every((b) => b.value.length < 200)).toBe(true);
     expect(envelopes(threadTs)).toEqual([]);
     expect((await session(sessionId)).namespace).toBe('');
@@ -294,16 +179,16 @@ describe('vague and namespace-less requests through Slack', () => {
     expect((await session(sessionId)).namespace).toBe('');
 
     // Two people answer at once: the first answer wins, the second is told, and one envelope is posted.
-    const [atelier, shop] = offered as [Button, Button];
+    const [atelier, shop] = offered as [SlackButton, SlackButton];
     await click(requester, question, shop);
     await click(engineer, question, atelier);
     const envelope = await waitForText(threadTs, /^Triage \S+ in shop:/);
-    expect(render(envelope)).toMatch(/namespace \\"shop\\" given explicitly/);
+    expect(renderMessage(envelope)).toMatch(/namespace \\"shop\\" given explicitly/);
     // The envelope may propose a specialist first; the buffered second answer is read once that is decided.
     let declined = false;
     await waitFor('the second answer to be turned down', async () => {
-      const handoff = thread(threadTs).find((m) => buttons(m).some((b) => b.action_id === 'approval_deny'));
-      const deny = handoff && buttons(handoff).find((b) => b.action_id === 'approval_deny');
+      const handoff = thread(threadTs).find((m) => buttonsOf(m).some((b) => b.action_id === 'approval_deny'));
+      const deny = handoff && buttonsOf(handoff).find((b) => b.action_id === 'approval_deny');
       if (!declined && handoff && deny) {
         declined = true;
         await click(requester, handoff, deny);
@@ -313,15 +198,17 @@ describe('vague and namespace-less requests through Slack', () => {
     }).catch((error: Error) => {
       throw new Error(
         `${error.message}: ${thread(threadTs)
-          .map((m) => render(m).slice(0, 400))
+          .map((m) => renderMessage(m).slice(0, 400))
           .join('\n')}`,
       );
     });
     expect(await session(sessionId)).toMatchObject({ namespace: 'shop' });
     const edited = thread(threadTs).find((m) => m.ts === question.ts) as StandInMessage;
     expect(edited.edited).toBeDefined();
-    expect(buttons(edited)).toEqual([]);
-    expect(render(edited)).toMatch(/Continuing in `shop`, chosen by <@UREQUESTER> \(\\"checkout\\" is a Deployment/);
+    expect(buttonsOf(edited)).toEqual([]);
+    expect(renderMessage(edited)).toMatch(
+      /Continuing in `shop`, chosen by <@UREQUESTER> \(\\"checkout\\" is a Deployment/,
+    );
 
     // A repeat of the same click (Slack's retry: same action_ts, same person) is dropped before any work.
     const aboutNamespace = () =>
@@ -351,10 +238,10 @@ describe('vague and namespace-less requests through Slack', () => {
     serve(incident('c-vague-billing'));
     const { sessionId, threadTs } = await triage('the flux capacitor is broken');
     const question = await waitForText(threadTs, /Which namespace\?/);
-    expect(render(question)).toMatch(/nothing in the request matches a namespace/);
-    expect(render(question)).toMatch(/namespaces: billing/);
-    expect(render(question)).toMatch(/in <namespace>/);
-    expect(buttons(question)).toEqual([]);
+    expect(renderMessage(question)).toMatch(/nothing in the request matches a namespace/);
+    expect(renderMessage(question)).toMatch(/namespaces: billing/);
+    expect(renderMessage(question)).toMatch(/in <namespace>/);
+    expect(buttonsOf(question)).toEqual([]);
 
     // Chat in the thread is left alone; a request that cannot run yet is answered.
     await event('message', engineer, 'kubectl get pods', threadTs);
@@ -362,7 +249,7 @@ describe('vague and namespace-less requests through Slack', () => {
     await event('message', requester, 'it is in billing', threadTs);
     await waitForText(threadTs, /Continuing in `billing`, chosen by <@UREQUESTER>/);
     const envelope = await waitForText(threadTs, /^Triage \S+ in billing:/);
-    expect(render(envelope)).toContain('STRIPE_API_KEY');
+    expect(renderMessage(envelope)).toContain('STRIPE_API_KEY');
     expect(await session(sessionId)).toMatchObject({ namespace: 'billing' });
   }, 120_000);
 });

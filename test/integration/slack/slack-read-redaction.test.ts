@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_IDS, type StandInMessage } from '../../../local/slack/index.js';
-import { type LocalStack, startLocalStack } from '../../../local/stack.js';
-import { createSlackDepsFromEnv } from '../../../src/app/slack-runtime.js';
-import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../../src/slack/receiver.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_IDS } from '../../../local/slack/index.js';
 import { fill, leakedPart, REDACTION_FIXTURES, SecretFactory } from '../../support/redaction-support.js';
+import { renderMessage, useSlackOnStack } from '../../support/slack-local-stack.js';
 import { fixture, waitFor } from '../../support/workflow-harness.js';
 
 /**
@@ -15,72 +12,22 @@ import { fixture, waitFor } from '../../support/workflow-harness.js';
  * the snapshot API server, the Slack stand-in) and nothing in the thread carries a secret or live markup.
  */
 
-const { requester } = DEMO_IDS;
 const channel = DEMO_IDS.incidents;
 const POD = 'order-worker-69b7c4d8f5-fk2lp';
 
 describe('a thread read of a log with secrets and Slack markup', () => {
-  let stack: LocalStack;
-  let handle: SlackHttpHandler;
-  let secret: string;
-  let counter = 0;
   const planted = fill(readFileSync(join(REDACTION_FIXTURES, 'previous-logs.txt'), 'utf8'), new SecretFactory(4242));
-
-  beforeAll(async () => {
-    const base = fixture('crashloop-analysis--missing-env');
-    stack = await startLocalStack({
+  const base = fixture('crashloop-analysis--missing-env');
+  const { slack, command, latestRootTs, say } = useSlackOnStack(
+    {
       snapshot: {
         objects: base.objects,
         logs: { ...base.logs, [`orders/${POD}/order-worker:previous`]: planted.text },
       },
-      logLevel: 'SILENT',
-    });
-    secret = stack.env['SLACK_SIGNING_SECRET'] ?? '';
-    handle = createSlackHttpHandler(
-      await createSlackDepsFromEnv(stack.env, {
-        logger: new Logger({ serviceName: 'calmops-slack', logLevel: 'SILENT' }),
-      }),
-    );
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.close();
-  });
+    },
+    { label: 'redact', startTimeoutMs: 120_000 },
+  );
 
-  const slack = () => {
-    if (stack.slack === undefined) throw new Error('the stack did not start the Slack stand-in');
-    return stack.slack;
-  };
-
-  async function post(body: string, contentType: string) {
-    const response = await handle({
-      headers: { 'content-type': contentType, ...signSlackRequest(secret, body, Date.now() / 1000) },
-      body,
-      isBase64Encoded: false,
-    });
-    expect(response.statusCode).toBe(200);
-    return response;
-  }
-
-  async function say(threadTs: string, text: string) {
-    const message = slack().addUserMessage({ channel, user: requester, text, thread_ts: threadTs });
-    const body = JSON.stringify({
-      type: 'event_callback',
-      team_id: DEMO_IDS.team,
-      event_id: `EvRedact${++counter}`,
-      event: {
-        type: 'message',
-        channel_type: 'channel',
-        user: requester,
-        text,
-        ts: message.ts,
-        thread_ts: threadTs,
-        channel,
-      },
-    });
-    await post(body, 'application/json');
-  }
-
-  const render = (m: StandInMessage) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
   const thread = (threadTs: string) =>
     slack()
       .messages(channel)
@@ -90,27 +37,15 @@ describe('a thread read of a log with secrets and Slack markup', () => {
       `a thread message matching ${pattern}`,
       async () =>
         thread(threadTs)
-          .map(render)
+          .map(renderMessage)
           .find((t) => pattern.test(t)),
       60_000,
     );
 
   it('posts the read without a credential, with the markup inert, in the blocks and the notification text', async () => {
-    const body = new URLSearchParams({
-      command: '/triage',
-      text: 'order-worker keeps crashing in orders',
-      user_id: requester,
-      channel_id: channel,
-      team_id: DEMO_IDS.team,
-      trigger_id: `trigger.redact.${++counter}`,
-    }).toString();
-    const reply = JSON.parse((await post(body, 'application/x-www-form-urlencoded')).body) as { text: string };
+    const reply = await command('order-worker keeps crashing in orders');
     expect(reply.text).toMatch(/session `[^`]+`/);
-    const threadTs =
-      slack()
-        .messages(channel)
-        .filter((m) => m.thread_ts === undefined && m.bot_id !== undefined)
-        .at(-1)?.ts ?? '';
+    const threadTs = latestRootTs();
     await waitForText(threadTs, /similar incident/i);
 
     await say(threadTs, `kubectl logs ${POD} -n orders --previous`);
@@ -119,7 +54,7 @@ describe('a thread read of a log with secrets and Slack markup', () => {
     expect(read).toContain('&lt;!channel&gt; &lt;!here&gt; &lt;@U024BE7LH&gt; &lt;https://evil.example|Click here&gt;');
 
     const posted = thread(threadTs).filter((m) => m.bot_id !== undefined);
-    const everything = posted.map(render).join('\n');
+    const everything = posted.map(renderMessage).join('\n');
     for (const value of planted.secrets) expect(leakedPart(everything, value), value).toBeUndefined();
     for (const message of posted) {
       for (const text of [message.text ?? '', JSON.stringify(message.blocks ?? [])]) {

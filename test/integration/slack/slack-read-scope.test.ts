@@ -1,10 +1,8 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_IDS, type StandInMessage } from '../../../local/slack/index.js';
-import { defaultLocalPolicy, type LocalStack, startLocalStack } from '../../../local/stack.js';
-import { createSlackDepsFromEnv } from '../../../src/app/slack-runtime.js';
-import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../../src/slack/receiver.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_IDS } from '../../../local/slack/index.js';
+import { defaultLocalPolicy } from '../../../local/stack.js';
 import { createStore } from '../../../src/store/index.js';
+import { renderMessage, useSlackOnStack } from '../../support/slack-local-stack.js';
 import { fixture, waitFor } from '../../support/workflow-harness.js';
 
 /**
@@ -18,93 +16,28 @@ const { requester } = DEMO_IDS;
 const channel = DEMO_IDS.incidents;
 
 describe('read scope in a session thread', () => {
-  let stack: LocalStack;
-  let handle: SlackHttpHandler;
-  let secret: string;
-  let counter = 0;
-
-  beforeAll(async () => {
-    const base = defaultLocalPolicy() as { defaults: Record<string, unknown> };
-    stack = await startLocalStack({
+  const base = defaultLocalPolicy() as { defaults: Record<string, unknown> };
+  const { stack, slack, kube, command, latestRootTs, say } = useSlackOnStack(
+    {
       snapshot: fixture('pvc-binding--no-default-storageclass'),
-      logLevel: 'SILENT',
       policy: { ...base, channels: { [channel]: { allowedNamespaces: ['monitoring'] } } },
-    });
-    secret = stack.env['SLACK_SIGNING_SECRET'] ?? '';
-    handle = createSlackHttpHandler(
-      await createSlackDepsFromEnv(stack.env, {
-        logger: new Logger({ serviceName: 'calmops-slack', logLevel: 'SILENT' }),
-      }),
-    );
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.close();
-  });
+    },
+    { label: 'scope', startTimeoutMs: 120_000 },
+  );
 
-  const slack = () => {
-    if (stack.slack === undefined) throw new Error('the stack did not start the Slack stand-in');
-    return stack.slack;
-  };
-  const kube = () => {
-    if (stack.kube === undefined) throw new Error('the stack did not start the snapshot API server');
-    return stack.kube;
-  };
-
-  async function post(body: string, contentType: string) {
-    const response = await handle({
-      headers: { 'content-type': contentType, ...signSlackRequest(secret, body, Date.now() / 1000) },
-      body,
-      isBase64Encoded: false,
-    });
-    expect(response.statusCode).toBe(200);
-    return response;
-  }
-
-  async function say(threadTs: string, text: string) {
-    const message = slack().addUserMessage({ channel, user: requester, text, thread_ts: threadTs });
-    const body = JSON.stringify({
-      type: 'event_callback',
-      team_id: DEMO_IDS.team,
-      event_id: `EvScope${++counter}`,
-      event: {
-        type: 'message',
-        channel_type: 'channel',
-        user: requester,
-        text,
-        ts: message.ts,
-        thread_ts: threadTs,
-        channel,
-      },
-    });
-    await post(body, 'application/json');
-  }
-
-  const render = (m: StandInMessage) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
   const thread = (threadTs: string) =>
     slack()
       .messages(channel)
       .filter((m) => m.thread_ts === threadTs)
-      .map(render);
+      .map(renderMessage);
   const waitForText = (threadTs: string, pattern: RegExp) =>
     waitFor(`a thread message matching ${pattern}`, async () => thread(threadTs).find((t) => pattern.test(t)), 60_000);
 
   it('refuses reads outside the session’s namespace and runs the ones inside it', async () => {
-    const body = new URLSearchParams({
-      command: '/triage',
-      text: 'pvc stuck pending in student03',
-      user_id: requester,
-      channel_id: channel,
-      team_id: DEMO_IDS.team,
-      trigger_id: `trigger.scope.${++counter}`,
-    }).toString();
-    const reply = JSON.parse((await post(body, 'application/x-www-form-urlencoded')).body) as { text: string };
+    const reply = await command('pvc stuck pending in student03');
     const sessionId = /session `([^`]+)`/.exec(reply.text)?.[1] ?? '';
     expect(sessionId).not.toBe('');
-    const threadTs =
-      slack()
-        .messages(channel)
-        .filter((m) => m.thread_ts === undefined && m.bot_id !== undefined)
-        .at(-1)?.ts ?? '';
+    const threadTs = latestRootTs();
     await waitForText(threadTs, /similar incident/i);
     kube().resetRequests();
 
@@ -135,7 +68,7 @@ describe('read scope in a session thread', () => {
     expect(seen).toEqual(expect.arrayContaining(['configmaps@monitoring', 'nodes@(cluster)', 'configmaps@student03']));
 
     // Each refusal is on the session's timeline, with what was asked for.
-    const store = createStore({ client: stack.docClient, tableName: stack.env['CALMOPS_TABLE'] ?? 'calmops' });
+    const store = createStore({ client: stack().docClient, tableName: stack().env['CALMOPS_TABLE'] ?? 'calmops' });
     const refused = (await store.timeline.list(sessionId)).filter((e) => e.type === 'read.refused');
     expect(refused.map((e) => [e.actor, e.data?.['code'], e.data?.['namespace']])).toEqual([
       [requester, 'namespace-not-allowed', 'kube-system'],

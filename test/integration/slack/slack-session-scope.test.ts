@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../../local/slack/index.js';
 import { OUTSIDE_CHANNEL_TEXT } from '../../../src/slack/handlers/session-scope.js';
 import { ungranted } from '../../support/cdk-table-calls.js';
@@ -6,10 +6,9 @@ import {
   blockActionBody,
   openBreakGlassModal,
   openSession,
-  type SlackHarness,
   send,
   slashBody,
-  startSlackHarness,
+  useSlackHarness,
   viewSubmissionBody,
 } from '../../support/slack-harness.js';
 
@@ -30,18 +29,7 @@ const breakGlassValues = {
 };
 
 describe('session commands, buttons and modals act only in the session’s channel', () => {
-  let h: SlackHarness;
-  beforeAll(async () => {
-    h = await startSlackHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.workflow.delivered.length = 0;
-    h.workflow.decisions.length = 0;
-  });
+  const h = useSlackHarness();
 
   const ack = async (body: string) => {
     const response = await send(h.handle, body);

@@ -1,5 +1,5 @@
 import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BREAK_GLASS_LIMITS } from '../../../src/diagnosis/break-glass.js';
 import { ApprovalAlreadyDecidedError, ApprovalNotAllowedError } from '../../../src/store/errors.js';
 import { deliverInput } from '../../../src/workflow/deliver-input.js';
@@ -9,39 +9,56 @@ import {
   executionStatus,
   type Harness,
   openSession,
-  startHarness,
+  requestPlanChanges,
+  say,
+  toPlanReview,
+  useHarness,
   waitFor,
   waitForInputWait,
   waitForThread,
 } from '../../support/workflow-harness.js';
 
-const say = (h: Harness, sessionId: string, text: string, key: string) =>
-  deliverInput(h.deps, { sessionId, userId: DEMO_IDS.requester, text, source: 'message', messageKey: key });
+/** An approval sent straight to Step Functions with its task token, as a late or repeated callback would be. */
+const approveWithToken = (h: Harness, taskToken: string, userId: string) =>
+  h.stack.sfnClient.send(
+    new SendTaskSuccessCommand({ taskToken, output: JSON.stringify({ decision: 'approve', userId }) }),
+  );
 
-async function toResolving(h: Harness, sessionId: string, threadTs: string) {
-  await waitForInputWait(h, sessionId);
-  const hypothesis = (await h.deps.artifacts.getWorkflow(sessionId))?.hypotheses[0];
+/** A break-glass form the rules accept: a senior approver, a short time limit and what is at stake. */
+const PAYMENTS_OUTAGE_REQUEST = {
+  justification: 'Payments are failing for all users since the storage outage began',
+  approverUserId: DEMO_IDS.senior,
+  targetState: 'TESTING',
+  timeLimitMinutes: 5,
+};
+
+/** Stores a break-glass request as the Slack modal does, then sends the requester's button that asks for it. */
+async function requestBreakGlass(
+  h: Harness,
+  sessionId: string,
+  request: { id: string; expiresInMs: number; data: Record<string, unknown>; text: string; messageKey: string },
+) {
+  await h.deps.store.approvals.create({
+    id: request.id,
+    kind: 'break-glass',
+    sessionId,
+    allowedDeciders: [DEMO_IDS.senior],
+    requester: DEMO_IDS.requester,
+    expiresAt: new Date(Date.now() + request.expiresInMs),
+    data: request.data,
+  });
   await deliverInput(h.deps, {
     sessionId,
     userId: DEMO_IDS.requester,
-    text: 'test it',
+    text: request.text,
     source: 'button',
-    action: { type: 'hypothesis', hypothesisId: hypothesis?.id ?? '' },
-    messageKey: `${sessionId}-h`,
+    action: { type: 'break-glass', requestId: request.id },
+    messageKey: request.messageKey,
   });
-  await waitForThread(h, threadTs, /Does this confirm/);
-  await say(h, sessionId, 'confirmed', `${sessionId}-c`);
-  await waitForThread(h, threadTs, /Remediation plan for review/);
 }
 
 describe('callbacks answered by people', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ waitTimeScale: 0.05 });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({ waitTimeScale: 0.05 });
 
   it('runs only the approved specialist and posts the findings report; a denied handoff runs nothing', async () => {
     const { sessionId, threadTs } = await openSession(h);
@@ -72,14 +89,9 @@ describe('callbacks answered by people', () => {
     const { sessionId, threadTs } = await openSession(h);
     await say(h, sessionId, 'ask the compute specialist', 'd1');
     const decided = await decide(h, sessionId, 'handoff', 'deny', DEMO_IDS.requester);
-    await expect(
-      h.stack.sfnClient.send(
-        new SendTaskSuccessCommand({
-          taskToken: decided.token ?? '',
-          output: JSON.stringify({ decision: 'approve', userId: DEMO_IDS.senior }),
-        }),
-      ),
-    ).rejects.toMatchObject({ name: 'TaskTimedOut' });
+    await expect(approveWithToken(h, decided.token ?? '', DEMO_IDS.senior)).rejects.toMatchObject({
+      name: 'TaskTimedOut',
+    });
     await expect(h.deps.store.approvals.decide(decided.id, 'approved', DEMO_IDS.senior)).rejects.toBeInstanceOf(
       ApprovalAlreadyDecidedError,
     );
@@ -90,20 +102,8 @@ describe('callbacks answered by people', () => {
 
   it('loops the review with a revision, then approves the revised plan', async () => {
     const { sessionId, threadTs } = await openSession(h);
-    await toResolving(h, sessionId, threadTs);
-    const first = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-    await decide(
-      h,
-      sessionId,
-      'plan-review',
-      'request-changes',
-      DEMO_IDS.senior,
-      'Add a step that checks the PVC again',
-    );
-    await waitFor('a revised plan', async () => {
-      const p = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-      return p && p.approvalId !== first?.approvalId ? p : undefined;
-    });
+    await toPlanReview(h, sessionId, threadTs);
+    await requestPlanChanges(h, sessionId, DEMO_IDS.senior, 'Add a step that checks the PVC again', 'a revised plan');
     await waitForThread(h, threadTs, /revision 1/);
     await decide(h, sessionId, 'plan-review', 'approve', DEMO_IDS.engineer);
     await waitForThread(h, threadTs, /Approved remediation plan/);
@@ -119,13 +119,9 @@ describe('callbacks answered by people', () => {
     const { sessionId, threadTs } = await openSession(h);
     await waitForInputWait(h, sessionId);
     const requestId = `bg-${sessionId.slice(-8)}`;
-    await h.deps.store.approvals.create({
+    await requestBreakGlass(h, sessionId, {
       id: requestId,
-      kind: 'break-glass',
-      sessionId,
-      allowedDeciders: [DEMO_IDS.senior],
-      requester: DEMO_IDS.requester,
-      expiresAt: new Date(Date.now() + 3_600_000),
+      expiresInMs: 3_600_000,
       data: {
         justification: 'Checkout is down for every customer and the storage vendor is unreachable',
         approverUserId: DEMO_IDS.senior,
@@ -133,13 +129,7 @@ describe('callbacks answered by people', () => {
         timeLimitMinutes: 1,
         requester: DEMO_IDS.requester,
       },
-    });
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
       text: 'break-glass',
-      source: 'button',
-      action: { type: 'break-glass', requestId },
       messageKey: 'bg',
     });
     await waitForThread(h, threadTs, /BREAK-GLASS REQUESTED/);
@@ -169,50 +159,25 @@ describe('callbacks answered by people', () => {
 
   it('refuses a break-glass request the rules reject, and records the denial of a valid one', async () => {
     const { sessionId, threadTs } = await openSession(h);
-    await h.deps.store.approvals.create({
+    await requestBreakGlass(h, sessionId, {
       id: `bad-${sessionId.slice(-8)}`,
-      kind: 'break-glass',
-      sessionId,
-      allowedDeciders: [DEMO_IDS.senior],
-      requester: DEMO_IDS.requester,
-      expiresAt: new Date(Date.now() + 3_600_000),
+      expiresInMs: 3_600_000,
       data: {
         justification: 'pls',
         approverUserId: DEMO_IDS.requester,
         targetState: 'RESOLVING',
         timeLimitMinutes: 90,
       },
-    });
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
       text: 'bg',
-      source: 'button',
-      action: { type: 'break-glass', requestId: `bad-${sessionId.slice(-8)}` },
       messageKey: 'bad',
     });
     await waitForThread(h, threadTs, /Break-glass request refused/);
     const id = `deny-${sessionId.slice(-8)}`;
-    await h.deps.store.approvals.create({
+    await requestBreakGlass(h, sessionId, {
       id,
-      kind: 'break-glass',
-      sessionId,
-      allowedDeciders: [DEMO_IDS.senior],
-      requester: DEMO_IDS.requester,
-      expiresAt: new Date(Date.now() + 3_600_000),
-      data: {
-        justification: 'Payments are failing for all users since the storage outage began',
-        approverUserId: DEMO_IDS.senior,
-        targetState: 'TESTING',
-        timeLimitMinutes: 5,
-      },
-    });
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
+      expiresInMs: 3_600_000,
+      data: PAYMENTS_OUTAGE_REQUEST,
       text: 'bg',
-      source: 'button',
-      action: { type: 'break-glass', requestId: id },
       messageKey: 'deny',
     });
     await decide(h, sessionId, 'break-glass', 'deny', DEMO_IDS.senior, undefined, id);
@@ -222,13 +187,7 @@ describe('callbacks answered by people', () => {
 });
 
 describe('callbacks nobody answers', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ approvalTimeoutSeconds: 2, idleTimeoutSeconds: 6 });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({ approvalTimeoutSeconds: 2, idleTimeoutSeconds: 6 });
 
   it('expires a handoff, counts it, and answers a late callback with TaskTimedOut', async () => {
     const { sessionId, threadTs } = await openSession(h);
@@ -238,19 +197,14 @@ describe('callbacks nobody answers', () => {
     expect(h.expired).toContain('handoff');
     const approval = await h.deps.store.approvals.get(pending.approvalId);
     expect(approval?.status).toBe('expired');
-    await expect(
-      h.stack.sfnClient.send(
-        new SendTaskSuccessCommand({
-          taskToken: approval?.token ?? '',
-          output: JSON.stringify({ decision: 'approve', userId: DEMO_IDS.requester }),
-        }),
-      ),
-    ).rejects.toMatchObject({ name: 'TaskTimedOut' });
+    await expect(approveWithToken(h, approval?.token ?? '', DEMO_IDS.requester)).rejects.toMatchObject({
+      name: 'TaskTimedOut',
+    });
   });
 
   it('expires a plan review', async () => {
     const { sessionId, threadTs } = await openSession(h);
-    await toResolving(h, sessionId, threadTs);
+    await toPlanReview(h, sessionId, threadTs);
     await waitForThread(h, threadTs, /Nobody reviewed the plan in time/, 15_000);
     expect(h.expired).toContain('plan-review');
   });
@@ -258,26 +212,11 @@ describe('callbacks nobody answers', () => {
   it('expires a senior approval', async () => {
     const { sessionId, threadTs } = await openSession(h);
     const id = `exp-${sessionId.slice(-8)}`;
-    await h.deps.store.approvals.create({
+    await requestBreakGlass(h, sessionId, {
       id,
-      kind: 'break-glass',
-      sessionId,
-      allowedDeciders: [DEMO_IDS.senior],
-      requester: DEMO_IDS.requester,
-      expiresAt: new Date(Date.now() + 60_000),
-      data: {
-        justification: 'Payments are failing for all users since the storage outage began',
-        approverUserId: DEMO_IDS.senior,
-        targetState: 'TESTING',
-        timeLimitMinutes: 5,
-      },
-    });
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
+      expiresInMs: 60_000,
+      data: PAYMENTS_OUTAGE_REQUEST,
       text: 'bg',
-      source: 'button',
-      action: { type: 'break-glass', requestId: id },
       messageKey: 'exp',
     });
     await waitForThread(h, threadTs, /Break-glass request expired/, 15_000);

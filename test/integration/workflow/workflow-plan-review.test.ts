@@ -1,18 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withDefaultStorageClassFix } from '../../../bench/support/workflow-fixed-cluster.js';
 import { parseSnapshot } from '../../../src/cluster/snapshot.js';
 import type { RemediationPlan } from '../../../src/review/plan.js';
-import { deliverInput } from '../../../src/workflow/deliver-input.js';
 import {
+  clickResolved,
   DEMO_IDS,
   decide,
   executionStatus,
   fixture,
   type Harness,
   openSession,
-  startHarness,
+  requestPlanChanges,
+  say,
   threadTexts,
+  toPlanReview,
+  useHarness,
   waitFor,
   waitForInputWait,
   waitForThread,
@@ -22,25 +25,6 @@ import {
  * The review machine with the real synthesizer: plans written with the cluster's names, the schema guard's one
  * guided regeneration, revisions made from the reviewer's note, and memory keeping what was run.
  */
-
-const say = (h: Harness, sessionId: string, text: string, key: string) =>
-  deliverInput(h.deps, { sessionId, userId: DEMO_IDS.requester, text, source: 'message', messageKey: key });
-
-async function toPlanReview(h: Harness, sessionId: string, threadTs: string) {
-  await waitForInputWait(h, sessionId);
-  const hypothesis = (await h.deps.artifacts.getWorkflow(sessionId))?.hypotheses[0];
-  await deliverInput(h.deps, {
-    sessionId,
-    userId: DEMO_IDS.requester,
-    text: 'test it',
-    source: 'button',
-    action: { type: 'hypothesis', hypothesisId: hypothesis?.id ?? '' },
-    messageKey: `${sessionId}-h`,
-  });
-  await waitForThread(h, threadTs, /Does this confirm/);
-  await say(h, sessionId, 'confirmed', `${sessionId}-c`);
-  await waitForThread(h, threadTs, /Remediation plan for review/);
-}
 
 async function plans(h: Harness, sessionId: string): Promise<{ revision: number; plan: RemediationPlan }[]> {
   const workflow = await h.deps.artifacts.getWorkflow(sessionId);
@@ -58,13 +42,7 @@ describe('a remediation plan the guard refuses once', () => {
   const bad = 'Jupyter_Data';
   const base = new URL('../../fixtures/snapshots/pvc-binding--no-default-storageclass.yaml', import.meta.url);
   const objects = parseSnapshot(readFileSync(base, 'utf8').replaceAll('jupyter-data', bad));
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ snapshot: { objects } });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({ snapshot: { objects } });
 
   it('is regenerated exactly once with the guard’s errors, then goes to a human reviewer', async () => {
     const { sessionId, threadTs } = await openSession(h);
@@ -92,13 +70,7 @@ describe('a remediation plan the guard refuses once', () => {
 
 describe('reviewing and running a plan written with the cluster’s names', () => {
   const faulty = fixture('pvc-binding--no-default-storageclass');
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ snapshot: faulty, waitTimeScale: 0.05 });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({ snapshot: faulty, waitTimeScale: 0.05 });
 
   it('revises from the note, asks when the note is unclear, and remembers what was run', async () => {
     const { sessionId, executionArn, threadTs } = await openSession(h);
@@ -110,12 +82,7 @@ describe('reviewing and running a plan written with the cluster’s names', () =
     expect(commandsOf(plan0)).not.toMatch(/\{\{|<pvc>|<deployment>/);
 
     // 1. A note the parser reads: the first step goes, and revision 1 says so.
-    const first = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-    await decide(h, sessionId, 'plan-review', 'request-changes', DEMO_IDS.senior, 'Drop step 1, thanks');
-    await waitFor('revision 1', async () => {
-      const p = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-      return p && p.approvalId !== first?.approvalId ? p : undefined;
-    });
+    await requestPlanChanges(h, sessionId, DEMO_IDS.senior, 'Drop step 1, thanks', 'revision 1');
     const revised = await waitForThread(h, threadTs, /revision 1/);
     expect(revised).toContain(`Changes asked by <@${DEMO_IDS.senior}>`);
     expect(revised).toContain('dropped step 1 (kubectl get storageclass)');
@@ -124,19 +91,7 @@ describe('reviewing and running a plan written with the cluster’s names', () =
     expect(one?.plan.steps.map((s) => s.command)).toEqual(plan0.steps.slice(1).map((s) => s.command));
 
     // 2. A note it cannot read: revision 2 keeps the steps, records the note and asks about it.
-    const second = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-    await decide(
-      h,
-      sessionId,
-      'plan-review',
-      'request-changes',
-      DEMO_IDS.senior,
-      'Add a step that checks the PVC again',
-    );
-    await waitFor('revision 2', async () => {
-      const p = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-      return p && p.approvalId !== second?.approvalId ? p : undefined;
-    });
+    await requestPlanChanges(h, sessionId, DEMO_IDS.senior, 'Add a step that checks the PVC again', 'revision 2');
     const asked = await waitForThread(h, threadTs, /revision 2/);
     expect(asked).toMatch(
       /:question: <@[A-Z0-9]+>: I read .*Add a step that checks the PVC again.* as asking for another step/,
@@ -160,14 +115,7 @@ describe('reviewing and running a plan written with the cluster’s names', () =
     await waitForThread(h, threadTs, /calmops does not run changes|not a step of the approved plan/);
     h.stack.kube?.setObjects(withDefaultStorageClassFix(faulty.objects));
     await waitForInputWait(h, sessionId);
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
-      text: 'resolved',
-      source: 'button',
-      action: { type: 'resolved' },
-      messageKey: 'resolved-1',
-    });
+    await clickResolved(h, sessionId, 'resolved-1');
     await waitForThread(h, threadTs, /Fix validated/);
     await waitFor('the execution to end', async () => (await executionStatus(h, executionArn)) === 'SUCCEEDED');
     const incident = await h.deps.memory.get(sessionId);

@@ -1,17 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { withDefaultStorageClassFix } from '../../../bench/support/workflow-fixed-cluster.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { computeMetrics } from '../../../src/memory/metrics.js';
-import { deliverInput } from '../../../src/workflow/deliver-input.js';
 import {
+  chooseHypothesis,
+  clickResolved,
   DEMO_IDS,
   decide,
   executionStatus,
   fixture,
-  type Harness,
   openSession,
-  startHarness,
+  say,
   threadTexts,
+  useHarness,
   waitFor,
   waitForInputWait,
   waitForThread,
@@ -21,13 +22,7 @@ const faulty = fixture('pvc-binding--no-default-storageclass');
 const fixed: KubeObject[] = withDefaultStorageClassFix(faulty.objects);
 
 describe('a diagnostic session from /triage to a stored incident', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ snapshot: faulty });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({ snapshot: faulty });
   beforeEach(() => {
     h.stack.kube?.setFaults([]);
     h.stack.kube?.setObjects(faulty.objects, faulty.logs);
@@ -46,38 +41,19 @@ describe('a diagnostic session from /triage to a stored incident', () => {
     await waitForThread(h, threadTs, /similar incident/i);
     await waitForInputWait(h, sessionId);
 
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
-      text: 'kubectl get pvc',
-      source: 'message',
-      messageKey: 'm1',
-    });
+    await say(h, sessionId, 'kubectl get pvc', 'm1');
     await waitForThread(h, threadTs, /kubectl get pvc.*jupyter-data/s);
 
     await waitForInputWait(h, sessionId);
     const workflow = await h.deps.artifacts.getWorkflow(sessionId);
     const first = workflow?.hypotheses[0];
     expect(first?.code).toBe('PVC_NO_DEFAULT_STORAGECLASS');
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
-      text: `hypothesis ${first?.rank}`,
-      source: 'button',
-      action: { type: 'hypothesis', hypothesisId: first?.id ?? '' },
-      messageKey: 'b1',
-    });
+    await chooseHypothesis(h, sessionId, first?.id ?? '', `hypothesis ${first?.rank}`, 'b1');
     await waitForThread(h, threadTs, /Does this confirm/);
     expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('TESTING');
 
     await waitForInputWait(h, sessionId);
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
-      text: 'confirmed',
-      source: 'message',
-      messageKey: 'm2',
-    });
+    await say(h, sessionId, 'confirmed', 'm2');
     await waitForThread(h, threadTs, /Remediation plan for review/);
     // RESOLVING only once a reviewer approved the plan.
     expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('TESTING');
@@ -87,26 +63,13 @@ describe('a diagnostic session from /triage to a stored incident', () => {
     await waitForThread(h, threadTs, /session_resolved/);
 
     await waitForInputWait(h, sessionId);
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
-      text: 'kubectl rollout restart deploy/jupyter',
-      source: 'message',
-      messageKey: 'm3',
-    });
+    await say(h, sessionId, 'kubectl rollout restart deploy/jupyter', 'm3');
     await waitForThread(h, threadTs, /calmops does not run changes/);
 
     // Someone ran the plan: the cluster now has a default StorageClass and the claim is bound.
     h.stack.kube?.setObjects(fixed);
     await waitForInputWait(h, sessionId);
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
-      text: 'resolved',
-      source: 'button',
-      action: { type: 'resolved' },
-      messageKey: 'b2',
-    });
+    await clickResolved(h, sessionId, 'b2');
     await waitForThread(
       h,
       threadTs,
@@ -150,14 +113,7 @@ describe('a diagnostic session from /triage to a stored incident', () => {
     await waitForInputWait(h, sessionId);
     const resolved = async (key: string) => {
       await waitForInputWait(h, sessionId);
-      await deliverInput(h.deps, {
-        sessionId,
-        userId: DEMO_IDS.requester,
-        text: 'resolved',
-        source: 'button',
-        action: { type: 'resolved' },
-        messageKey: key,
-      });
+      await clickResolved(h, sessionId, key);
     };
 
     // 1. Nothing changed in the cluster: the claim is still pending.
