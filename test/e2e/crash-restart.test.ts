@@ -13,6 +13,7 @@ import { DEMO_IDS } from '../../local/slack/index.js';
 import { ArtifactRepository } from '../../src/store/artifacts.js';
 import { createDocumentClient, createDynamoClient, createStore, type Store } from '../../src/store/index.js';
 import { blockActionBody, eventBody, slashBody, viewSubmissionBody } from '../support/slack-harness.js';
+import { buttonsOf } from '../support/slack-local-stack.js';
 
 /**
  * `npm start` is killed the way production processes die — `kill -9` of the whole process group in the middle of
@@ -117,18 +118,6 @@ class Product {
   }
 }
 
-/** Every button of a message, with the action id and value Slack would send back. */
-function buttons(message: StandInMessage): { action_id: string; value: string }[] {
-  return (message.blocks ?? []).flatMap((b) => {
-    const block = b as { type?: string; elements?: { type?: string; action_id?: string; value?: string }[] };
-    return block.type === 'actions'
-      ? (block.elements ?? [])
-          .filter((e) => e.type === 'button' && e.action_id !== undefined)
-          .map((e) => ({ action_id: e.action_id as string, value: e.value ?? '' }))
-      : [];
-  });
-}
-
 function rendered(message: StandInMessage): string {
   return `${message.text ?? ''}\n${JSON.stringify(message.blocks ?? [])}`;
 }
@@ -137,7 +126,7 @@ async function waitForButton(product: Product, threadTs: string, actionId: strin
   return until(`a ${actionId} button`, async () => {
     for (const message of await product.thread(threadTs)) {
       if (pattern && !pattern.test(rendered(message))) continue;
-      const button = buttons(message).find((b) => b.action_id === actionId || b.action_id.startsWith(`${actionId}:`));
+      const button = buttonsOf(message).find((b) => b.action_id === actionId || b.action_id.startsWith(`${actionId}:`));
       if (button) return { message, button };
     }
     return undefined;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, viewProblems } from '../../../local/slack/index.js';
 import { EXPIRED_TEXT } from '../../../src/slack/handlers/actions.js';
 import { ungranted } from '../../support/cdk-table-calls.js';
@@ -6,27 +6,15 @@ import {
   blockActionBody,
   openBreakGlassModal,
   openSession,
-  type SlackHarness,
   send,
-  startSlackHarness,
+  useSlackHarness,
   viewSubmissionBody,
 } from '../../support/slack-harness.js';
 
 const { requester, senior, engineer } = DEMO_IDS;
 
 describe('buttons and modals through the real handler', () => {
-  let h: SlackHarness;
-  beforeAll(async () => {
-    h = await startSlackHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.workflow.decisions.length = 0;
-    h.workflow.delivered.length = 0;
-  });
+  const h = useSlackHarness();
 
   /** An approval message as the notifier posts it: a section and the buttons carrying the approval id. */
   async function approvalMessage(

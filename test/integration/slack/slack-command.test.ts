@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, messageBlockProblems, viewProblems } from '../../../local/slack/index.js';
-import { openSession, type SlackHarness, send, slashBody, startSlackHarness } from '../../support/slack-harness.js';
+import { openSession, send, slashBody, startSlackHarness, useSlackHarness } from '../../support/slack-harness.js';
 
 interface Reply {
   response_type: string;
@@ -9,17 +9,7 @@ interface Reply {
 }
 
 describe('/triage through the real handler', () => {
-  let h: SlackHarness;
-  beforeAll(async () => {
-    h = await startSlackHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.workflow.started.length = 0;
-  });
+  const h = useSlackHarness();
 
   async function triage(text: string, options: { user?: string; channel?: string; triggerId?: string } = {}) {
     const response = await send(h.handle, slashBody(text, options));

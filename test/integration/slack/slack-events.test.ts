@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, viewProblems } from '../../../local/slack/index.js';
-import { eventBody, openSession, type SlackHarness, send, startSlackHarness } from '../../support/slack-harness.js';
+import { eventBody, openSession, send, useSlackHarness } from '../../support/slack-harness.js';
 
 describe('Slack events through the real handler', () => {
-  let h: SlackHarness;
-  beforeAll(async () => {
-    h = await startSlackHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.workflow.started.length = 0;
-    h.workflow.delivered.length = 0;
-  });
+  const h = useSlackHarness();
 
   const sendEvent = (event: Record<string, unknown>, options: { eventId?: string; retryNum?: number } = {}) =>
     send(h.handle, eventBody(event, options.eventId === undefined ? {} : { eventId: options.eventId }), {

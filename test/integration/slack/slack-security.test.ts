@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nowSeconds, type SlackHarness, send, slashBody, startSlackHarness } from '../../support/slack-harness.js';
+import { describe, expect, it } from 'vitest';
+import { nowSeconds, send, slashBody, startSlackHarness } from '../../support/slack-harness.js';
+import { startedForSuite } from '../../support/suite-lifecycle.js';
 
 describe('Slack request verification (before Bolt)', () => {
-  let h: SlackHarness;
-  beforeAll(async () => {
-    h = await startSlackHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  // Not reset between tests: each check that nothing happened also covers the refusals before it.
+  const h = startedForSuite(() => startSlackHarness());
 
   const nothingHappened = () => {
     expect(h.slack.calls()).toEqual([]);
@@ -25,8 +21,7 @@ describe('Slack request verification (before Bolt)', () => {
     const body = slashBody('pods stuck pending in payments');
     const response = await send(h.handle, body, {});
     expect(response.statusCode).toBe(200);
-    h.slack.reset();
-    h.workflow.started.length = 0;
+    h.reset();
     const tampered = await h.handle({
       headers: {
         'content-type': 'application/x-www-form-urlencoded',

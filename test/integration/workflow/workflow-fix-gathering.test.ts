@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deliverInput } from '../../../src/workflow/deliver-input.js';
 import {
   DEMO_IDS,
-  type Harness,
   openSession,
-  startHarness,
   threadTexts,
+  useHarness,
   waitForInputWait,
   waitForThread,
 } from '../../support/workflow-harness.js';
 
 describe('"resolved" while the session still gathers', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ minTimeInStateSeconds: 2 });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({ minTimeInStateSeconds: 2 });
 
   it('validates the fix with a fresh triage, after the minimum time in GATHERING has passed', async () => {
     const { sessionId, threadTs } = await openSession(h);

@@ -1,16 +1,17 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSlackDepsFromEnv } from '../../../src/app/slack-runtime.js';
 import type { RemediationPlan } from '../../../src/review/plan.js';
 import { statusView } from '../../../src/views/sessions.js';
-import { deliverInput } from '../../../src/workflow/deliver-input.js';
 import {
+  chooseHypothesis,
   DEMO_IDS,
   decide,
   type Harness,
   openSession,
-  startHarness,
+  say,
   threadTexts,
+  useHarness,
   waitFor,
   waitForInputWait,
   waitForThread,
@@ -22,19 +23,9 @@ import {
  * approved plan's steps run without a panic warning, and a reply held behind a review is acknowledged at once.
  */
 
-const say = (h: Harness, sessionId: string, text: string, key: string) =>
-  deliverInput(h.deps, { sessionId, userId: DEMO_IDS.requester, text, source: 'message', messageKey: key });
-
 const chooseFirst = async (h: Harness, sessionId: string, key: string) => {
   const hypothesis = (await h.deps.artifacts.getWorkflow(sessionId))?.hypotheses[0];
-  await deliverInput(h.deps, {
-    sessionId,
-    userId: DEMO_IDS.requester,
-    text: `test hypothesis ${hypothesis?.id}`,
-    source: 'button',
-    action: { type: 'hypothesis', hypothesisId: hypothesis?.id ?? '' },
-    messageKey: key,
-  });
+  await chooseHypothesis(h, sessionId, hypothesis?.id ?? '', `test hypothesis ${hypothesis?.id}`, key);
 };
 
 async function stateChanges(h: Harness, sessionId: string) {
@@ -44,13 +35,7 @@ async function stateChanges(h: Harness, sessionId: string) {
 }
 
 describe('a hypothesis button under GATHERING’s minimum time', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ minTimeInStateSeconds: 30 });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness({ minTimeInStateSeconds: 30 });
 
   it('is refused with what is left while GATHERING lasts, then walks every state with its reason', async () => {
     const { sessionId, threadTs } = await openSession(h);
@@ -84,13 +69,7 @@ describe('a hypothesis button under GATHERING’s minimum time', () => {
 });
 
 describe('from a confirmed root cause to the approved plan’s steps', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHarness();
 
   it('reaches RESOLVING only on approval, acknowledges a reply held behind the review, and runs the plan calmly', async () => {
     const { sessionId, threadTs } = await openSession(h);

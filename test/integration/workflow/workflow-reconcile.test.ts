@@ -1,7 +1,8 @@
 import { DescribeExecutionCommand, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deliverInput } from '../../../src/workflow/deliver-input.js';
 import { reconcile } from '../../../src/workflow/reconcile.js';
+import { startedForSuite } from '../../support/suite-lifecycle.js';
 import {
   DEMO_IDS,
   executionStatus,
@@ -36,13 +37,7 @@ async function abortRun(h: Harness, sessionId: string): Promise<{ executionArn: 
 }
 
 describe('the reconciler repairs what lost runs leave behind', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ reconcileEverySeconds: 0 });
-  }, 120_000);
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = startedForSuite(() => startHarness({ reconcileEverySeconds: 0 }), 120_000);
 
   it('resumes a session whose run was aborted while it waited, and hands over the input stranded in its inbox', async () => {
     const { sessionId, threadTs } = await openSession(h);

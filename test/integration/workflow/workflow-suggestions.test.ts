@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from '../../../local/demo/index.js';
 import { loadSnapshotFiles } from '../../../src/cluster/snapshot.js';
 import { deliverInput } from '../../../src/workflow/deliver-input.js';
+import { startedForSuite } from '../../support/suite-lifecycle.js';
 import {
   DEMO_IDS,
   decide,
-  type Harness,
   openSession,
   startHarness,
   threadTexts,
@@ -39,13 +39,10 @@ const INTENTS: Record<string, string> = {
 const DOCUMENTED = ['show me the logs', 'have we seen this before?', 'similar incidents'];
 
 describe('every message gets an answer', () => {
-  let h: Harness;
-  beforeAll(async () => {
+  // The demo snapshot is read from disk first, which `useHarness`'s options cannot wait for.
+  const h = startedForSuite(async () => {
     const snapshot = await loadSnapshotFiles(DEMO_SNAPSHOT, DEMO_SNAPSHOT.replace(/\.yaml$/, '.logs.json'));
-    h = await startHarness({ snapshot: { objects: snapshot.objects, logs: snapshot.logs } });
-  });
-  afterAll(async () => {
-    await h?.close();
+    return startHarness({ snapshot: { objects: snapshot.objects, logs: snapshot.logs } });
   });
 
   /** Waits until the session waits for input, declining a handoff calmops proposed on its own meanwhile. */
