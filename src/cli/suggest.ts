@@ -1,4 +1,5 @@
 import damerauLevenshtein from 'damerau-levenshtein';
+import { byCodePoint } from '../code-point-order.js';
 
 /**
  * "Did you mean": the known words a mistyped one most likely meant, as kubectl suggests commands. A word is close
@@ -24,7 +25,7 @@ export function suggest(typed: string, known: Iterable<string>): string[] {
     if (distance <= limit || prefix) scored.push({ word, distance: prefix ? Math.min(distance, limit) : distance });
   }
   return scored
-    .sort((a, b) => a.distance - b.distance || a.word.localeCompare(b.word))
+    .sort((a, b) => a.distance - b.distance || byCodePoint(a.word, b.word))
     .slice(0, MAX_SUGGESTIONS)
     .map((s) => s.word);
 }

@@ -1,3 +1,4 @@
+import { byCodePoint } from '../code-point-order.js';
 import { ContinueTokenError } from './paging.js';
 import { RESOURCES, type ResourceInfo } from './resources.js';
 import { logKey } from './snapshot.js';
@@ -252,8 +253,8 @@ function withoutManagedFields(object: KubeObject): KubeObject {
 function snapshotOrder(a: KubeObject, b: KubeObject): number {
   const byKind = (KIND_ORDER.get(a.kind ?? '') ?? 99) - (KIND_ORDER.get(b.kind ?? '') ?? 99);
   if (byKind !== 0) return byKind;
-  const byNamespace = (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '');
-  return byNamespace !== 0 ? byNamespace : a.metadata.name.localeCompare(b.metadata.name);
+  const byNamespace = byCodePoint(a.metadata.namespace ?? '', b.metadata.namespace ?? '');
+  return byNamespace !== 0 ? byNamespace : byCodePoint(a.metadata.name, b.metadata.name);
 }
 
 function sortKeys(record: Record<string, string>): Record<string, string> {

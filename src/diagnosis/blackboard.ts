@@ -1,3 +1,4 @@
+import { byCodePoint } from '../code-point-order.js';
 import { type Domain, type ResourceRef, SEVERITY_ORDER, type Severity } from '../triage/findings.js';
 import { canonicalKind, isClusterScoped, kindLabel } from './kinds.js';
 
@@ -209,7 +210,7 @@ export function groupFindings(input: ReadonlyArray<GroupableFinding | SharedFind
     (a, b) =>
       SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] ||
       b.findings.length - a.findings.length ||
-      a.id.localeCompare(b.id),
+      byCodePoint(a.id, b.id),
   );
 }
 

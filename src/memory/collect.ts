@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { byCodePoint } from '../code-point-order.js';
 import { StoreValidationError } from '../store/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
 import type { TimelineEvent } from '../store/timeline.js';
@@ -121,6 +122,6 @@ export async function collectMetricsFromStore(
     timelineQueries: sessions.length,
     eventsRead: events.length,
     truncatedTimelines: timelines.filter((t) => t.length >= eventsPerSession).length,
-    skippedTimelines: skipped.sort((a, b) => a.sessionId.localeCompare(b.sessionId)),
+    skippedTimelines: skipped.sort((a, b) => byCodePoint(a.sessionId, b.sessionId)),
   };
 }

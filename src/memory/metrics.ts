@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { byCodePoint } from '../code-point-order.js';
 import type { BreakGlassAuditEntry } from '../diagnosis/break-glass.js';
 import {
   PANIC_TYPES,
@@ -160,7 +161,7 @@ export function computeMetrics(input: MetricsInput): DiagnosisMetrics {
   const reviews = new Map<string, string>();
   const validations = new Map<string, boolean[]>();
 
-  const ordered = [...input.events].sort((a, b) => a.at.localeCompare(b.at));
+  const ordered = [...input.events].sort((a, b) => byCodePoint(a.at, b.at));
   for (const event of ordered) {
     if (event.type === METRIC_EVENTS.panicSignal) {
       const data = PanicDataSchema.safeParse(event.data);

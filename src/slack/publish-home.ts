@@ -1,3 +1,4 @@
+import { byCodePoint } from '../code-point-order.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { homeView } from '../views/home.js';
 import { collectMetrics } from './collect-metrics.js';
@@ -22,7 +23,7 @@ export async function publishHome(deps: SlackAppDeps, userId: string): Promise<v
   const byId = new Map([...open.filter((s) => s.requester === userId), ...mine].map((s) => [s.id, s]));
   const view = homeView({
     userId,
-    openSessions: [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+    openSessions: [...byId.values()].sort((a, b) => byCodePoint(b.createdAt, a.createdAt)),
     approvals,
     resolved,
     metrics,

@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
+import { byCodePoint } from '../code-point-order.js';
 import type { StoreContext } from './client.js';
 import { conditional, getItem, invalid, parseInput, parseRecord, queryItems, request } from './dynamo.js';
 import {
@@ -255,7 +256,7 @@ export class ApprovalRepository {
         (a): a is ApprovalRecord =>
           a !== undefined && a.status === 'pending' && a.expiresAt > at && a.allowedDeciders.includes(user),
       )
-      .sort((a, b) => a.expiresAt.localeCompare(b.expiresAt))
+      .sort((a, b) => byCodePoint(a.expiresAt, b.expiresAt))
       .slice(0, options.limit ?? 50);
   }
 
@@ -277,7 +278,7 @@ export class ApprovalRepository {
     const approvals = await Promise.all(entries.map((entry) => this.get(String(entry['approvalId']))));
     return approvals
       .filter((a): a is ApprovalRecord => a !== undefined && a.status === 'pending')
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      .sort((a, b) => byCodePoint(a.createdAt, b.createdAt));
   }
 
   private async close(

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
+import { byCodePoint } from '../code-point-order.js';
 import { ResourceRefSchema } from '../triage/findings.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
@@ -275,7 +276,7 @@ export class MemoryRepository {
       .filter((r) => r.similarity.score >= minScore)
       .sort(
         (a, b) =>
-          b.similarity.score - a.similarity.score || b.candidate.resolvedAt.localeCompare(a.candidate.resolvedAt),
+          b.similarity.score - a.similarity.score || byCodePoint(b.candidate.resolvedAt, a.candidate.resolvedAt),
       );
 
     const matches: SimilarIncident[] = [];

@@ -1,5 +1,6 @@
 import levenshtein from 'damerau-levenshtein';
 import { stemmer } from 'stemmer';
+import { byCodePoint } from '../code-point-order.js';
 import type { TriggerMode } from './envelope.js';
 import { parseNamespace } from './namespace.js';
 import type { TemplateRegistry } from './template-registry.js';
@@ -140,7 +141,7 @@ export function resolveEntry(text: string, registry: TemplateRegistry): EntryRes
   const scores = index.intents
     .map((intent) => scoreIntent(intent, words, body, index.known))
     .filter((s) => s.score > 0)
-    .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+    .sort((a, b) => b.score - a.score || byCodePoint(a.id, b.id));
 
   const base = { ...(ns.namespace ? { namespace: ns.namespace } : {}) };
   const [best, second] = scores;
@@ -402,7 +403,7 @@ function nearestByLooseSpelling(words: readonly Word[], index: DictionaryIndex):
     }
     if (score > 0) out.push({ intent: intent.id, score: round2(score) });
   }
-  return out.sort((a, b) => b.score - a.score || a.intent.localeCompare(b.intent)).slice(0, MAX_SUGGESTIONS);
+  return out.sort((a, b) => b.score - a.score || byCodePoint(a.intent, b.intent)).slice(0, MAX_SUGGESTIONS);
 }
 
 function strength(score: number): number {
@@ -418,7 +419,7 @@ function describeMatches(matches: readonly Match[]): string {
     const surface = `"${m.word.surface}"`;
     if (m.similarity === 1) return surface;
     const nearest = [...m.vocab.raws].sort(
-      (x, y) => typoSimilarity(m.word.raw, y) - typoSimilarity(m.word.raw, x) || x.localeCompare(y),
+      (x, y) => typoSimilarity(m.word.raw, y) - typoSimilarity(m.word.raw, x) || byCodePoint(x, y),
     )[0];
     return `${surface} (≈"${nearest ?? m.vocab.stem}")`;
   });

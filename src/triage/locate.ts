@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { ClusterReader, KubeObject, ResourceKind } from '../cluster/types.js';
+import { byCodePoint } from '../code-point-order.js';
 import { stripChatMarkup } from './dictionary.js';
 import { AmbiguousNamespaceError, InvalidNamespaceError, type NamespaceCandidate } from './errors.js';
 
@@ -107,7 +108,7 @@ export async function locateNamespace(
   }
   const ranked = [...scores.entries()]
     .map(([namespace, s]) => ({ namespace, ...s }))
-    .sort((a, b) => b.score - a.score || a.namespace.localeCompare(b.namespace));
+    .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
   const [best, second] = ranked;
   if (!best) {
     const shown = names.filter((n) => !PLATFORM.test(n)).slice(0, 12);

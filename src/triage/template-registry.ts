@@ -3,6 +3,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as z from 'zod';
 import { RESOURCES } from '../cluster/resources.js';
+import { byCodePoint } from '../code-point-order.js';
 import { ENV } from '../env-names.js';
 import { readYaml, YamlReadError } from '../yaml-text.js';
 import { type ReadSpec, TemplateSchema, type TriageTemplate } from './template-schema.js';
@@ -98,7 +99,7 @@ function registryOf(templates: readonly TriageTemplate[]): TemplateRegistry {
       alerts.set(alert, template.id);
     });
   }
-  const list = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const list = [...byId.values()].sort((a, b) => byCodePoint(a.id, b.id));
   const ids = list.map((t) => t.id);
   return {
     get: (id) => byId.get(id),

@@ -6,6 +6,7 @@ import {
   READABLE_KINDS,
   type ResourceKind,
 } from '../cluster/types.js';
+import { byCodePoint } from '../code-point-order.js';
 import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from '../diagnosis/kinds.js';
 import type { UserRequest } from '../diagnosis/request.js';
 import { redactText } from '../redact/index.js';
@@ -247,7 +248,7 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
         },
         signal,
       );
-      const sorted = [...events].sort((a, b) => eventTime(a).localeCompare(eventTime(b)));
+      const sorted = [...events].sort((a, b) => byCodePoint(eventTime(a), eventTime(b)));
       if (sorted.length === 0) return { ...base, outcome: 'empty', summary: 'no events', lines: [] };
       const warnings = sorted.filter((e) => e['type'] === 'Warning').length;
       return {

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { scrubText } from '../scrub.js';
@@ -285,8 +286,8 @@ function egressBlocksDns(ctx: AnalyzerContext, dnsPods: readonly KubeObject[]): 
   // Egress rules add up: the policy added last is the change that took DNS away.
   const ordered = [...blamed.values()].sort(
     (a, b) =>
-      String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')) ||
-      a.metadata.name.localeCompare(b.metadata.name),
+      byCodePoint(String(b.metadata.creationTimestamp ?? ''), String(a.metadata.creationTimestamp ?? '')) ||
+      byCodePoint(a.metadata.name, b.metadata.name),
   );
   return { policies: ordered, pods: blocked };
 }
@@ -474,7 +475,7 @@ export const dnsAnalyzer: Analyzer = {
       if (errorLines.length >= 3) {
         const counts = new Map<string, number>();
         for (const e of errorLines) if (e.upstream) counts.set(e.upstream, (counts.get(e.upstream) ?? 0) + 1);
-        const upstreams = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([u]) => u);
+        const upstreams = [...counts].sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0])).map(([u]) => u);
         const lead = upstreams[0];
         const shown =
           [...errorLines].reverse().find((e) => lead === undefined || e.upstream === lead) ??

@@ -1,4 +1,5 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { AnalyzerContext } from '../analyzer.js';
 import { scrubText } from '../scrub.js';
 
@@ -235,7 +236,7 @@ function compareEventSummaries(a: EventSummary, b: EventSummary): number {
   const bt = b.last?.getTime() ?? 0;
   if (at !== bt) return bt - at;
   if (a.count !== b.count) return b.count - a.count;
-  return `${a.involvedName}${a.reason}${a.message}`.localeCompare(`${b.involvedName}${b.reason}${b.message}`);
+  return byCodePoint(`${a.involvedName}${a.reason}${a.message}`, `${b.involvedName}${b.reason}${b.message}`);
 }
 
 export function ageMs(now: Date, at: Date | undefined): number {

@@ -1,4 +1,5 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { AnalyzerContext } from '../analyzer.js';
 import type { ResourceRef } from '../findings.js';
 import { scrubText } from '../scrub.js';
@@ -194,7 +195,7 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
     if (list === undefined) groups.set(k, [item]);
     else list.push(item);
   }
-  return new Map([...groups.entries()].sort(([a], [b]) => a.localeCompare(b)));
+  return new Map([...groups.entries()].sort(([a], [b]) => byCodePoint(a, b)));
 }
 
 export interface PodContainer {
@@ -436,7 +437,7 @@ export function worstFirst<T extends PodContainer>(group: readonly T[]): T[] {
     (a, b) =>
       currentBadness(b.pod, b.c) - currentBadness(a.pod, a.c) ||
       finished(b) - finished(a) ||
-      a.pod.metadata.name.localeCompare(b.pod.metadata.name),
+      byCodePoint(a.pod.metadata.name, b.pod.metadata.name),
   );
 }
 

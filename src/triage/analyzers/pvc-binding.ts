@@ -1,5 +1,6 @@
 import damerauLevenshtein from 'damerau-levenshtein';
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent, MINUTE } from './events.js';
@@ -122,7 +123,7 @@ function staticMismatches(pvc: KubeObject, pvs: readonly KubeObject[], cls: stri
     (a, b) =>
       a.codes.length - b.codes.length ||
       (parseQuantity(b.pv.spec?.capacity?.storage) ?? 0) - (parseQuantity(a.pv.spec?.capacity?.storage) ?? 0) ||
-      a.pv.metadata.name.localeCompare(b.pv.metadata.name),
+      byCodePoint(a.pv.metadata.name, b.pv.metadata.name),
   );
 }
 

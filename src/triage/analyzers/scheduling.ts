@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from './events.js';
@@ -176,7 +177,7 @@ function fitLine(ctx: AnalyzerContext, pod: KubeObject, resource: 'cpu' | 'memor
   const want = requests(pod, resource);
   const each = nodes
     .map((n) => ({ name: n.metadata.name, value: parseQuantity(n.status?.allocatable?.[resource]) ?? 0 }))
-    .sort((a, b) => b.value - a.value || a.name.localeCompare(b.name));
+    .sort((a, b) => b.value - a.value || byCodePoint(a.name, b.name));
   const shown = each.slice(0, 4).map((n) => `${n.name} ${format(n.value)}`);
   const more = each.length > 4 ? `, and ${each.length - 4} more` : '';
   return `pod requests ${resource} ${format(want)}; allocatable ${resource} of the ${each.length} node(s) it may use: ${shown.join(', ')}${more} (the scheduler first subtracts what the pods already there request)`;
@@ -196,7 +197,7 @@ function nodeLabelsLine(ctx: AnalyzerContext, pod: KubeObject): string | undefin
         byValue.set(v, [...(byValue.get(v) ?? []), n.metadata.name]);
       }
       const values = [...byValue.entries()]
-        .sort(([a], [b]) => a.localeCompare(b))
+        .sort(([a], [b]) => byCodePoint(a, b))
         .map(([v, names]) => `${v} (${nameList(names, 3)})`);
       return `nodes' ${key}: ${values.join(', ')}`;
     });

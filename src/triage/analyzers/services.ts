@@ -1,5 +1,6 @@
 import levenshtein from 'damerau-levenshtein';
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, clip, describeEvent, findEvents } from './events.js';
@@ -184,7 +185,7 @@ export function intendedPods(ctx: AnalyzerContext, service: KubeObject): Candida
     if (!partial && owner.name !== name) continue;
     groups.set(key, { owner, pods: [pod], score, differs });
   }
-  return [...groups.values()].sort((a, b) => b.score - a.score || a.owner.name.localeCompare(b.owner.name))[0];
+  return [...groups.values()].sort((a, b) => b.score - a.score || byCodePoint(a.owner.name, b.owner.name))[0];
 }
 
 /** The pod whose labels come closest to the selector, to show what the selector probably meant. */
