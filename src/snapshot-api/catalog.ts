@@ -2,6 +2,7 @@ import { recordedObjectText } from '../cluster/object-text.js';
 import { RESOURCES, type ResourceInfo, resourceForKind } from '../cluster/resources.js';
 import { snapshotNow } from '../cluster/snapshot.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
+import { isEventsGroupEvent, toCoreEvent } from './event-conversion.js';
 
 /**
  * The snapshot indexed the way the API server stores it: per resource, ordered by `namespace/name` (etcd key
@@ -63,11 +64,11 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
     if (Number.isSafeInteger(rv) && rv > maxVersion) maxVersion = rv;
     // Cluster-scoped objects exported with a stray namespace would be unreachable by their real path.
     const strayNamespace = !info.namespaced && object.metadata.namespace !== undefined;
-    let normalized = object;
-    if (object.apiVersion == null || strayNamespace) {
-      const metadata = { ...object.metadata };
+    let normalized = isEventsGroupEvent(object) ? toCoreEvent(object) : object;
+    if (normalized.apiVersion == null || strayNamespace) {
+      const metadata = { ...normalized.metadata };
       if (strayNamespace) delete metadata.namespace;
-      normalized = { ...object, apiVersion: object.apiVersion ?? groupVersion(info), metadata };
+      normalized = { ...normalized, apiVersion: normalized.apiVersion ?? groupVersion(info), metadata };
     }
     let bucket = byResource.get(info.plural);
     if (!bucket) {

@@ -334,3 +334,43 @@ describe('fault injection', () => {
     ]);
   });
 });
+
+describe('events exported from events.k8s.io', () => {
+  it('are served as core/v1 Events, as kube-apiserver converts them, so field selectors and columns find them', async () => {
+    const exported: KubeObject = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'worker-1.17f3', namespace: 'default', resourceVersion: '7' },
+      eventTime: '2025-06-01T09:00:00.000000Z',
+      series: { count: 4, lastObservedTime: '2025-06-01T09:05:00.000000Z' },
+      reason: 'NodeNotReady',
+      note: 'Node worker-1 status is now: NodeNotReady',
+      type: 'Normal',
+      regarding: { kind: 'Node', name: 'worker-1', apiVersion: 'v1' },
+      reportingController: 'node-controller',
+      reportingInstance: 'kube-controller-manager',
+      deprecatedCount: 4,
+    } as KubeObject;
+    const own = await startSnapshotServer({ objects: [exported] });
+    try {
+      const res = await fetch(
+        `${own.url}/api/v1/events?fieldSelector=${encodeURIComponent('involvedObject.kind=Node')}`,
+      );
+      const body = (await res.json()) as { items: Record<string, unknown>[] };
+      expect(body.items).toHaveLength(1);
+      expect(body.items[0]).toMatchObject({
+        apiVersion: 'v1',
+        involvedObject: { kind: 'Node', name: 'worker-1' },
+        message: 'Node worker-1 status is now: NodeNotReady',
+        reportingComponent: 'node-controller',
+        reportingInstance: 'kube-controller-manager',
+        count: 4,
+        series: { count: 4 },
+      });
+      expect(body.items[0]).not.toHaveProperty('regarding');
+      expect(body.items[0]).not.toHaveProperty('note');
+    } finally {
+      await own.close();
+    }
+  });
+});
