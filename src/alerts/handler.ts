@@ -202,8 +202,7 @@ async function firing(deps: AlertHandlerDeps, group: AlertGroup, groupId: string
       await deps.slack.post(session.channelId, session.threadTs, alertUpdateView(group));
       return { outcome: 'updated', ...session };
     }
-    const opening = existing?.phase === 'opening' && (existing.leaseUntil ?? '') > deps.now().toISOString();
-    if (opening) {
+    if (stillOpening(deps, existing)) {
       if (attempt >= waits) {
         return {
           outcome: 'retry',
@@ -235,9 +234,25 @@ async function firing(deps: AlertHandlerDeps, group: AlertGroup, groupId: string
   };
 }
 
+/** A delivery holds a live claim on the group and has not bound its session yet. */
+function stillOpening(deps: AlertHandlerDeps, record: AlertGroupRecord | undefined): boolean {
+  return record?.phase === 'opening' && (record.leaseUntil ?? '') > deps.now().toISOString();
+}
+
 async function resolved(deps: AlertHandlerDeps, group: AlertGroup, groupId: string): Promise<AlertOutcome> {
-  const session = await openSessionOf(deps, await deps.store.alertGroups.get(groupId));
-  if (session === undefined) return { outcome: 'ignored', reason: 'no open session for this alert group' };
+  const existing = await deps.store.alertGroups.get(groupId);
+  const session = await openSessionOf(deps, existing);
+  if (session === undefined) {
+    // A sender says "resolved" once: dropped now, the session being opened would never hear it.
+    if (stillOpening(deps, existing)) {
+      return {
+        outcome: 'retry',
+        reason: 'the session of this alert group is still being opened',
+        retryAfterSeconds: RETRY_AFTER_SECONDS,
+      };
+    }
+    return { outcome: 'ignored', reason: 'no open session for this alert group' };
+  }
   await deps.slack.post(session.channelId, session.threadTs, alertResolvedView(group));
   // The same as a person saying "resolved" in the thread: the workflow re-triages and judges the fix.
   await deps.workflow.deliverInput({

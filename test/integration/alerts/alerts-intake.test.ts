@@ -142,6 +142,19 @@ describe('alerts open calmops sessions', () => {
     expect(stray.json).toEqual({ outcome: 'ignored', reason: 'no open session for this alert group' });
   });
 
+  it('asks for a resolution to be sent again while its group is still being opened, so the session hears it', async () => {
+    const body = alertmanagerBody({ alerts: [crashLooping('billing', 'invoice-2')], status: 'resolved' });
+    const groupId = alertGroupId({ source: 'alertmanager', key: body.groupKey, commonLabels: body.commonLabels });
+    // Another delivery holds a live claim and has not bound its session yet.
+    await alerts.store.alertGroups.claim(
+      { groupId, source: 'alertmanager', groupKey: body.groupKey, channelId: DEMO_IDS.incidents },
+      { leaseSeconds: 60 },
+    );
+    const { status, json } = await post(body);
+    expect(status).toBe(503);
+    expect(json).toMatchObject({ outcome: 'retry', reason: 'the session of this alert group is still being opened' });
+  });
+
   it('sweeps the namespace for an alert no template lists', async () => {
     const { status, json } = await post(alertmanagerBody({ alerts: [customAlert('billing')] }));
     expect(status).toBe(200);
