@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AlertmanagerWebhook } from '../src/alerts/alertmanager.js';
+import { byCodePoint } from '../src/code-point-order.js';
 
 /**
  * Alertmanager's version 4 webhook notification for one alert group, as Alertmanager 0.2x builds it: the sandbox's
@@ -23,7 +24,7 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
 /** The same fingerprint for the same labels, as Alertmanager's (a hash of the sorted label set). */
 export function fingerprintOf(labels: Readonly<Record<string, string>>): string {
   const text = Object.entries(labels)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => byCodePoint(a, b))
     .map(([k, v]) => `${k}\u0000${v}`)
     .join('\u0000');
   return createHash('sha256').update(text).digest('hex').slice(0, 16);

@@ -258,7 +258,7 @@ function snapshotOrder(a: KubeObject, b: KubeObject): number {
 }
 
 function sortKeys(record: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => byCodePoint(a, b)));
 }
 
 async function mapLimit<T>(

@@ -1,7 +1,8 @@
-import { recordedObjectText } from '../cluster/object-text.js';
+import { recordedObjectText, recordObjectText } from '../cluster/object-text.js';
 import { RESOURCES, type ResourceInfo, resourceForKind } from '../cluster/resources.js';
 import { snapshotNow } from '../cluster/snapshot.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
+import { byCodePoint } from '../code-point-order.js';
 import { isEventsGroupEvent, toCoreEvent } from './event-conversion.js';
 
 /**
@@ -51,7 +52,6 @@ function firstAtLeast(keys: readonly string[], bound: string): number {
 export function buildCatalog(objects: readonly KubeObject[], options: { now?: Date } = {}): SnapshotCatalog {
   const byResource = new Map<ResourceKind, Map<string, KubeObject>>();
   const skipped = new Map<string, number>();
-  const texts = new WeakMap<KubeObject, string>();
   let maxVersion = 0;
   for (const object of objects) {
     const info = object.kind ? resourceForKind(object.kind) : undefined;
@@ -81,7 +81,7 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
   const sorted = new Map<ResourceKind, KubeObject[]>();
   const sortedKeys = new Map<ResourceKind, string[]>();
   for (const [resource, bucket] of byResource) {
-    const entries = [...bucket.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = [...bucket.entries()].sort(([a], [b]) => byCodePoint(a, b));
     sorted.set(
       resource,
       entries.map(([, object]) => object),
@@ -112,11 +112,11 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
     count: () => total,
     text: (object) => {
       // An object served as it was handed over may come with its text (object-text.ts); a normalized one is a copy
-      // made here, which nothing has recorded.
-      let text = texts.get(object) ?? recordedObjectText(object);
+      // made here, recorded the first time it is served.
+      let text = recordedObjectText(object);
       if (text === undefined) {
         text = JSON.stringify(object);
-        texts.set(object, text);
+        recordObjectText(object, text);
       }
       return text;
     },

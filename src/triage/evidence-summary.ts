@@ -1,4 +1,5 @@
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
+import { byCodePoint } from '../code-point-order.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Domain } from './findings.js';
 
@@ -32,7 +33,7 @@ function countBy(objects: readonly KubeObject[], key: (o: KubeObject) => string 
     const k = key(o) ?? 'Unknown';
     counts[k] = (counts[k] ?? 0) + 1;
   }
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => byCodePoint(a, b)));
 }
 
 const condition = (o: KubeObject, type: string): string | undefined =>

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { byCodePoint } from '../code-point-order.js';
 
 export const DOMAINS = ['storage', 'compute', 'networking', 'platform'] as const;
 export const DomainSchema = z.enum(DOMAINS);
@@ -65,14 +66,10 @@ export function compareFindings(a: Finding, b: Finding): number {
   return (
     SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] ||
     b.confidence - a.confidence ||
-    cmp(a.code, b.code) ||
-    cmp(refKey(a.resource), refKey(b.resource)) ||
-    cmp(a.message, b.message)
+    byCodePoint(a.code, b.code) ||
+    byCodePoint(refKey(a.resource), refKey(b.resource)) ||
+    byCodePoint(a.message, b.message)
   );
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Bound a text for the envelope, marking the cut. */

@@ -1,4 +1,5 @@
 import type { ClusterReader, KubeObject, ReadFailureReason, ResourceKind } from '../cluster/types.js';
+import { byCodePoint } from '../code-point-order.js';
 import type { ReadSpec, TriageTemplate } from './template-schema.js';
 
 /**
@@ -439,7 +440,7 @@ function render(value: unknown): string | undefined {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => typeof v === 'string');
     if (entries.length === 0) return undefined;
     return entries
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a], [b]) => byCodePoint(a, b))
       .map(([k, v]) => `${k}=${v}`)
       .join(',');
   }

@@ -6,6 +6,7 @@ import { SWEEP_INTENT, withSweep } from './sweep.js';
 
 export { SWEEP_INTENT };
 
+import { byCodePoint } from '../code-point-order.js';
 import type { TemplateRegistry } from './template-registry.js';
 import type { TriageTemplate } from './template-schema.js';
 
@@ -180,7 +181,7 @@ function suggestionsFor(intent: string, templates: TemplateRegistry, resolve: Re
   return [...templates.ids()]
     .map((id) => ({ id, d: damerauLevenshtein(intent.toLowerCase(), id).steps }))
     .filter((x) => x.d <= Math.max(3, Math.floor(x.id.length / 3)))
-    .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : 1))
+    .sort((a, b) => a.d - b.d || byCodePoint(a.id, b.id))
     .slice(0, 3)
     .map((x) => x.id);
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import { writeKubeconfig } from '../../snapshot-api/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../snapshot-api/server.js';
 import { parseCommandLine } from '../flags.js';
@@ -119,7 +120,7 @@ function busiestNamespace(objects: readonly KubeObject[]): string | undefined {
   }
   let best: string | undefined;
   let bestCount = 0;
-  for (const [ns, count] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [ns, count] of [...counts].sort(([a], [b]) => byCodePoint(a, b))) {
     if (count > bestCount) {
       best = ns;
       bestCount = count;
