@@ -102,19 +102,22 @@ async function readout(response: ServerResponse, standInOrigin: string, path: st
  * handler), `/healthz`, the sandbox page under `/sandbox/`, and a read-only view of what the bot sent to Slack under
  * `/_slack/`.
  */
+/** The paths the Lambda's handler answers, and who sends to each. */
+const FUNCTION_ROUTES: Readonly<Record<string, string>> = {
+  '/slack/events': 'Slack',
+  [ALERTMANAGER_PATH]: 'Alertmanager',
+};
+
 export async function startLocalHttpServer(options: LocalHttpServerOptions): Promise<LocalHttpServer> {
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
       try {
-        if (url.pathname === '/slack/events') {
-          if (request.method !== 'POST') sendJson(response, 405, { error: 'Slack sends POST requests here' });
-          else await slackEvents(request, response, options.slack, url.pathname);
-          return;
-        }
-        if (url.pathname === ALERTMANAGER_PATH) {
-          // Alertmanager's webhook, answered by the same function (its bearer token is checked there).
-          if (request.method !== 'POST') sendJson(response, 405, { error: 'Alertmanager sends POST requests here' });
+        // Slack's events and Alertmanager's webhook are answered by the same function (the bearer token of the
+        // webhook is checked there).
+        const sender = FUNCTION_ROUTES[url.pathname];
+        if (sender !== undefined) {
+          if (request.method !== 'POST') sendJson(response, 405, { error: `${sender} sends POST requests here` });
           else await slackEvents(request, response, options.slack, url.pathname);
           return;
         }

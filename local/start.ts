@@ -7,6 +7,7 @@ import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
 import { loadSnapshotFiles, secretsSkippedNotice } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';
 import { DEFAULT_MIN_TIME_IN_STATE_SECONDS } from '../src/diagnosis/state-machine.js';
+import { ENV } from '../src/env-names.js';
 import { PolicyError, parsePolicy } from '../src/policy/channel-policy.js';
 import type { SnapshotServer } from '../src/snapshot-api/server.js';
 import { readYaml, YamlReadError } from '../src/yaml-text.js';
@@ -99,11 +100,11 @@ function reconcileSecondsFrom(env: Env): number {
 
 /** ADR-005's minimum time in a state: what the deployment would enforce unless CALMOPS_MIN_TIME_IN_STATE_SECONDS says. */
 function minTimeInStateFrom(env: Env): number {
-  const raw = value(env, 'CALMOPS_MIN_TIME_IN_STATE_SECONDS');
+  const raw = value(env, ENV.minTimeInStateSeconds);
   if (raw === undefined) return DEFAULT_MIN_TIME_IN_STATE_SECONDS;
   const seconds = Number(raw);
   if (!/^\d+$/.test(raw) || seconds > 3600) {
-    throw new StartError(`CALMOPS_MIN_TIME_IN_STATE_SECONDS must be whole seconds 0–3600, got "${raw}"`);
+    throw new StartError(`${ENV.minTimeInStateSeconds} must be whole seconds 0–3600, got "${raw}"`);
   }
   return seconds;
 }
@@ -138,23 +139,23 @@ async function keptSecret(env: Env, variable: string, dataDir: string, name: str
 }
 
 const signingSecret = (env: Env, dataDir: string) =>
-  keptSecret(env, 'SLACK_SIGNING_SECRET', dataDir, 'signing-secret', 32);
-const alertsToken = (env: Env, dataDir: string) => keptSecret(env, 'ALERTS_TOKEN', dataDir, 'alerts-token', 24);
+  keptSecret(env, ENV.slackSigningSecret, dataDir, 'signing-secret', 32);
+const alertsToken = (env: Env, dataDir: string) => keptSecret(env, ENV.alertsToken, dataDir, 'alerts-token', 24);
 
 /**
  * Your channel policy, from CALMOPS_POLICY (a YAML or JSON file) or CALMOPS_POLICY_JSON, checked here so that a
  * mistake stops the start with its reason; undefined keeps the sandbox's default (every channel, its groups).
  */
 export async function policyFrom(env: Env): Promise<unknown> {
-  const inline = value(env, 'CALMOPS_POLICY_JSON');
-  const file = value(env, 'CALMOPS_POLICY');
+  const inline = value(env, ENV.policyJson);
+  const file = value(env, ENV.policyFile);
   if (inline === undefined && file === undefined) return undefined;
-  const source = inline !== undefined ? 'CALMOPS_POLICY_JSON' : (file as string);
+  const source = inline !== undefined ? ENV.policyJson : (file as string);
   let text: string;
   try {
     text = inline ?? (await readFile(file as string, 'utf8'));
   } catch (error) {
-    throw new StartError(`cannot read CALMOPS_POLICY ${file}: ${(error as Error).message}`, { cause: error });
+    throw new StartError(`cannot read ${ENV.policyFile} ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {
     const data: unknown = readYaml(text) ?? {};
@@ -190,7 +191,7 @@ export function policyClusterNames(policy: unknown): string[] {
 }
 
 export function clusterSource(env: Env): ClusterSource {
-  const kubeconfig = value(env, 'KUBECONFIG');
+  const kubeconfig = value(env, ENV.kubeconfig);
   if (kubeconfig !== undefined) {
     // KUBECONFIG may list several files; the first one is the cluster to read, as for kubectl's current context.
     const first = kubeconfig.split(delimiter).find((p) => p !== '');
@@ -260,7 +261,7 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   const alertToken = await alertsToken(env, dataDir);
   const cluster = clusterSource(env);
   const policy = await policyFrom(env);
-  const botToken = value(env, 'SLACK_BOT_TOKEN');
+  const botToken = value(env, ENV.slackBotToken);
   const appToken = value(env, 'SLACK_APP_TOKEN');
   const socketMode = botToken !== undefined && appToken !== undefined;
 
@@ -307,17 +308,14 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
 
     let slackHandler: SlackHttpHandler;
     let socket: SocketModeApp | undefined;
-    let socketDeps:
-      | Awaited<ReturnType<typeof import('../src/app/slack-runtime.js').createSlackDepsFromEnv>>
-      | undefined;
     if (socketMode) {
       // The workflow functions read their environment on first use, so the real token reaches them before any post.
-      stack.env['SLACK_BOT_TOKEN'] = botToken;
-      stack.env['SLACK_API_URL'] = 'https://slack.com/api/';
+      stack.env[ENV.slackBotToken] = botToken;
+      stack.env[ENV.slackApiUrl] = 'https://slack.com/api/';
       const { createSlackDepsFromEnv } = await import('../src/app/slack-runtime.js');
       const { SocketModeError, startSocketMode } = await import('./socket-mode.js');
+      const socketDeps = await createSlackDepsFromEnv(stack.env);
       try {
-        socketDeps = await createSlackDepsFromEnv(stack.env);
         socket = await startSocketMode({ appToken, deps: socketDeps });
       } catch (error) {
         // A token or network problem is the user's to fix: reported like any other bad setting.

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseSnapshotText, type SnapshotLogs } from '../../src/cluster/snapshot.js';
+import {
+  parseSnapshotLogs,
+  parseSnapshotText,
+  type SnapshotLogs,
+  siblingLogsPath,
+} from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
 
 /**
@@ -48,7 +53,8 @@ function capturedFix(namespace: string): CapturedFix {
   if (known !== undefined) return known;
   const file = fileURLToPath(new URL(`./fixed/${namespace}.yaml`, import.meta.url));
   const { objects } = parseSnapshotText(readFileSync(file, 'utf8'), file);
-  const logs = JSON.parse(readFileSync(file.replace(/\.yaml$/, '.logs.json'), 'utf8')) as SnapshotLogs;
+  const logsFile = siblingLogsPath(file);
+  const logs = parseSnapshotLogs(readFileSync(logsFile, 'utf8'), logsFile);
   const fix = {
     namespaced: objects.filter((o) => o.metadata.namespace === namespace),
     clusterScoped: objects.filter((o) => o.metadata.namespace === undefined),
