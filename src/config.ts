@@ -326,7 +326,7 @@ const readers: { [S in ConfigSection]: (env: Env, problems: string[]) => Calmops
       // The token itself is never echoed: only its shape is judged.
       const parsed = AlertsTokenSchema.safeParse(token);
       if (parsed.success) return { source: 'env', token: parsed.data };
-      problems.push(...parsed.error.issues.map((i) => `ALERTS_TOKEN: ${i.message}`));
+      problems.push(...issues(ENV.alertsToken, parsed.error));
       return undefined;
     }
     if (secretArn !== undefined) {

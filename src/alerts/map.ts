@@ -1,3 +1,5 @@
+import { isClusterLabel } from '../policy/channel-policy.js';
+import { isDns1123Label } from '../triage/namespace.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/template-registry.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
@@ -34,9 +36,6 @@ export function alertIntents(templates: TemplateRegistry): ReadonlyMap<string, s
  */
 const REPORTER_NAMESPACE = new Set(['ClusterOperatorDown', 'ClusterOperatorDegraded', 'ClusterOperatorFlapping']);
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const CLUSTER_LABEL = /^[A-Za-z0-9._:-]{1,128}$/;
-
 function label(alert: NormalizedAlert, group: AlertGroup, name: string): string | undefined {
   const value = alert.labels[name] ?? group.commonLabels[name];
   return value === undefined || value === '' ? undefined : value;
@@ -53,8 +52,8 @@ export function targetOf(alert: NormalizedAlert, group: AlertGroup, intents: Rea
     via: listed === undefined ? ('sweep' as const) : ('template' as const),
     alert,
     // A label that is not a namespace name (a typo in a rule) is dropped rather than sent to the cluster.
-    ...(namespace !== undefined && DNS_LABEL.test(namespace) ? { namespace } : {}),
-    ...(cluster !== undefined && CLUSTER_LABEL.test(cluster) ? { cluster } : {}),
+    ...(namespace !== undefined && isDns1123Label(namespace) ? { namespace } : {}),
+    ...(cluster !== undefined && isClusterLabel(cluster) ? { cluster } : {}),
     ...(severity === undefined ? {} : { severity }),
   };
 }

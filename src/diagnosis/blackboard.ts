@@ -1,6 +1,7 @@
 import { byCodePoint } from '../code-point-order.js';
 import { type Domain, type ResourceRef, SEVERITY_ORDER, type Severity } from '../triage/findings.js';
-import { canonicalKind, isClusterScoped, kindLabel } from './kinds.js';
+import { canonicalKind, isClusterScoped } from './kinds.js';
+import { describeResource } from './resource-text.js';
 
 /**
  * The blackboard's `group_findings` and `print_findings_report`. Specialists write findings independently; grouping
@@ -218,11 +219,6 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
-function describe(ref: ResourceRef): string {
-  const ns = ref.namespace && !isClusterScoped(ref.kind) ? `${ref.namespace}/` : '';
-  return `${kindLabel(ref.kind)} ${ns}${ref.name}`;
-}
-
 /** The findings report: one section per incident, root cause first, with the evidence a human would check. */
 export function formatFindingsReport(groups: readonly FindingGroup[], options: { title?: string } = {}): string {
   const lines: string[] = [`# ${options.title ?? 'Findings report'}`, ''];
@@ -239,27 +235,27 @@ export function formatFindingsReport(groups: readonly FindingGroup[], options: {
       '',
       `- **Primary domain:** ${group.primaryDomain}${group.domains.length > 1 ? ` (also ${group.domains.filter((d) => d !== group.primaryDomain).join(', ')})` : ''}`,
       `- **Severity:** ${group.severity}`,
-      `- **Root cause:** ${root.code ? `\`${root.code}\` ` : ''}${root.resource ? `on ${describe(root.resource)} ` : ''}(confidence ${root.confidence.toFixed(2)}): ${root.message}`,
+      `- **Root cause:** ${root.code ? `\`${root.code}\` ` : ''}${root.resource ? `on ${describeResource(root.resource)} ` : ''}(confidence ${root.confidence.toFixed(2)}): ${root.message}`,
     );
     if (group.links.length > 0) {
       lines.push(`- **Causal links:** ${group.links.map((l) => `${l.cause} → ${l.dependent}`).join('; ')}`);
     }
     lines.push(
-      `- **Resources:** ${group.resources.map(describe).join(', ')}`,
+      `- **Resources:** ${group.resources.map(describeResource).join(', ')}`,
       '',
       '| # | Severity | Code | Resource | Finding | Confidence |',
       '|---|---|---|---|---|---|',
     );
     group.findings.forEach((f, i) => {
       lines.push(
-        `| ${i + 1} | ${f.severity ?? '-'} | ${f.code ? `\`${f.code}\`` : '-'} | ${f.resource ? cell(describe(f.resource)) : '-'} | ${cell(f.message)} | ${f.confidence.toFixed(2)} |`,
+        `| ${i + 1} | ${f.severity ?? '-'} | ${f.code ? `\`${f.code}\`` : '-'} | ${f.resource ? cell(describeResource(f.resource)) : '-'} | ${cell(f.message)} | ${f.confidence.toFixed(2)} |`,
       );
     });
     const withEvidence = group.findings.filter((f) => (f.evidence ?? []).length > 0);
     if (withEvidence.length > 0) {
       lines.push('', '**Evidence**', '');
       for (const f of withEvidence) {
-        lines.push(`- ${f.code ? `\`${f.code}\` ` : ''}${f.resource ? describe(f.resource) : f.message}:`);
+        lines.push(`- ${f.code ? `\`${f.code}\` ` : ''}${f.resource ? describeResource(f.resource) : f.message}:`);
         for (const line of (f.evidence ?? []).slice(0, 3)) lines.push(`  - ${line.replace(/\r?\n/g, ' ')}`);
       }
     }

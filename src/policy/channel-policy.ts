@@ -45,6 +45,11 @@ const ChannelRulesSchema = z.strictObject({
 
 /** A value of an alert's `cluster` label: whatever the monitoring stack names its clusters, within reason. */
 const ClusterLabel = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'a cluster label value: letters, digits and . _ : -');
+
+/** Whether an alert's cluster label is one a route of the policy could name. */
+export function isClusterLabel(value: string): boolean {
+  return ClusterLabel.safeParse(value).success;
+}
 const SeverityLabel = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'a severity label value such as critical');
 
 /** Alerts whose labels all match the given ones go to `channel`; the first matching route wins. */

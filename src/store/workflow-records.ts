@@ -5,6 +5,7 @@ import { EvidenceItemSchema as DiagnosisEvidenceSchema } from '../diagnosis/evid
 import { ValidationContextSchema } from '../diagnosis/fix-validation.js';
 import { PanicSignalSchema } from '../diagnosis/panic.js';
 import { ResourceRefSchema } from '../triage/findings.js';
+import { KeyPartSchema } from './keys.js';
 
 /**
  * What the workflow keeps about a session beyond the session item the Slack side reads: the diagnostic evidence in
@@ -12,8 +13,6 @@ import { ResourceRefSchema } from '../triage/findings.js';
  * reads, the plans under review and the approvals waiting for a decision. The ArtifactRepository (artifacts.ts)
  * writes them, each by one conditional put.
  */
-
-const KeyPart = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
 
 export const HypothesisSchema = z.object({
   id: z.string().max(64),
@@ -37,7 +36,7 @@ const RecordedRequestSchema = z.object({
 });
 
 export const WorkflowRecordSchema = z.object({
-  sessionId: KeyPart,
+  sessionId: KeyPartSchema,
   version: z.number().int().min(0),
   stateEnteredAt: z.string(),
   validation: ValidationContextSchema.nullable().default(null),
@@ -79,7 +78,7 @@ export const WorkflowRecordSchema = z.object({
 export type WorkflowRecord = z.infer<typeof WorkflowRecordSchema>;
 
 export const PlanRecordSchema = z.object({
-  sessionId: KeyPart,
+  sessionId: KeyPartSchema,
   planId: z.string(),
   kind: z.enum(['plan', 'postmortem']),
   revision: z.number().int().min(0),
@@ -97,7 +96,7 @@ export type PlanRecord = z.infer<typeof PlanRecordSchema>;
 
 /** Which approval a wait is about, so a timeout can expire it and update its message. */
 export const PendingApprovalSchema = z.object({
-  sessionId: KeyPart,
+  sessionId: KeyPartSchema,
   kind: z.string(),
   approvalId: z.string(),
   channelId: z.string(),
