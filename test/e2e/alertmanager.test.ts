@@ -11,6 +11,8 @@ import {
   startAlertmanager,
   webhookConfig,
 } from '../support/alertmanager-process.js';
+import { renderMessage } from '../support/slack-messages.js';
+import { waitFor as waitUntil } from '../support/workflow-harness.js';
 
 /**
  * A real Prometheus Alertmanager delivering to `npm start`'s `/alerts/alertmanager` with its bearer token: the
@@ -86,16 +88,14 @@ async function messages(): Promise<StandInMessage[]> {
   return ((await response.json()) as { messages: StandInMessage[] }).messages;
 }
 
-const render = (m: StandInMessage) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
-
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT;
-  while (Date.now() < deadline) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    return await waitUntil(what, probe, WAIT, 200);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; Alertmanager said:\n${alertmanager?.output() ?? ''}`, {
+      cause: error,
+    });
   }
-  throw new Error(`timed out waiting for ${what}; Alertmanager said:\n${alertmanager?.output() ?? ''}`);
 }
 
 async function alertRoots(): Promise<StandInMessage[]> {
@@ -110,7 +110,7 @@ async function thread(rootTs: string): Promise<StandInMessage[]> {
 
 const waitInThread = (rootTs: string, pattern: RegExp) =>
   waitFor(`a thread message matching ${pattern}`, async () =>
-    (await thread(rootTs)).find((m) => pattern.test(render(m))),
+    (await thread(rootTs)).find((m) => pattern.test(renderMessage(m))),
   );
 
 describe('Alertmanager delivers to calmops', () => {
@@ -121,9 +121,9 @@ describe('Alertmanager delivers to calmops', () => {
     const root = await waitFor('the alert thread root', async () => (await alertRoots())[0]);
     rootTs = root.ts;
     expect(root.text).toContain('firing in orders');
-    expect(render(root)).toContain(POD);
+    expect(renderMessage(root)).toContain(POD);
     // The link Alertmanager put in the notification: it came through Alertmanager, not a hand-made body.
-    expect(render(root)).toContain(`<${alertmanager?.url}|Alertmanager>`);
+    expect(renderMessage(root)).toContain(`<${alertmanager?.url}|Alertmanager>`);
     await waitInThread(rootTs, /Triage: crashloop-analysis in orders/);
     expect(await alertRoots()).toHaveLength(1);
   });
@@ -132,7 +132,7 @@ describe('Alertmanager delivers to calmops', () => {
     await alertmanager?.push([crashLooping(POD)]);
     await alertmanager?.push([crashLooping(POD), crashLooping(OTHER_POD)]);
     const update = await waitInThread(rootTs, /Alert update.*2 firing/s);
-    expect(render(update)).toContain(OTHER_POD);
+    expect(renderMessage(update)).toContain(OTHER_POD);
     expect(await alertRoots()).toHaveLength(1);
   });
 

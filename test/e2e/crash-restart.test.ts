@@ -13,7 +13,7 @@ import { DEMO_IDS } from '../../local/slack/index.js';
 import { ArtifactRepository } from '../../src/store/artifacts.js';
 import { createDocumentClient, createDynamoClient, createStore, type Store } from '../../src/store/index.js';
 import { blockActionBody, eventBody, slashBody, viewSubmissionBody } from '../support/slack-harness.js';
-import { buttonsOf } from '../support/slack-local-stack.js';
+import { buttonsOf } from '../support/slack-messages.js';
 
 /**
  * `npm start` is killed the way production processes die — `kill -9` of the whole process group in the middle of

@@ -14,6 +14,8 @@ import { AlertmanagerWebhookSchema, fromAlertmanager } from '../../src/alerts/al
 import { mapAlertGroup } from '../../src/alerts/map.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
 import { loadTemplates } from '../../src/triage/template-registry.js';
+import { renderMessage } from '../support/slack-messages.js';
+import { waitFor as waitUntil } from '../support/workflow-harness.js';
 
 /**
  * The sandbox's "Alerts" panel: `POST /_sandbox/alerts/sample` sends the Alertmanager notification a demo
@@ -63,17 +65,8 @@ async function state(origin = running.origin): Promise<SandboxState> {
   return (await (await fetch(`${origin}/sandbox/api/state`)).json()) as SandboxState;
 }
 
-const render = (m: StandInMessage) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT;
-  while (Date.now() < deadline) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Waits for a probe to find something, polling as the product's asynchronous steps land. */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => waitUntil(what, probe, WAIT, 200);
 
 async function roots(alertname: string): Promise<StandInMessage[]> {
   return (await state()).messages.filter(
@@ -83,7 +76,7 @@ async function roots(alertname: string): Promise<StandInMessage[]> {
 
 const waitInThread = (rootTs: string, pattern: RegExp) =>
   waitFor(`a thread message matching ${pattern}`, async () =>
-    (await state()).messages.find((m) => m.thread_ts === rootTs && m.ts !== rootTs && pattern.test(render(m))),
+    (await state()).messages.find((m) => m.thread_ts === rootTs && m.ts !== rootTs && pattern.test(renderMessage(m))),
   );
 
 function sampleOf(view: SampleAlertsView, namespace: string) {
@@ -128,7 +121,7 @@ describe('sample alerts in the sandbox', () => {
     const [root, ...others] = await roots('KubePodCrashLooping');
     expect(others).toEqual([]);
     expect(root?.ts).toBe(threadTs);
-    expect(render(root as StandInMessage)).toContain('order-worker-69b7c4d8f5-fk2lp');
+    expect(renderMessage(root as StandInMessage)).toContain('order-worker-69b7c4d8f5-fk2lp');
     await waitInThread(threadTs, /Triage: crashloop-analysis in orders/);
     const after = await state();
     expect(after.version).not.toBe(before);

@@ -5,6 +5,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StandInMessage } from '../../local/slack/server.js';
 import { type RunningCalmops, startCalmops } from '../../local/start.js';
+import { renderMessage } from '../support/slack-messages.js';
+import { waitFor as waitUntil } from '../support/workflow-harness.js';
 
 /**
  * The whole journey `npm start` offers, through the sandbox's own API as the page uses it: /triage on a demo
@@ -53,17 +55,8 @@ async function messages(): Promise<StandInMessage[]> {
   return state.messages;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT;
-  while (Date.now() < deadline) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-const render = (m: StandInMessage) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
+/** Waits for a probe to find something, polling as the product's asynchronous steps land. */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => waitUntil(what, probe, WAIT, 200);
 
 interface Button {
   message: StandInMessage;
@@ -95,7 +88,7 @@ async function threadOf(rootTs: string): Promise<StandInMessage[]> {
 
 const waitForText = (rootTs: string, pattern: RegExp, after = 0) =>
   waitFor(`a thread message matching ${pattern}`, async () =>
-    (await threadOf(rootTs)).slice(after).find((m) => pattern.test(render(m))),
+    (await threadOf(rootTs)).slice(after).find((m) => pattern.test(renderMessage(m))),
   );
 
 const waitForButton = (rootTs: string, actionId: string, after = 0) =>
@@ -131,7 +124,7 @@ async function triage(text: string): Promise<{ rootTs: string; sessionId: string
   );
   const sessionId = await waitFor('the session id', async () => {
     for (const m of await messages()) {
-      const id = /session `?([0-9A-Z]{26})/.exec(render(m))?.[1];
+      const id = /session `?([0-9A-Z]{26})/.exec(renderMessage(m))?.[1];
       if (id !== undefined && !before.has(m.ts)) return id;
     }
     return undefined;
@@ -155,7 +148,9 @@ describe('the demo journey in the sandbox', () => {
     });
 
     const planAt = await waitFor('the plan for review', async () => {
-      const index = (await threadOf(first.rootTs)).findIndex((m) => /Remediation plan for review/.test(render(m)));
+      const index = (await threadOf(first.rootTs)).findIndex((m) =>
+        /Remediation plan for review/.test(renderMessage(m)),
+      );
       return index >= 0 ? index : undefined;
     });
     const approve = await waitForButton(first.rootTs, 'approval_approve', planAt);
@@ -187,6 +182,6 @@ describe('the demo journey in the sandbox', () => {
     await post('/_sandbox/demo/orders/restore');
     const second = await triage('/triage crashloop in orders');
     const cited = await waitForText(second.rootTs, /similar incident\(s\)/i);
-    expect(render(cited)).toContain(first.sessionId);
+    expect(renderMessage(cited)).toContain(first.sessionId);
   });
 });

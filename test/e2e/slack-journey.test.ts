@@ -2,7 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { withDefaultStorageClassFix } from '../../bench/support/workflow-fixed-cluster.js';
 import { DEMO_IDS, type StandInMessage } from '../../local/slack/index.js';
-import { buttonsOf, renderMessage, useSlackOnStack } from '../support/slack-local-stack.js';
+import { useSlackOnStack } from '../support/slack-local-stack.js';
+import { buttonsOf, renderMessage } from '../support/slack-messages.js';
 import { fixture, waitFor } from '../support/workflow-harness.js';
 
 /**

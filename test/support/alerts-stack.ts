@@ -1,6 +1,7 @@
 import { DEMO_IDS, demoChannels, type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js';
 import { type LocalStack, startLocalStack } from '../../local/stack.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { renderMessage } from './slack-messages.js';
 import { startedForSuite } from './suite-lifecycle.js';
 import { fixture, waitFor } from './workflow-harness.js';
 
@@ -74,7 +75,7 @@ export function alertChecks(alerts: Pick<AlertsStack, 'slack' | 'store'>) {
     return alerts.slack
       .messages(channel)
       .filter((m) => m.thread_ts === ts && m.ts !== ts)
-      .map((m) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`);
+      .map(renderMessage);
   }
 
   const waitForThread = (channel: string, ts: string, pattern: RegExp) =>

@@ -1,3 +1,12 @@
+import { classifyRequest } from '../../src/diagnosis/commands/index.js';
+import { type EvidenceItem, mergeEvidence, type WorkflowSnapshot } from '../../src/diagnosis/evidence.js';
+import {
+  evidenceFromConfirmation,
+  evidenceFromEnvelope,
+  evidenceFromHypothesis,
+  evidenceFromMemorySearch,
+} from '../../src/diagnosis/evidence-sources.js';
+import { advance } from '../../src/diagnosis/transitions.js';
 import type { TriageEnvelope } from '../../src/triage/envelope.js';
 import { type Finding, type FindingInput, FindingSchema } from '../../src/triage/findings.js';
 
@@ -109,3 +118,21 @@ export function envelope(overrides: Partial<TriageEnvelope> = {}): TriageEnvelop
 export const T0 = Date.parse('2025-08-10T04:00:00.000Z');
 export const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
 export const when = (seconds: number) => new Date(T0 + seconds * 1000);
+
+/** Adds evidence to a session as the workflow does, then lets the state machine move on from it. */
+export function advanceWith(snapshot: WorkflowSnapshot, items: EvidenceItem[], time: string) {
+  return advance({ ...snapshot, evidence: mergeEvidence(snapshot.evidence, items) }, time);
+}
+
+/**
+ * The evidence of a session whose first hypothesis, the envelope's root cause, was confirmed: triage at `at(1)`, the
+ * memory search at `at(10)`, the hypothesis at `at(20)` and the confirmation at `at(40)`.
+ */
+export function confirmedRootCauseEvidence(env: TriageEnvelope = envelope()): EvidenceItem[] {
+  const evidence = [
+    ...evidenceFromEnvelope(env, at(1)),
+    ...evidenceFromMemorySearch([], at(10)),
+    ...evidenceFromHypothesis(classifyRequest('hypothesis 1'), { at: at(20), rootCause: env.rootCause }),
+  ];
+  return [...evidence, ...evidenceFromConfirmation(classifyRequest('confirmed'), evidence, at(40))];
+}

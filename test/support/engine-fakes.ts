@@ -8,7 +8,12 @@ import type {
   ResourceKind,
 } from '../../src/cluster/types.js';
 import { ClusterReadError } from '../../src/cluster/types.js';
-import { matchesLabels, parseLabelSelector } from '../../src/snapshot-api/selectors.js';
+import {
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '../../src/snapshot-api/selectors.js';
 import type { Analyzer } from '../../src/triage/analyzer.js';
 import type { EntryResolution, TemplateRegistry, TriageLogger } from '../../src/triage/engine.js';
 import type { FindingInput } from '../../src/triage/findings.js';
@@ -30,18 +35,6 @@ export interface FakeReader extends ClusterReader {
   maxInFlight: number;
 }
 
-function matchesField(o: KubeObject, selector: string | undefined): boolean {
-  if (!selector) return true;
-  return selector.split(',').every((term) => {
-    const [, path, op, want] = /^([^!=]+)(!=|==|=)(.*)$/.exec(term) as unknown as [string, string, string, string];
-    let value: unknown = o;
-    for (const key of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[key];
-    // As the API server does, a field that is absent compares as the empty string.
-    const actual = value === undefined ? '' : String(value);
-    return op === '!=' ? actual !== want : actual === want;
-  });
-}
-
 function matchesLabelSelector(o: KubeObject, selector: string | undefined): boolean {
   return matchesLabels(parseLabelSelector(selector ?? ''), o.metadata.labels);
 }
@@ -59,7 +52,7 @@ export function fakeReader(options: FakeReaderOptions): FakeReader {
             (query.namespace === undefined ||
               o.metadata.namespace === undefined ||
               o.metadata.namespace === query.namespace) &&
-            matchesField(o, query.fieldSelector) &&
+            matchesFields(query.kind, parseFieldSelector(query.fieldSelector ?? ''), o) &&
             matchesLabelSelector(o, query.labelSelector),
         ),
       );

@@ -1,26 +1,28 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
+import { messageEvent } from '../../local/sandbox/payloads.js';
 import { DEMO_IDS, type SlackStandIn, type StandInMessage } from '../../local/slack/index.js';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.js';
 import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
-import { createSlackHttpHandler, type SlackHttpHandler, type SlackHttpResponse } from '../../src/slack/receiver.js';
+import { createSlackHttpHandler, type SlackHttpResponse } from '../../src/slack/receiver.js';
 import type { SnapshotServer } from '../../src/snapshot-api/server.js';
+import {
+  appMention,
+  buttonClick,
+  eventCallback,
+  SLACK_WORKSPACE,
+  slashCommand,
+  threadMessage,
+} from './signed-slack.js';
 import { send } from './slack-harness.js';
+import type { SlackButton } from './slack-messages.js';
+import { startedForSuite } from './suite-lifecycle.js';
 
 /**
  * A person in Slack against the whole local stack (dynalite, the real state machines on the local Step Functions
  * endpoint, the snapshot API server, the Slack stand-in): each step is a request in Slack's shape, signed with the
  * stack's signing secret and handed to the Slack function's handler, and every check reads what the stand-in shows.
  */
-
-const FORM = 'application/x-www-form-urlencoded';
-const JSON_TYPE = 'application/json';
-
-/** A button as a message's `actions` block carries it. */
-export interface SlackButton {
-  action_id: string;
-  value: string;
-}
 
 export interface SlackOnStack {
   /** The running stack (started in `beforeAll`). */
@@ -55,23 +57,6 @@ export interface SlackOnStackOptions {
   startTimeoutMs?: number;
 }
 
-/** A message's text and blocks in one string, so a pattern can match either. */
-export function renderMessage(message: Pick<StandInMessage, 'text' | 'blocks'>): string {
-  return `${message.text}\n${JSON.stringify(message.blocks ?? [])}`;
-}
-
-/** The buttons in a message's `actions` blocks. */
-export function buttonsOf(message: Pick<StandInMessage, 'blocks'>): SlackButton[] {
-  return (message.blocks ?? []).flatMap((b) => {
-    const block = b as { type?: string; elements?: { type?: string; action_id?: string; value?: string }[] };
-    return block.type === 'actions'
-      ? (block.elements ?? [])
-          .filter((e) => e.type === 'button' && e.action_id !== undefined)
-          .map((e) => ({ action_id: e.action_id as string, value: e.value ?? '' }))
-      : [];
-  });
-}
-
 /**
  * Starts the local stack and the Slack function for the enclosing `describe` and closes them after its tests. The
  * accessors are returned at once and answer once `beforeAll` has run, so tests can destructure them up front.
@@ -81,27 +66,26 @@ export function useSlackOnStack(stackOptions: LocalStackOptions, options: SlackO
   const { label } = options;
   const triggerPrefix = label === undefined ? 'trigger.' : `trigger.${label}.`;
   const eventPrefix = label === undefined ? 'Ev' : `Ev${label.charAt(0).toUpperCase()}${label.slice(1)}`;
-  let running: LocalStack | undefined;
-  let handle: SlackHttpHandler;
-  let secret = '';
   let counter = 0;
 
-  beforeAll(async () => {
-    running = await startLocalStack({ logLevel: 'SILENT', ...stackOptions });
-    secret = running.env['SLACK_SIGNING_SECRET'] ?? '';
-    handle = createSlackHttpHandler(
-      await createSlackDepsFromEnv(running.env, {
-        logger: new Logger({ serviceName: 'calmops-slack', logLevel: 'SILENT' }),
-      }),
-    );
+  const started = startedForSuite(async () => {
+    const running = await startLocalStack({ logLevel: 'SILENT', ...stackOptions });
+    try {
+      const handle = createSlackHttpHandler(
+        await createSlackDepsFromEnv(running.env, {
+          logger: new Logger({ serviceName: 'calmops-slack', logLevel: 'SILENT' }),
+        }),
+      );
+      return { running, handle, secret: running.env['SLACK_SIGNING_SECRET'] ?? '', close: () => running.close() };
+    } catch (error) {
+      await running.close();
+      throw error;
+    }
   }, options.startTimeoutMs);
-  afterAll(async () => {
-    await running?.close();
-  });
 
   const stack = () => {
-    if (running === undefined) throw new Error('the local stack has not started');
-    return running;
+    if (started.running === undefined) throw new Error('the local stack has not started');
+    return started.running;
   };
   const slack = () => {
     const standIn = stack().slack;
@@ -115,21 +99,14 @@ export function useSlackOnStack(stackOptions: LocalStackOptions, options: SlackO
   };
 
   async function post(body: string, contentType: string) {
-    const response = await send(handle, body, { contentType, secret });
+    const response = await send(started.handle, body, { contentType, secret: started.secret });
     expect(response.statusCode).toBe(200);
     return response;
   }
 
   async function command(text: string) {
-    const body = new URLSearchParams({
-      command: '/triage',
-      text,
-      user_id: DEMO_IDS.requester,
-      channel_id: channel,
-      team_id: DEMO_IDS.team,
-      trigger_id: `${triggerPrefix}${++counter}`,
-    }).toString();
-    return JSON.parse((await post(body, FORM)).body) as { text: string };
+    const request = slashCommand(text, { channel, triggerId: `${triggerPrefix}${++counter}` });
+    return JSON.parse((await post(request.body, request.contentType)).body) as { text: string };
   }
 
   const latestRootTs = () =>
@@ -147,21 +124,14 @@ export function useSlackOnStack(stackOptions: LocalStackOptions, options: SlackO
 
   async function event(type: 'app_mention' | 'message', user: string, text: string, threadTs?: string) {
     const message = slack().addUserMessage({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) });
-    const body = JSON.stringify({
-      type: 'event_callback',
-      team_id: DEMO_IDS.team,
-      event_id: `${eventPrefix}${++counter}`,
-      event: {
-        type,
-        channel_type: 'channel',
-        user,
-        text,
-        ts: message.ts,
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-        channel,
-      },
-    });
-    await post(body, JSON_TYPE);
+    const input = { user, channel, text, ts: message.ts, eventId: `${eventPrefix}${++counter}` };
+    const request =
+      type === 'app_mention'
+        ? appMention({ ...input, ...(threadTs ? { threadTs } : {}) })
+        : threadTs
+          ? threadMessage({ ...input, threadTs })
+          : eventCallback(messageEvent(SLACK_WORKSPACE, input), { eventId: input.eventId });
+    await post(request.body, request.contentType);
     return message;
   }
 
@@ -174,25 +144,19 @@ export function useSlackOnStack(stackOptions: LocalStackOptions, options: SlackO
     button: SlackButton,
     clickOptions: { actionTs?: string; channel?: string } = {},
   ) {
-    const from = clickOptions.channel ?? channel;
-    const payload = {
-      type: 'block_actions',
-      user: { id: user, team_id: DEMO_IDS.team },
-      team: { id: DEMO_IDS.team },
-      channel: { id: from },
-      container: { type: 'message', channel_id: from, message_ts: message.ts },
-      message: { ts: message.ts, thread_ts: message.thread_ts, text: message.text, blocks: message.blocks ?? [] },
-      trigger_id: `${triggerPrefix}${++counter}`,
-      actions: [
-        {
-          type: 'button',
-          action_id: button.action_id,
-          value: button.value,
-          action_ts: clickOptions.actionTs ?? `${Math.floor(Date.now() / 1000)}.${String(++counter).padStart(6, '0')}`,
-        },
-      ],
-    };
-    await post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), FORM);
+    const request = buttonClick({
+      actionId: button.action_id,
+      value: button.value,
+      user,
+      channel: clickOptions.channel ?? channel,
+      messageTs: message.ts,
+      ...(message.thread_ts === undefined ? {} : { threadTs: message.thread_ts }),
+      messageText: message.text,
+      blocks: message.blocks ?? [],
+      ...(clickOptions.actionTs === undefined ? {} : { actionTs: clickOptions.actionTs }),
+      triggerId: `${triggerPrefix}${++counter}`,
+    });
+    await post(request.body, request.contentType);
   }
 
   return { stack, slack, kube, post, command, latestRootTs, triage, event, say, click };

@@ -13,6 +13,7 @@ import { parseSnapshot, parseSnapshotLogs } from '../../src/cluster/snapshot.js'
 import { deliverInput } from '../../src/workflow/deliver-input.js';
 import type { WorkflowDeps, WorkflowMetrics } from '../../src/workflow/deps.js';
 import { startSession } from '../../src/workflow/session-lifecycle.js';
+import { renderMessage } from './slack-messages.js';
 import { startedForSuite } from './suite-lifecycle.js';
 
 /** Shared plumbing for the workflow integration tests: a local stack, the test-side deps, and a Slack-side stand-in. */
@@ -140,9 +141,7 @@ export async function toPlanReview(h: Harness, sessionId: string, threadTs: stri
 }
 
 export function threadTexts(h: Harness, threadTs: string): string[] {
-  return (h.stack.slack?.messages(DEMO_IDS.incidents) ?? [])
-    .filter((m) => m.thread_ts === threadTs)
-    .map((m) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`);
+  return (h.stack.slack?.messages(DEMO_IDS.incidents) ?? []).filter((m) => m.thread_ts === threadTs).map(renderMessage);
 }
 
 export async function waitForThread(

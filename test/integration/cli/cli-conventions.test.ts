@@ -1,15 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLEAR_LINE } from '../../../src/cli/text.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { writeKubeconfig } from '../../../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../../../src/snapshot-api/server.js';
 import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
 import { readYaml as parseYaml } from '../../../src/yaml-text.js';
+import { CALMOPS_BIN, type CalmopsRun, collectOutput, runCalmopsBin } from '../../support/calmops-bin.js';
 import { pvcScenario } from '../../support/triage-helpers.js';
 
 /**
@@ -18,19 +20,11 @@ import { pvcScenario } from '../../support/triage-helpers.js';
  */
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'bin/calmops.js');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 const fixture = join(root, 'test/fixtures/snapshots/scheduling-failures--insufficient-cpu.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'calmops-cli-conventions-'));
 const ESC = '\u001b';
-const CLEAR_LINE = '\r\u001b[K';
 const SCRIPT = '/usr/bin/script';
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The environment of a user with no colour preference and no cluster configured. */
 function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -39,33 +33,14 @@ function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function collect(child: ChildProcess): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr?.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function calmops(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  return collect(spawn(process.execPath, [bin, ...args], { cwd: dir, env: baseEnv(env) }));
+function calmops(args: string[], env: Record<string, string> = {}): Promise<CalmopsRun> {
+  return runCalmopsBin(args, { cwd: dir, env: baseEnv(env) });
 }
 
 /** On a terminal: stdout and stderr both go to the pseudo-terminal, and come back merged, as a person sees them. */
-function onTerminal(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const command = quote([process.execPath, bin, ...args]);
-  return collect(spawn(SCRIPT, ['-qec', command, '/dev/null'], { cwd: dir, env: baseEnv(env) }));
+function onTerminal(args: string[], env: Record<string, string> = {}): Promise<CalmopsRun> {
+  const command = quote([process.execPath, CALMOPS_BIN, ...args]);
+  return collectOutput(spawn(SCRIPT, ['-qec', command, '/dev/null'], { cwd: dir, env: baseEnv(env) }));
 }
 
 const hasTerminal = existsSync(SCRIPT);
@@ -136,7 +111,7 @@ describe('calmops on bad input', () => {
   it('answers an unknown flag of every command in its own words, with what was meant, exit 2', async () => {
     const results = await Promise.all(typos.map(([args]) => calmops(args)));
     typos.forEach(([args, meant], i) => {
-      const result = results[i] as Result;
+      const result = results[i] as CalmopsRun;
       const typed = args.find((a) => a.startsWith('--')) as string;
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout, args.join(' ')).toBe('');
@@ -226,11 +201,15 @@ describe('-o json|yaml|text', () => {
 
   it('serve-snapshot -o json prints where it serves as one JSON document, and stops on Ctrl-C', async () => {
     const kubeconfig = join(dir, 'served.kubeconfig');
-    const child = spawn(process.execPath, [bin, 'serve-snapshot', fixture, '--kubeconfig', kubeconfig, '-o', 'json'], {
-      cwd: dir,
-      env: baseEnv(),
-    });
-    const done = collect(child);
+    const child = spawn(
+      process.execPath,
+      [CALMOPS_BIN, 'serve-snapshot', fixture, '--kubeconfig', kubeconfig, '-o', 'json'],
+      {
+        cwd: dir,
+        env: baseEnv(),
+      },
+    );
+    const done = collectOutput(child);
     let printed = '';
     const banner = await new Promise<{ server: string; kubeconfig: string; namespace: string; objects: number }>(
       (resolve) => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, type StandInMessage } from '../../../local/slack/index.js';
 import { parseSnapshot, parseSnapshotLogs, type SnapshotLogs } from '../../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
-import { buttonsOf, renderMessage, type SlackButton, useSlackOnStack } from '../../support/slack-local-stack.js';
+import { useSlackOnStack } from '../../support/slack-local-stack.js';
+import { buttonsOf, renderMessage, type SlackButton } from '../../support/slack-messages.js';
 import { waitFor } from '../../support/workflow-harness.js';
 
 /**

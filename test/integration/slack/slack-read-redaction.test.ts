@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../../local/slack/index.js';
 import { fill, leakedPart, REDACTION_FIXTURES, SecretFactory } from '../../support/redaction-support.js';
-import { renderMessage, useSlackOnStack } from '../../support/slack-local-stack.js';
+import { useSlackOnStack } from '../../support/slack-local-stack.js';
+import { renderMessage } from '../../support/slack-messages.js';
 import { fixture, waitFor } from '../../support/workflow-harness.js';
 
 /**

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../../local/slack/index.js';
 import { defaultLocalPolicy } from '../../../local/stack.js';
 import { createStore } from '../../../src/store/index.js';
-import { renderMessage, useSlackOnStack } from '../../support/slack-local-stack.js';
+import { useSlackOnStack } from '../../support/slack-local-stack.js';
+import { renderMessage } from '../../support/slack-messages.js';
 import { fixture, waitFor } from '../../support/workflow-harness.js';
 
 /**

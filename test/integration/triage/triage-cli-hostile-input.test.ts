@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import {
   closeSync,
   copyFileSync,
@@ -17,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
 import { writeYaml as stringify } from '../../../src/yaml-text.js';
+import { type CalmopsRun, runCalmopsBin } from '../../support/calmops-bin.js';
 
 /**
  * The installed command on bad input, run as a user runs it (a child process through bin/calmops.js): every bad file
@@ -26,43 +26,21 @@ import { writeYaml as stringify } from '../../../src/yaml-text.js';
  */
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'bin/calmops.js');
 const fixture = join(root, 'test/fixtures/snapshots/scheduling-failures--insufficient-cpu.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'calmops-hostile-input-'));
 const ESC = '\u001b';
 // Raw control characters other than newline and tab.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function calmops(args: string[], timeoutMs = 60_000): Promise<Result> {
+async function calmops(args: string[], timeoutMs = 60_000): Promise<CalmopsRun & { ms: number }> {
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: dir,
-      // No colour asked for from outside: every escape byte in the output would then be one that leaked through.
-      env: { ...process.env, NODE_OPTIONS: '', KUBECONFIG: '', HOME: dir, FORCE_COLOR: '0' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
+  const run = await runCalmopsBin(args, {
+    cwd: dir,
+    // No colour asked for from outside: every escape byte in the output would then be one that leaked through.
+    env: { ...process.env, NODE_OPTIONS: '', KUBECONFIG: '', HOME: dir, FORCE_COLOR: '0' },
+    timeoutMs,
   });
+  return { ...run, ms: Date.now() - started };
 }
 
 function file(name: string, text: string): string {

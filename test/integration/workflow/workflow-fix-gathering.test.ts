@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { deliverInput } from '../../../src/workflow/deliver-input.js';
 import {
-  DEMO_IDS,
   openSession,
+  say,
   threadTexts,
   useHarness,
   waitForInputWait,
@@ -17,13 +16,7 @@ describe('"resolved" while the session still gathers', () => {
     await waitForInputWait(h, sessionId);
     // Past the minimum time: the next input first moves the session on, then is read in the state it reached.
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    await deliverInput(h.deps, {
-      sessionId,
-      userId: DEMO_IDS.requester,
-      text: 'resolved',
-      source: 'message',
-      messageKey: 'fix-1',
-    });
+    await say(h, sessionId, 'resolved', 'fix-1');
     await waitForThread(h, threadTs, /Fix (not )?validated|Something failed/, 30_000);
     const texts = threadTexts(h, threadTs).join('\n');
     expect(texts).not.toMatch(/Something failed/);

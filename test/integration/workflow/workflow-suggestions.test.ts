@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from '../../../local/demo/index.js';
 import { loadSnapshotFiles } from '../../../src/cluster/snapshot.js';
-import { deliverInput } from '../../../src/workflow/deliver-input.js';
 import { startedForSuite } from '../../support/suite-lifecycle.js';
 import {
   DEMO_IDS,
   decide,
   openSession,
+  say,
   startHarness,
   threadTexts,
   waitFor,
@@ -82,13 +82,7 @@ describe('every message gets an answer', () => {
       for (const text of handoffLast) {
         await settle(sessionId);
         const before = threadTexts(h, threadTs).length;
-        await deliverInput(h.deps, {
-          sessionId,
-          userId: DEMO_IDS.requester,
-          text,
-          source: 'message',
-          messageKey: `${demo.namespace}-${++key}`,
-        });
+        await say(h, sessionId, text, `${demo.namespace}-${++key}`);
         const handoff = /specialist/.test(text);
         if (handoff) {
           await waitFor(`an answer to "${text}"`, async () =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
-import { type EvidenceItem, mergeEvidence, type WorkflowSnapshot } from '../../../src/diagnosis/evidence.js';
+import { mergeEvidence, type WorkflowSnapshot } from '../../../src/diagnosis/evidence.js';
 import { evidenceFigure, missingEvidence } from '../../../src/diagnosis/evidence-requirements.js';
 import {
   evidenceFromConfirmation,
@@ -12,8 +12,8 @@ import {
   evidenceFromResolved,
 } from '../../../src/diagnosis/evidence-sources.js';
 import { canTransition, STATE_MACHINE } from '../../../src/diagnosis/state-machine.js';
-import { advance, evaluateTransition } from '../../../src/diagnosis/transitions.js';
-import { at, envelope } from '../../support/diagnosis-fixtures.js';
+import { evaluateTransition } from '../../../src/diagnosis/transitions.js';
+import { advanceWith, at, confirmedRootCauseEvidence, envelope } from '../../support/diagnosis-fixtures.js';
 
 const plan = {
   id: 'plan-1',
@@ -28,11 +28,6 @@ const plan = {
     },
   ],
 };
-
-function step(snapshot: WorkflowSnapshot, items: EvidenceItem[], time: string) {
-  const merged = { ...snapshot, evidence: mergeEvidence(snapshot.evidence, items) };
-  return advance(merged, time);
-}
 
 describe('states', () => {
   it('follows the ADR transitions and lets panic force only ANALYZING', () => {
@@ -55,13 +50,13 @@ describe('evidence and transitions', () => {
     let snapshot: WorkflowSnapshot = { state: 'GATHERING', evidence: [], stateEnteredAt: at(0) };
     expect(evaluateTransition(snapshot)).toBeNull();
 
-    let result = step(snapshot, evidenceFromEnvelope(env, at(1)), at(1));
+    let result = advanceWith(snapshot, evidenceFromEnvelope(env, at(1)), at(1));
     expect(result.steps.map((s) => s.kind === 'transition' && `${s.from}>${s.to}`)).toEqual(['GATHERING>ANALYZING']);
     expect(result.steps[0]?.reason).toMatch(/3 symptoms, \d+ affected resources/);
     snapshot = result.snapshot;
     expect(missingEvidence('ANALYZING', snapshot.evidence).map((g) => g.type)).toEqual(['similar_incidents']);
 
-    result = step(snapshot, evidenceFromMemorySearch([], at(10)), at(10));
+    result = advanceWith(snapshot, evidenceFromMemorySearch([], at(10)), at(10));
     expect(result.snapshot.state).toBe('HYPOTHESIZING');
     snapshot = result.snapshot;
 
@@ -72,7 +67,7 @@ describe('evidence and transitions', () => {
     });
     expect(hypothesis.map((e) => e.type)).toEqual(['hypothesis', 'test_plan']);
     expect(hypothesis[1]?.description).toContain('kubectl get storageclass');
-    result = step(snapshot, hypothesis, at(20));
+    result = advanceWith(snapshot, hypothesis, at(20));
     expect(result.snapshot.state).toBe('TESTING');
     snapshot = result.snapshot;
 
@@ -84,7 +79,7 @@ describe('evidence and transitions', () => {
     expect(read.map((e) => e.type)).toContain('hypothesis_test_results');
     const confirmed = evidenceFromConfirmation(classifyRequest('confirm the root cause'), snapshot.evidence, at(40));
     expect(confirmed[0]).toMatchObject({ type: 'confirmed_root_cause', code: 'PVC_PENDING' });
-    result = step(snapshot, [...read, ...confirmed], at(40));
+    result = advanceWith(snapshot, [...read, ...confirmed], at(40));
     expect(result.snapshot.state).toBe('TESTING');
     snapshot = result.snapshot;
     expect(missingEvidence('TESTING', snapshot.evidence).map((g) => g.type)).toEqual([
@@ -92,11 +87,11 @@ describe('evidence and transitions', () => {
       'rollback_plan',
     ]);
 
-    result = step(snapshot, evidenceFromPlan(plan, at(50)), at(50));
+    result = advanceWith(snapshot, evidenceFromPlan(plan, at(50)), at(50));
     expect(result.snapshot.state).toBe('RESOLVING');
     snapshot = result.snapshot;
 
-    result = step(snapshot, evidenceFromResolved(classifyRequest('resolved'), at(60)), at(60));
+    result = advanceWith(snapshot, evidenceFromResolved(classifyRequest('resolved'), at(60)), at(60));
     const reentry = result.steps[0];
     expect(reentry).toMatchObject({ kind: 'transition', from: 'RESOLVING', to: 'GATHERING', cause: 'validation' });
     expect(reentry?.kind === 'transition' && reentry.validation?.codes).toEqual(['PVC_PENDING']);
@@ -106,7 +101,7 @@ describe('evidence and transitions', () => {
     expect(evaluateTransition(snapshot)).toBeNull();
 
     const healthy = envelope({ findings: [], rootCause: [] });
-    result = step(snapshot, evidenceFromEnvelope(healthy, at(70)), at(70));
+    result = advanceWith(snapshot, evidenceFromEnvelope(healthy, at(70)), at(70));
     expect(result.steps).toEqual([
       { kind: 'validated', from: 'GATHERING', reason: expect.stringContaining('PVC_PENDING') },
     ]);
@@ -114,19 +109,14 @@ describe('evidence and transitions', () => {
 
   it('goes back to ANALYZING with a new reasoning cycle when the fix did not work', () => {
     const env = envelope();
-    const evidence = [
-      ...evidenceFromEnvelope(env, at(1)),
-      ...evidenceFromMemorySearch([], at(10)),
-      ...evidenceFromHypothesis(classifyRequest('hypothesis 1'), { at: at(20), rootCause: env.rootCause }),
-    ];
-    const confirmed = evidenceFromConfirmation(classifyRequest('confirmed'), evidence, at(40));
+    const confirmed = confirmedRootCauseEvidence(env);
     const snapshot: WorkflowSnapshot = {
       state: 'GATHERING',
       stateEnteredAt: at(60),
-      evidence: [...evidence, ...confirmed, ...evidenceFromPlan(plan, at(50))],
+      evidence: [...confirmed, ...evidenceFromPlan(plan, at(50))],
       validation: { startedAt: at(60), codes: ['PVC_PENDING'] },
     };
-    const result = step(snapshot, evidenceFromEnvelope(env, at(70)), at(70));
+    const result = advanceWith(snapshot, evidenceFromEnvelope(env, at(70)), at(70));
     expect(result.steps).toHaveLength(1);
     expect(result.steps[0]).toMatchObject({ kind: 'transition', to: 'ANALYZING', cause: 'validation' });
     expect(result.steps[0]?.reason).toMatch(/Validation failed: PVC_PENDING/);
@@ -144,7 +134,7 @@ describe('evidence and transitions', () => {
     ];
     const snapshot: WorkflowSnapshot = { state: 'TESTING', evidence: base, stateEnteredAt: at(20) };
     const next = evidenceFromHypothesis(classifyRequest('hypothesis 2'), { at: at(30), rootCause: env.rootCause });
-    const result = step(snapshot, next, at(30));
+    const result = advanceWith(snapshot, next, at(30));
     expect(result.steps.map((s) => s.kind === 'transition' && s.to)).toEqual(['HYPOTHESIZING', 'TESTING']);
     expect(result.steps[0]?.reason).toMatch(/POD_UNSCHEDULABLE/);
   });
@@ -155,7 +145,7 @@ describe('evidence and transitions', () => {
       evidence: evidenceFromEnvelope(envelope(), at(1)),
       stateEnteredAt: at(1),
     };
-    const result = step(
+    const result = advanceWith(
       snapshot,
       evidenceFromResolved(classifyRequest('it recovered on its own, resolved'), at(5)),
       at(5),

@@ -4,8 +4,7 @@ import { answerFromPlan } from '../../../src/diagnosis/resolving.js';
 import { mention } from '../../../src/mrkdwn/escape.js';
 import { handoffProposalView } from '../../../src/views/handoff.js';
 import { postmortemReviewView } from '../../../src/views/plan.js';
-
-const rendered = (message: { text: string; blocks?: unknown }) => `${message.text}\n${JSON.stringify(message.blocks)}`;
+import { renderMessage } from '../../support/slack-messages.js';
 
 describe('people in messages', () => {
   it('are Slack mentions when they are user ids, and text otherwise', () => {
@@ -16,7 +15,7 @@ describe('people in messages', () => {
   });
 
   it('name who asked for a handoff with a working mention, with the reason still escaped', () => {
-    const view = rendered(
+    const view = renderMessage(
       handoffProposalView({
         sessionId: 's1',
         approvalId: 'a1',
@@ -53,7 +52,7 @@ describe('people in messages', () => {
   });
 
   it('keep the audit lines of a post-incident review as composed, mentions intact', () => {
-    const view = rendered(
+    const view = renderMessage(
       postmortemReviewView({
         sessionId: 's1',
         approvalId: 'a1',

@@ -1,42 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../../local/slack/block-rules.js';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
-import { type EvidenceItem, mergeEvidence, type WorkflowSnapshot } from '../../../src/diagnosis/evidence.js';
-import {
-  evidenceFromConfirmation,
-  evidenceFromEnvelope,
-  evidenceFromHypothesis,
-  evidenceFromMemorySearch,
-  evidenceFromResolved,
-} from '../../../src/diagnosis/evidence-sources.js';
+import type { WorkflowSnapshot } from '../../../src/diagnosis/evidence.js';
+import { evidenceFromEnvelope, evidenceFromResolved } from '../../../src/diagnosis/evidence-sources.js';
 import { isStillPresent } from '../../../src/diagnosis/fix-validation.js';
-import { advance, type TransitionResult, validationOutcome } from '../../../src/diagnosis/transitions.js';
+import { type TransitionResult, validationOutcome } from '../../../src/diagnosis/transitions.js';
 import { incidentFromResolution } from '../../../src/store/memory.js';
 import { fixValidationView } from '../../../src/views/validation.js';
 import { WORKFLOW_STEPS } from '../../../src/workflow/dispatch.js';
-import { at, envelope, finding, pvcIncidentFindings } from '../../support/diagnosis-fixtures.js';
+import {
+  advanceWith,
+  at,
+  confirmedRootCauseEvidence,
+  envelope,
+  finding,
+  pvcIncidentFindings,
+} from '../../support/diagnosis-fixtures.js';
 
 const PVC = { kind: 'PersistentVolumeClaim', name: 'data-db-0', namespace: 'payments' };
 
-function step(snapshot: WorkflowSnapshot, items: EvidenceItem[], time: string) {
-  return advance({ ...snapshot, evidence: mergeEvidence(snapshot.evidence, items) }, time);
-}
-
 /** A session whose root cause PVC_PENDING (on data-db-0) was confirmed and which reported the fix at `at(60)`. */
 function validating(): WorkflowSnapshot {
-  const env = envelope();
-  const evidence = [
-    ...evidenceFromEnvelope(env, at(1)),
-    ...evidenceFromMemorySearch([], at(10)),
-    ...evidenceFromHypothesis(classifyRequest('hypothesis 1'), { at: at(20), rootCause: env.rootCause }),
-  ];
-  const confirmed = evidenceFromConfirmation(classifyRequest('confirmed'), evidence, at(40));
   const resolving: WorkflowSnapshot = {
     state: 'RESOLVING',
     stateEnteredAt: at(50),
-    evidence: [...evidence, ...confirmed],
+    evidence: confirmedRootCauseEvidence(),
   };
-  const result = step(resolving, evidenceFromResolved(classifyRequest('resolved'), at(60)), at(60));
+  const result = advanceWith(resolving, evidenceFromResolved(classifyRequest('resolved'), at(60)), at(60));
   expect(result.snapshot).toMatchObject({ state: 'GATHERING' });
   return result.snapshot;
 }
@@ -61,7 +51,7 @@ describe('fix validation rules', () => {
         finding({ code: 'CRASH_LOOP', resource: { kind: 'Pod', name: 'api', namespace: 'payments' } }),
       ],
     });
-    const result = step(validating(), evidenceFromEnvelope(fresh, at(70)), at(70));
+    const result = advanceWith(validating(), evidenceFromEnvelope(fresh, at(70)), at(70));
     expect(kinds(result.steps)).toEqual(['validated']);
     expect(result.steps[0]?.reason).toContain('PVC_PENDING on PersistentVolumeClaim payments/data-db-0');
     expect(result.snapshot.validation).toBeNull();
@@ -79,28 +69,26 @@ describe('fix validation rules', () => {
       findings: [{ ...finding0, owner: deployment }],
       rootCause: [{ rank: 1, code: 'PVC_PENDING', summary: 's', confidence: 0.9, resource: deployment }],
     });
-    const evidence = [
-      ...evidenceFromEnvelope(env, at(1)),
-      ...evidenceFromMemorySearch([], at(10)),
-      ...evidenceFromHypothesis(classifyRequest('hypothesis 1'), { at: at(20), rootCause: env.rootCause }),
-    ];
-    const confirmed = evidenceFromConfirmation(classifyRequest('confirmed'), evidence, at(40));
     const resolving: WorkflowSnapshot = {
       state: 'RESOLVING',
       stateEnteredAt: at(50),
-      evidence: [...evidence, ...confirmed],
+      evidence: confirmedRootCauseEvidence(env),
     };
-    const validatingDeployment = step(resolving, evidenceFromResolved(classifyRequest('resolved'), at(60)), at(60));
+    const validatingDeployment = advanceWith(
+      resolving,
+      evidenceFromResolved(classifyRequest('resolved'), at(60)),
+      at(60),
+    );
     const replaced = { ...finding0, resource: { ...finding0.resource, name: 'api-5c6d-x9y8z' }, owner: deployment };
     const fresh = envelope({ findings: [replaced] });
-    const result = step(validatingDeployment.snapshot, evidenceFromEnvelope(fresh, at(70)), at(70));
+    const result = advanceWith(validatingDeployment.snapshot, evidenceFromEnvelope(fresh, at(70)), at(70));
     expect(kinds(result.steps)).toEqual(['GATHERING>ANALYZING']);
     expect(result.steps[0]).toMatchObject({ fixValidation: 'failed' });
   });
 
   it('fails while the root cause is still there at medium severity or worse, and starts a new cycle', () => {
     const fresh = envelope({ findings: [finding({ code: 'PVC_PENDING', resource: PVC, severity: 'medium' })] });
-    const result = step(validating(), evidenceFromEnvelope(fresh, at(70)), at(70));
+    const result = advanceWith(validating(), evidenceFromEnvelope(fresh, at(70)), at(70));
     expect(kinds(result.steps)).toEqual(['GATHERING>ANALYZING']);
     expect(result.steps[0]).toMatchObject({ cause: 'validation', fixValidation: 'failed' });
     expect(result.snapshot.cycleStartedAt).toBe(at(70));
@@ -113,7 +101,7 @@ describe('fix validation rules', () => {
       rootCause: [],
       evidence: { completeness: 0.5, threshold: 0.8, present: ['pods'], missing: ['pvcs'], gaps: [] },
     });
-    let result = step(validating(), evidenceFromEnvelope(thin, at(70)), at(70));
+    let result = advanceWith(validating(), evidenceFromEnvelope(thin, at(70)), at(70));
     expect(result.steps).toEqual([
       expect.objectContaining({
         kind: 'validation-incomplete',
@@ -125,26 +113,26 @@ describe('fix validation rules', () => {
     expect(validationOutcome(result.steps[0] as TransitionResult)).toMatchObject({ passed: false });
 
     // Another "resolved" changes nothing by itself; the next full triage decides.
-    result = step(result.snapshot, evidenceFromResolved(classifyRequest('resolved'), at(80)), at(80));
+    result = advanceWith(result.snapshot, evidenceFromResolved(classifyRequest('resolved'), at(80)), at(80));
     expect(result.steps).toEqual([]);
     const full = envelope({ findings: [], rootCause: [] });
-    result = step(result.snapshot, evidenceFromEnvelope(full, at(90)), at(90));
+    result = advanceWith(result.snapshot, evidenceFromEnvelope(full, at(90)), at(90));
     expect(kinds(result.steps)).toEqual(['validated']);
   });
 
   it('validates a second fix against the root cause confirmed before the failed attempt', () => {
-    const failed = step(
+    const failed = advanceWith(
       validating(),
       evidenceFromEnvelope(envelope({ findings: pvcIncidentFindings() }), at(70)),
       at(70),
     ).snapshot;
     expect(failed.state).toBe('ANALYZING');
-    const again = step(failed, evidenceFromResolved(classifyRequest('resolved'), at(80)), at(80));
+    const again = advanceWith(failed, evidenceFromResolved(classifyRequest('resolved'), at(80)), at(80));
     expect(again.steps[0]).toMatchObject({ from: 'ANALYZING', to: 'GATHERING', cause: 'validation' });
     expect(again.snapshot.validation?.targets).toEqual([{ code: 'PVC_PENDING', resource: PVC }]);
     // The pod still crashes for an unrelated reason; the claim is fixed.
     const fresh = envelope({ findings: [pvcIncidentFindings()[2]].filter((f) => f !== undefined) });
-    const result = step(again.snapshot, evidenceFromEnvelope(fresh, at(90)), at(90));
+    const result = advanceWith(again.snapshot, evidenceFromEnvelope(fresh, at(90)), at(90));
     expect(kinds(result.steps)).toEqual(['validated']);
   });
 
@@ -154,13 +142,17 @@ describe('fix validation rules', () => {
       stateEnteredAt: at(5),
       evidence: evidenceFromEnvelope(envelope(), at(1)),
     };
-    const result = step(testing, evidenceFromResolved(classifyRequest('it works now, resolved'), at(10)), at(10));
+    const result = advanceWith(
+      testing,
+      evidenceFromResolved(classifyRequest('it works now, resolved'), at(10)),
+      at(10),
+    );
     expect(result.steps[0]).toMatchObject({ from: 'TESTING', to: 'GATHERING', cause: 'validation' });
     expect(result.steps[0]?.reason).toMatch(/validating the fix/);
     expect(result.snapshot.validation?.codes.sort()).toEqual(['CRASH_LOOP', 'POD_UNSCHEDULABLE', 'PVC_PENDING']);
 
     const gathering: WorkflowSnapshot = { state: 'GATHERING', stateEnteredAt: at(0), evidence: [] };
-    const early = step(gathering, evidenceFromResolved(classifyRequest('resolved'), at(3)), at(3));
+    const early = advanceWith(gathering, evidenceFromResolved(classifyRequest('resolved'), at(3)), at(3));
     expect(kinds(early.steps)).toEqual(['GATHERING>GATHERING']);
     expect(early.snapshot.validation).toMatchObject({ startedAt: at(3), codes: [] });
   });
