@@ -1,5 +1,5 @@
 import { parseCommandLine } from '../flags.js';
-import { type CliCommand, UsageError, usageFailure } from '../io.js';
+import type { CliCommand } from '../io.js';
 import { OUTPUT_FLAGS, outputFormat, renderData } from '../output.js';
 import { CALMOPS_VERSION } from '../version.js';
 
@@ -12,25 +12,21 @@ Prints the version of calmops (also \`calmops --version\`), and with -o json or 
 
 /** `calmops version`: which calmops this is. */
 export const run: CliCommand = async (args, io) => {
-  try {
-    const { values } = parseCommandLine(
-      args,
-      { ...OUTPUT_FLAGS, help: { type: 'boolean', short: 'h' } },
-      { command: 'version' },
-    );
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
-    const format = outputFormat(values, ['text', 'json', 'yaml'], 'text');
-    io.stdout(
-      format === 'text'
-        ? `calmops ${CALMOPS_VERSION}\n`
-        : renderData(format, { version: CALMOPS_VERSION, node: process.version }),
-    );
+  // Bad flags are UsageErrors, answered by main.ts as for every command.
+  const { values } = parseCommandLine(
+    args,
+    { ...OUTPUT_FLAGS, help: { type: 'boolean', short: 'h' } },
+    { command: 'version' },
+  );
+  if (values.help) {
+    io.stdout(USAGE);
     return 0;
-  } catch (error) {
-    if (error instanceof UsageError) return usageFailure(io, 'version', error, USAGE);
-    throw error;
   }
+  const format = outputFormat(values, ['text', 'json', 'yaml'], 'text');
+  io.stdout(
+    format === 'text'
+      ? `calmops ${CALMOPS_VERSION}\n`
+      : renderData(format, { version: CALMOPS_VERSION, node: process.version }),
+  );
+  return 0;
 };
