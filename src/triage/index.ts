@@ -1,5 +1,5 @@
 import type { KubeconfigSource } from '../cluster/kubeconfig.js';
-import { createClusterReader } from '../cluster/reader.js';
+import { createClusterReader, type KubeClusterReader } from '../cluster/reader.js';
 import type { ClusterReader } from '../cluster/types.js';
 import { ANALYZERS } from './analyzers/index.js';
 import type { AnalyzerRegistry, TemplateRegistry, TriageLogger, TriageRequest } from './engine.js';
@@ -9,44 +9,38 @@ import { loadTemplates } from './template-registry.js';
 
 /**
  * The one call the rest of calmops makes: triage a request against a cluster with the shipped templates and
- * analyzers. Give a reader, or a kubeconfig to build the read-only reader from.
+ * analyzers, through the reader given (see `triageReader` for one built from a kubeconfig).
  */
 
 export interface TriageOptions {
-  reader?: ClusterReader;
-  kubeconfig?: KubeconfigSource;
-  /** Kubeconfig context (default: its current context). */
-  context?: string;
+  reader: ClusterReader;
   templates?: TemplateRegistry;
   analyzers?: AnalyzerRegistry;
   logger?: TriageLogger;
 }
 
-/** Per-request deadline when the facade builds the reader: no single request may eat the whole triage budget. */
+/** Per-request deadline of a reader built for a triage: no single request may eat the whole triage budget. */
 const MAX_REQUEST_TIMEOUT_MS = 10_000;
 
+/** The read-only reader of a kubeconfig, with its per-request deadline bounded by the triage's own timeout. */
+export function triageReader(
+  kubeconfig: KubeconfigSource,
+  options: { context?: string; timeoutMs?: number } = {},
+): KubeClusterReader {
+  return createClusterReader({
+    kubeconfig,
+    ...(options.context ? { context: options.context } : {}),
+    requestTimeoutMs: Math.min(MAX_REQUEST_TIMEOUT_MS, options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+  });
+}
+
 export async function triage(request: TriageRequest, options: TriageOptions): Promise<TriageEnvelope> {
-  let reader = options.reader;
-  let cluster = request.cluster;
-  if (!reader) {
-    if (!options.kubeconfig) throw new TypeError('triage needs a reader or a kubeconfig');
-    const kube = createClusterReader({
-      kubeconfig: options.kubeconfig,
-      ...(options.context ? { context: options.context } : {}),
-      requestTimeoutMs: Math.min(MAX_REQUEST_TIMEOUT_MS, request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    });
-    reader = kube;
-    cluster ??= kube.context;
-  }
-  return runTriage(
-    { ...request, ...(cluster ? { cluster } : {}) },
-    {
-      reader,
-      templates: options.templates ?? loadTemplates(),
-      analyzers: options.analyzers ?? ANALYZERS,
-      ...(options.logger ? { logger: options.logger } : {}),
-    },
-  );
+  return runTriage(request, {
+    reader: options.reader,
+    templates: options.templates ?? loadTemplates(),
+    analyzers: options.analyzers ?? ANALYZERS,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
 }
 
 export type {

@@ -2,19 +2,18 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig.js';
-import { createClusterReader } from '../../cluster/reader.js';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import { kubeconfigYaml } from '../../snapshot-api/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../snapshot-api/server.js';
 import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
-import { DEFAULT_TIMEOUT_MS, MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
+import { MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
 import {
   AmbiguousNamespaceError,
   InvalidNamespaceError,
   InvalidTriageRequestError,
   UnknownIntentError,
 } from '../../triage/errors.js';
-import { formatReport, triage } from '../../triage/index.js';
+import { formatReport, triage, triageReader } from '../../triage/index.js';
 import { TemplateValidationError } from '../../triage/template-registry.js';
 import { painterFor } from '../colour.js';
 import { parseCommandLine } from '../flags.js';
@@ -177,8 +176,6 @@ function stderrLogger(io: CliIo): TriageLogger {
   };
 }
 
-/** Per-request deadline, as the triage facade sets it: no single request may eat the whole triage budget. */
-const MAX_REQUEST_TIMEOUT_MS = 10_000;
 /** How long the check that the namespace exists may take, after the triage. */
 const NAMESPACE_CHECK_MS = 10_000;
 
@@ -220,10 +217,9 @@ export const run: CliCommand = async (args, io) => {
       };
       if (options.request.now !== undefined) checkNowWindow('--now', options.request.now, { live: true }, new Date());
     }
-    const kube = createClusterReader({
-      kubeconfig,
+    const kube = triageReader(kubeconfig, {
       ...(options.context ? { context: options.context } : {}),
-      requestTimeoutMs: Math.min(MAX_REQUEST_TIMEOUT_MS, options.request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      ...(options.request.timeoutMs === undefined ? {} : { timeoutMs: options.request.timeoutMs }),
     });
     cluster ??= kube.context;
     progress = startProgress(io, `calmops triage: reading ${options.request.namespace ?? 'the cluster'} (${cluster})`);
