@@ -1,5 +1,4 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { isAlertRoute, type RoutedHttpHandler, type RoutedHttpRequest } from '../alerts/http.js';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
@@ -111,9 +110,7 @@ export async function createSlackRuntime(
         );
         return delivered;
       },
-      async sendTaskSuccess(taskToken, output) {
-        await clients.sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
-      },
+      sendTaskSuccess: (taskToken, output) => workflowDeps.engine.succeed(taskToken, output),
     },
   };
   return { deps, logger: powertools, policy: source };

@@ -6,13 +6,14 @@ import {
   type SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import {
-  type ExecutionStatus,
-  isClosedTokenError,
-  type StartResult,
-  type TaskAnswer,
-  type WorkflowEngine,
-} from '../workflow/engine.js';
+import type { ExecutionStatus, StartResult, TaskAnswer, WorkflowEngine } from '../workflow/engine.js';
+
+const CLOSED_TOKEN = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
+
+/** What Step Functions answers for a token nobody waits on any more (used, timed out, or of a lost run). */
+function isClosedTokenError(error: unknown): boolean {
+  return error instanceof Error && CLOSED_TOKEN.has(error.name);
+}
 
 /** The workflow engine on AWS Step Functions (or any endpoint speaking its API, such as the local one). */
 export function stepFunctionsEngine(sfn: SFNClient): WorkflowEngine {

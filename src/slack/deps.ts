@@ -3,6 +3,7 @@ import type { LogPort } from '../logging/port.js';
 import type { GroupMembership, Policy } from '../policy/channel-policy.js';
 import type { Store } from '../store/index.js';
 import type { TemplateRegistry } from '../triage/template-registry.js';
+import type { TaskAnswer } from '../workflow/engine.js';
 
 /** What starting a session needs (the workflow's `startSession` input). */
 export interface StartSessionInput {
@@ -46,8 +47,8 @@ export interface ApprovalOutcome {
 export interface SlackWorkflow {
   startSession(input: StartSessionInput): Promise<{ sessionId: string; executionArn: string }>;
   deliverInput(input: DeliverInputInput): Promise<unknown>;
-  /** SendTaskSuccess for the approval's waiting task. */
-  sendTaskSuccess(taskToken: string, output: ApprovalOutcome): Promise<void>;
+  /** Hands the decision to the approval's waiting task; `closed` when nobody waits on it any more. */
+  sendTaskSuccess(taskToken: string, output: ApprovalOutcome): Promise<TaskAnswer>;
 }
 
 export type SlackLogger = LogPort;

@@ -28,10 +28,3 @@ export interface WorkflowEngine {
   /** Whether a task still waits on the token, asked without changing anything for it. */
   heartbeat(taskToken: string): Promise<TaskAnswer>;
 }
-
-const CLOSED_TOKEN = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
-
-/** What Step Functions answers for a token nobody waits on any more (used, timed out, or of a lost run). */
-export function isClosedTokenError(error: unknown): boolean {
-  return error instanceof Error && CLOSED_TOKEN.has(error.name);
-}

@@ -98,6 +98,7 @@ export async function startSlackHarness(overrides: Partial<SlackAppDeps> = {}): 
       },
       async sendTaskSuccess(token, output) {
         workflow.decisions.push({ token, output });
+        return 'sent';
       },
     },
     ...overrides,

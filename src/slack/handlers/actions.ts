@@ -20,7 +20,6 @@ import { decidedView } from '../../views/decided.js';
 import { code } from '../../views/limits.js';
 import { breakGlassModal, requestChangesModal } from '../../views/modals.js';
 import { NAMESPACE_ACTION_PREFIX } from '../../views/namespace-choice.js';
-import { isClosedTokenError } from '../../workflow/engine.js';
 import type { ApprovalOutcome, SlackAppDeps } from '../deps.js';
 import { approvalFacts, auditRefusal, ephemeral, nowOf } from './common.js';
 import { inSessionChannel, OUTSIDE_CHANNEL_TEXT, openRecordedModal, outsideChannelRefusal } from './session-scope.js';
@@ -282,10 +281,8 @@ export async function decideApproval(
       })
       .catch((error: Error) => (deps.logger ?? console).error('timeline append failed', { error: error.message }));
   }
-  try {
-    await deps.workflow.sendTaskSuccess(approval.token, outcome);
-  } catch (error) {
-    if (!isClosedTokenError(error)) throw error;
+  const answer = await deps.workflow.sendTaskSuccess(approval.token, outcome);
+  if (answer === 'closed') {
     // A repeat whose first hand-over did land: nothing more to do than say so.
     if (redelivery) {
       const by = decided.decidedBy === undefined ? '' : ` by <@${decided.decidedBy}>`;
