@@ -84,24 +84,33 @@ export function readYaml(text: string): unknown {
     }
     throw new YamlReadError(error instanceof Error ? error.message : String(error), undefined, { cause: error });
   }
-  if (!withinBudget(value, 2 * text.length + 10_000)) throw new YamlReadError(ALIAS_EXPANSION, undefined);
+  if (!walkValues(value, { left: aliasBudget(text.length) })) throw new YamlReadError(ALIAS_EXPANSION, undefined);
   return value ?? null;
 }
 
 /**
- * Whether walking `root` as a JSON serializer would (a subtree shared through aliases once per path) visits at most
- * `budget` values. Without aliases every value needs a character of its own; an anchor that contains itself never
- * ends, and fails here.
+ * How many values a parsed text may add up to, counted as a JSON serializer visits them (a subtree reached through
+ * several aliases counts each time). Without aliases every value needs a character of its own, so only a text that
+ * expands far beyond itself reaches this: the "billion laughs", or an anchor that contains itself.
  */
-function withinBudget(root: unknown, budget: number): boolean {
+export function aliasBudget(textLength: number): number {
+  return 2 * textLength + 10_000;
+}
+
+/**
+ * Visit every value under `root` as a JSON serializer would (a subtree shared through aliases once per path),
+ * spending `budget.left` one per value and handing each string to `onString`. False when the budget runs out.
+ */
+export function walkValues(root: unknown, budget: { left: number }, onString?: (value: string) => void): boolean {
   const pending: unknown[] = [root];
-  let left = budget;
   while (pending.length > 0) {
     const value = pending.pop();
-    if (--left < 0) return false;
-    if (typeof value !== 'object' || value === null) continue;
-    if (Array.isArray(value)) for (const item of value) pending.push(item);
-    else for (const key in value) pending.push((value as Record<string, unknown>)[key]);
+    if (--budget.left < 0) return false;
+    if (typeof value === 'string') onString?.(value);
+    else if (typeof value === 'object' && value !== null) {
+      if (Array.isArray(value)) for (const item of value) pending.push(item);
+      else for (const key in value) pending.push((value as Record<string, unknown>)[key]);
+    }
   }
   return true;
 }

@@ -2,7 +2,7 @@ import type { BigIntStats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { loadAll, YAMLException } from 'js-yaml';
 import * as z from 'zod';
-import { ALIAS_EXPANSION, CORE_SCHEMA, writeYaml } from '../yaml-text.js';
+import { ALIAS_EXPANSION, aliasBudget, CORE_SCHEMA, walkValues, writeYaml } from '../yaml-text.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -60,15 +60,6 @@ function* documentTexts(text: string): Generator<{ start: number; text: string }
 }
 
 /**
- * How many nodes the kept objects may add up to, counted as a JSON serializer visits them (a subtree reached through
- * several aliases counts each time). Without aliases every node needs a character of its own, so only a document
- * that expands far beyond its text reaches this: the "billion laughs", or an anchor that contains itself.
- */
-function nodeBudget(textLength: number): number {
-  return 2 * textLength + 10_000;
-}
-
-/**
  * Real dumps (`kubectl get all,cm,secret -o yaml`, a must-gather) always hold Secrets. They are dropped here, before
  * anything else sees them, so that nothing downstream can keep, print or cache their data; the rest of the dump is
  * still evidence. Documents are parsed one at a time, so a dropped Secret's tree is garbage before the next document
@@ -78,7 +69,7 @@ export function parseSnapshotText(text: string, source = 'snapshot'): ParsedSnap
   const objects: KubeObject[] = [];
   let secretsSkipped = 0;
   let read = 0;
-  const walk = { budget: nodeBudget(text.length), newest: Number.NEGATIVE_INFINITY };
+  const walk = { left: aliasBudget(text.length), newest: Number.NEGATIVE_INFINITY };
   for (const part of documentTexts(text)) {
     let values: unknown[];
     try {
@@ -210,27 +201,12 @@ function timestampMs(value: string): number | undefined {
   return Date.parse(value);
 }
 
-/**
- * Visit every value under `root` as a JSON serializer would (a subtree shared through aliases once per path),
- * keeping the newest timestamp. False when the walk would take more than the budget left.
- */
-function visit(root: unknown, walk: { budget: number; newest: number }): boolean {
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (--walk.budget < 0) return false;
-    if (typeof value === 'string') {
-      const ms = timestampMs(value);
-      if (ms !== undefined && ms > walk.newest) walk.newest = ms;
-    } else if (typeof value === 'object' && value !== null) {
-      if (Array.isArray(value)) {
-        for (const item of value) pending.push(item);
-      } else {
-        for (const key in value) pending.push((value as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return true;
+/** Walk `root` within the budget left, keeping the newest timestamp any of its strings holds. */
+function visit(root: unknown, walk: { left: number; newest: number }): boolean {
+  return walkValues(root, walk, (value) => {
+    const ms = timestampMs(value);
+    if (ms !== undefined && ms > walk.newest) walk.newest = ms;
+  });
 }
 
 /**
@@ -239,7 +215,7 @@ function visit(root: unknown, walk: { budget: number; newest: number }): boolean
  * A parsed snapshot carries it already (`taken`).
  */
 export function snapshotNow(objects: readonly KubeObject[]): Date | undefined {
-  const walk = { budget: Number.POSITIVE_INFINITY, newest: Number.NEGATIVE_INFINITY };
+  const walk = { left: Number.POSITIVE_INFINITY, newest: Number.NEGATIVE_INFINITY };
   for (const object of objects) visit(object, walk);
   return Number.isFinite(walk.newest) ? new Date(walk.newest) : undefined;
 }
