@@ -12,8 +12,8 @@ import {
 import { createRequire } from 'node:module';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { recordObjectText } from './object-text.js';
-import { type ParsedSnapshot, type ParsedSnapshotCache, snapshotNow } from './snapshot.js';
+import { type ParsedSnapshotCache, type StoredSnapshot, snapshotNow } from './snapshot.js';
+import { StoredObject } from './stored-object.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -41,7 +41,13 @@ function parserFingerprint(): string | undefined {
   try {
     const require = createRequire(import.meta.url);
     const hash = createHash('sha256');
-    for (const source of ['./snapshot.ts', './snapshot-cache.ts', '../yaml-text.ts']) {
+    for (const source of [
+      './snapshot.ts',
+      './snapshot-cache.ts',
+      './stored-object.ts',
+      './selectable-fields.ts',
+      '../yaml-text.ts',
+    ]) {
       hash.update(readFileSync(fileURLToPath(new URL(source, import.meta.url))));
     }
     for (const dependency of ['js-yaml/package.json', 'zod/package.json']) {
@@ -61,56 +67,82 @@ function prune(dir: string): void {
   for (const old of entries.slice(KEEP)) unlinkSync(join(dir, old.name));
 }
 
-/** An entry as written; `taken` is null for a snapshot without any timestamp. */
-interface Entry {
-  objects: KubeObject[];
-  secretsSkipped: number;
-  taken: string | null;
-}
-
 /**
- * An entry is one JSON document laid out one object to a line, after a first line with the rest of the entry:
+ * An entry is one JSON document laid out one record to a line. After a first line with the rest of the entry come
+ * the objects' heads (stored-object.ts), one compact array each, then the objects' texts in the same order:
  *
- *     {"secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","objects":[
+ *     {"secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","heads":[
+ *     ["v1","Pod","web-0","shop","812",{"app":"web"},["node-1","Always",…]],
+ *     …
+ *     ],"objects":[
  *     {"apiVersion":"v1","kind":"Pod",…},
- *     {"apiVersion":"v1","kind":"Event",…}
+ *     …
  *     ]}
  *
- * JSON never holds a raw line break inside a value, so each object's text is its line, read and parsed on its own
- * and kept (object-text.ts): serving the snapshot then sends these texts instead of serializing the objects again.
- * Any other JSON document with the same fields is read too, in one piece.
+ * JSON never holds a raw line break inside a value, so each record is its line. Reading an entry back parses only
+ * the heads, which are what an API server needs to find and select objects; each text is kept as it is and parsed
+ * only when its object is read whole (serving the snapshot sends the texts, and only the client parses them).
+ * Any other JSON document with `objects` and `secretsSkipped` is read too, in one piece.
  */
-const OBJECTS_OPEN = '"objects":[';
+const HEADS_OPEN = '"heads":[';
+const OBJECTS_OPEN = '],"objects":[';
 const ENTRY_CLOSE = ']}';
 
-function formatEntry(entry: Entry): string {
-  if (entry.objects.length === 0) return JSON.stringify(entry);
-  const head = JSON.stringify({ secretsSkipped: entry.secretsSkipped, taken: entry.taken });
-  const lines = entry.objects.map((object) => {
-    const text = JSON.stringify(object);
-    recordObjectText(object, text);
-    return text;
-  });
-  return `${head.slice(0, -1)},${OBJECTS_OPEN}\n${lines.join(',\n')}\n${ENTRY_CLOSE}`;
+function formatEntry(entry: StoredSnapshot): string {
+  const head = JSON.stringify({ secretsSkipped: entry.secretsSkipped, taken: entry.taken?.toISOString() ?? null });
+  if (entry.stored.length === 0) return `${head.slice(0, -1)},"objects":[]}`;
+  const heads = entry.stored.map((stored) => JSON.stringify(stored.record()));
+  const texts = entry.stored.map((stored) => stored.text);
+  return `${head.slice(0, -1)},${HEADS_OPEN}\n${heads.join(',\n')}\n${OBJECTS_OPEN}\n${texts.join(',\n')}\n${ENTRY_CLOSE}`;
 }
 
-function parseEntry(content: string): unknown {
-  const lines = content.split('\n');
-  const head = lines[0] ?? '';
-  if (lines.length < 3 || !head.endsWith(OBJECTS_OPEN) || lines[lines.length - 1] !== ENTRY_CLOSE) {
-    return JSON.parse(content);
+/** The entry, or undefined when it is not laid out as formatEntry writes it. */
+function readLaidOut(content: string): StoredSnapshot | undefined {
+  const firstEnd = content.indexOf('\n');
+  const headsEnd = content.indexOf(`\n${OBJECTS_OPEN}\n`, firstEnd);
+  if (firstEnd < 0 || headsEnd < 0 || !content.endsWith(`\n${ENTRY_CLOSE}`)) return undefined;
+  const first = content.slice(0, firstEnd);
+  if (!first.endsWith(HEADS_OPEN)) return undefined;
+  const rest = summaryOf(JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`));
+  // The heads are one JSON array as they stand: read in one parse, which is much quicker than one per line.
+  const heads: unknown = JSON.parse(`[${content.slice(firstEnd + 1, headsEnd)}]`);
+  const texts = content.slice(headsEnd + OBJECTS_OPEN.length + 2, -ENTRY_CLOSE.length - 1).split(',\n');
+  if (rest === undefined || !Array.isArray(heads) || heads.length !== texts.length) return undefined;
+  const stored: StoredObject[] = new Array(heads.length);
+  for (let i = 0; i < heads.length; i++) {
+    const entry = StoredObject.fromRecord(heads[i], texts[i] as string);
+    if (entry === undefined) return undefined;
+    stored[i] = entry;
   }
-  const entry = JSON.parse(`${head.slice(0, -OBJECTS_OPEN.length)}"objects":[]}`) as Record<string, unknown>;
-  const objects: unknown[] = new Array(lines.length - 2);
-  for (let i = 1; i < lines.length - 1; i++) {
-    const line = lines[i] as string;
-    const text = i < lines.length - 2 ? line.slice(0, -1) : line;
-    const object: unknown = JSON.parse(text);
-    if (typeof object === 'object' && object !== null) recordObjectText(object, text);
-    objects[i - 1] = object;
+  return { stored, ...rest };
+}
+
+/** secretsSkipped and taken of an entry; taken is found again in an entry written before it was recorded. */
+function summaryOf(parsed: unknown, objects?: () => readonly KubeObject[]): Omit<StoredSnapshot, 'stored'> | undefined {
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { secretsSkipped, taken } = parsed as Record<string, unknown>;
+  if (typeof secretsSkipped !== 'number') return undefined;
+  const at =
+    typeof taken === 'string'
+      ? new Date(taken)
+      : taken === null || objects === undefined
+        ? undefined
+        : snapshotNow(objects());
+  if (at !== undefined && Number.isNaN(at.getTime())) return undefined;
+  return { secretsSkipped, ...(at !== undefined ? { taken: at } : {}) };
+}
+
+function parseEntry(content: string): StoredSnapshot | undefined {
+  const laidOut = readLaidOut(content);
+  if (laidOut !== undefined) return laidOut;
+  const parsed: unknown = JSON.parse(content);
+  const objects = (parsed as { objects?: unknown } | null)?.objects;
+  if (!Array.isArray(objects) || !objects.every((o) => typeof o === 'object' && o !== null && !Array.isArray(o))) {
+    return undefined;
   }
-  entry['objects'] = objects;
-  return entry;
+  const kept = objects as KubeObject[];
+  const rest = summaryOf(parsed, () => kept);
+  return rest && { stored: kept.map((object) => StoredObject.of(object)), ...rest };
 }
 
 export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
@@ -128,17 +160,9 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
     }
     return last.file;
   };
-  const readEntry = (file: string): ParsedSnapshot | undefined => {
+  const readEntry = (file: string): StoredSnapshot | undefined => {
     try {
-      const parsed = parseEntry(readFileSync(file, 'utf8'));
-      if (typeof parsed !== 'object' || parsed === null) return undefined;
-      const { objects, secretsSkipped, taken } = parsed as Partial<Record<keyof Entry, unknown>>;
-      if (!Array.isArray(objects) || typeof secretsSkipped !== 'number') return undefined;
-      const kept = objects as KubeObject[];
-      // An entry without the time it was taken (written before it was recorded) has it found again.
-      const at = typeof taken === 'string' ? new Date(taken) : taken === null ? undefined : snapshotNow(kept);
-      if (at !== undefined && Number.isNaN(at.getTime())) return undefined;
-      return { objects: kept, secretsSkipped, ...(at !== undefined ? { taken: at } : {}) };
+      return parseEntry(readFileSync(file, 'utf8'));
     } catch {
       return undefined;
     }
@@ -164,12 +188,7 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
         const file = entry(text);
         const temporary = `${file}.${process.pid}.tmp`;
         // Secrets were dropped by the parser, so only their count is written.
-        const written: Entry = {
-          objects: parsed.objects,
-          secretsSkipped: parsed.secretsSkipped,
-          taken: parsed.taken?.toISOString() ?? null,
-        };
-        writeFileSync(temporary, formatEntry(written), { mode: 0o600 });
+        writeFileSync(temporary, formatEntry(parsed), { mode: 0o600 });
         renameSync(temporary, file);
         prune(dir);
       } catch {

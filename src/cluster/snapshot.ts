@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { loadAll, YAMLException } from 'js-yaml';
 import * as z from 'zod';
 import { ALIAS_EXPANSION, aliasBudget, CORE_SCHEMA, walkValues, writeYaml } from '../yaml-text.js';
+import { StoredObject } from './stored-object.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -35,6 +36,13 @@ export interface ParsedSnapshot {
   /** Secret documents dropped at parse time: their data is never kept, printed or cached. */
   secretsSkipped: number;
   /** The newest timestamp in the kept objects (see snapshotNow), found while parsing; absent when none has one. */
+  taken?: Date;
+}
+
+/** A parsed snapshot in the form an API server serves it from, as the parsed-snapshot cache keeps it. */
+export interface StoredSnapshot {
+  stored: readonly StoredObject[];
+  secretsSkipped: number;
   taken?: Date;
 }
 
@@ -230,7 +238,10 @@ export class SnapshotFileError extends Error {
 }
 
 export interface LoadedSnapshot {
-  objects: KubeObject[];
+  /** The objects as an API server serves them (see stored-object.ts): what a replay hands to its server. */
+  stored: readonly StoredObject[];
+  /** The objects themselves, parsed from the stored texts when first read. */
+  readonly objects: KubeObject[];
   /** Secret documents dropped at parse time. */
   secretsSkipped: number;
   logs: SnapshotLogs;
@@ -245,14 +256,14 @@ export interface LoadedSnapshot {
  * loading a snapshot, and the result depends on nothing else.
  */
 export interface ParsedSnapshotCache {
-  get(text: string): ParsedSnapshot | undefined;
-  set(text: string, parsed: ParsedSnapshot): void;
+  get(text: string): StoredSnapshot | undefined;
+  set(text: string, parsed: StoredSnapshot): void;
   /**
    * The entry of a file whose text was looked up before and that has not changed since, told by the file's identity
    * (device, inode, size, modification and change times) without reading it: a large snapshot replayed again is then
    * neither read nor hashed. Undefined when that cannot be told; the text is then read and looked up.
    */
-  getFile?(path: string): ParsedSnapshot | undefined;
+  getFile?(path: string): StoredSnapshot | undefined;
   /**
    * Remember that `path` held `text` (after `get` or `set` of that text); `before` is the file's status taken before
    * it was read, so a file that changed while being read is not remembered.
@@ -269,31 +280,46 @@ export async function loadSnapshotFiles(
   logsPath?: string,
   cache?: ParsedSnapshotCache,
 ): Promise<LoadedSnapshot> {
-  let parsed = cache?.getFile?.(snapshotPath);
-  if (parsed === undefined) {
+  let found = cache?.getFile?.(snapshotPath);
+  if (found === undefined) {
     const before = cache?.noteFile ? await stat(snapshotPath, { bigint: true }).catch(() => undefined) : undefined;
     const text = await readText(snapshotPath, 'snapshot');
-    parsed = cache?.get(text);
-    if (parsed === undefined) {
-      parsed = parseSnapshotText(text, snapshotPath);
-      cache?.set(text, parsed);
+    found = cache?.get(text);
+    if (found === undefined) {
+      const { objects, secretsSkipped, taken } = parseSnapshotText(text, snapshotPath);
+      found = { stored: objects.map((object) => StoredObject.of(object)), secretsSkipped, ...(taken ? { taken } : {}) };
+      cache?.set(text, found);
     }
     if (before !== undefined) cache?.noteFile?.(snapshotPath, text, before);
   }
-  const { objects, secretsSkipped, taken } = parsed;
-  const found = { objects, secretsSkipped, ...(taken !== undefined ? { taken } : {}) };
   if (logsPath !== undefined) {
-    return { ...found, logs: parseSnapshotLogs(await readText(logsPath, 'logs'), logsPath), logsPath };
+    return loaded(found, parseSnapshotLogs(await readText(logsPath, 'logs'), logsPath), logsPath);
   }
   const sibling = siblingLogsPath(snapshotPath);
   let siblingText: string;
   try {
     siblingText = await readFile(sibling, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ...found, logs: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return loaded(found, {}, undefined);
     throw new SnapshotFileError(`cannot read logs file ${sibling}: ${(error as Error).message}`, { cause: error });
   }
-  return { ...found, logs: parseSnapshotLogs(siblingText, sibling), logsPath: sibling };
+  return loaded(found, parseSnapshotLogs(siblingText, sibling), sibling);
+}
+
+function loaded(found: StoredSnapshot, logs: SnapshotLogs, logsPath: string | undefined): LoadedSnapshot {
+  const { stored, secretsSkipped, taken } = found;
+  let objects: KubeObject[] | undefined;
+  return {
+    stored,
+    get objects() {
+      objects ??= stored.map((entry) => entry.object);
+      return objects;
+    },
+    secretsSkipped,
+    logs,
+    ...(logsPath !== undefined ? { logsPath } : {}),
+    ...(taken !== undefined ? { taken } : {}),
+  };
 }
 
 async function readText(path: string, what: string): Promise<string> {

@@ -1,6 +1,6 @@
-import { recordedObjectText, recordObjectText } from '../cluster/object-text.js';
 import { RESOURCES, type ResourceInfo, resourceForKind } from '../cluster/resources.js';
 import { snapshotNow } from '../cluster/snapshot.js';
+import { StoredObject } from '../cluster/stored-object.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import { byCodePoint } from '../code-point-order.js';
 import { isEventsGroupEvent, toCoreEvent } from './event-conversion.js';
@@ -8,8 +8,9 @@ import { isEventsGroupEvent, toCoreEvent } from './event-conversion.js';
 /**
  * The snapshot indexed the way the API server stores it: per resource, ordered by `namespace/name` (etcd key
  * order), with one resourceVersion for the whole snapshot since nothing in it ever changes. Nothing changes its
- * objects either (a server is handed new objects instead, see `setObjects`), so each object's JSON is made once:
- * a list of thousands of objects is then a concatenation of their texts rather than a serialization of them all.
+ * objects either (a server is handed new objects instead, see `setObjects`), so each object is kept as a
+ * StoredObject: lists are found and selected by the objects' heads and answered with their texts, and an object is
+ * parsed whole only for the answers that need it (tables, logs, metadata-only views).
  */
 export interface SnapshotCatalog {
   resourceVersion: string;
@@ -17,20 +18,18 @@ export interface SnapshotCatalog {
   now: Date;
   /** Objects of kinds the server does not serve (Secrets are refused earlier, by the snapshot parser). */
   skippedKinds: ReadonlyMap<string, number>;
-  objects(resource: ResourceKind): readonly KubeObject[];
+  objects(resource: ResourceKind): readonly StoredObject[];
   /**
    * The objects of a resource whose `namespace/name` key starts with `namespace/`, in order: every object of that
    * namespace is among them (a namespace holding a `/`, which no real one does, can bring a few more).
    */
-  objectsKeyedIn(resource: ResourceKind, namespace: string): readonly KubeObject[];
-  get(resource: ResourceKind, namespace: string | undefined, name: string): KubeObject | undefined;
+  objectsKeyedIn(resource: ResourceKind, namespace: string): readonly StoredObject[];
+  get(resource: ResourceKind, namespace: string | undefined, name: string): StoredObject | undefined;
   count(): number;
-  /** `JSON.stringify` of one of this catalog's objects, made once. */
-  text(object: KubeObject): string;
 }
 
-export function objectKey(object: KubeObject): string {
-  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+export function objectKey(object: StoredObject): string {
+  return `${object.namespace ?? ''}/${object.name}`;
 }
 
 function groupVersion(info: ResourceInfo): string {
@@ -49,42 +48,58 @@ function firstAtLeast(keys: readonly string[], bound: string): number {
   return low;
 }
 
-export function buildCatalog(objects: readonly KubeObject[], options: { now?: Date } = {}): SnapshotCatalog {
-  const byResource = new Map<ResourceKind, Map<string, KubeObject>>();
+/**
+ * The object as the server serves it. Most are served as they are; an events.k8s.io Event is converted to core/v1,
+ * a cluster-scoped object exported with a stray namespace would be unreachable by its real path, and an object
+ * without apiVersion gets its resource's.
+ */
+function normalized(entry: StoredObject, info: ResourceInfo): StoredObject {
+  const strayNamespace = !info.namespaced && entry.namespace !== undefined;
+  const eventsGroup = isEventsGroupEvent(entry);
+  if (!eventsGroup && !strayNamespace && entry.apiVersion !== undefined) return entry;
+  let object = eventsGroup ? toCoreEvent(entry.object) : entry.object;
+  if (object.apiVersion == null || strayNamespace) {
+    const metadata = { ...object.metadata };
+    if (strayNamespace) delete metadata.namespace;
+    object = { ...object, apiVersion: object.apiVersion ?? groupVersion(info), metadata };
+  }
+  return StoredObject.of(object);
+}
+
+export function buildCatalog(
+  objects: readonly (KubeObject | StoredObject)[],
+  options: { now?: Date } = {},
+): SnapshotCatalog {
+  const byResource = new Map<ResourceKind, Map<string, StoredObject>>();
   const skipped = new Map<string, number>();
   let maxVersion = 0;
-  for (const object of objects) {
-    const info = object.kind ? resourceForKind(object.kind) : undefined;
-    if (!info || object.kind === 'Secret') {
-      const kind = object.kind ?? '(no kind)';
-      skipped.set(kind, (skipped.get(kind) ?? 0) + 1);
+  for (const given of objects) {
+    const stored = given instanceof StoredObject ? given : StoredObject.of(given);
+    const { kind, resourceVersion } = stored;
+    const info = kind ? resourceForKind(kind) : undefined;
+    if (!info || kind === 'Secret') {
+      const shown = kind ?? '(no kind)';
+      skipped.set(shown, (skipped.get(shown) ?? 0) + 1);
       continue;
     }
-    const rv = Number(object.metadata.resourceVersion);
+    const rv = Number(resourceVersion);
     if (Number.isSafeInteger(rv) && rv > maxVersion) maxVersion = rv;
-    // Cluster-scoped objects exported with a stray namespace would be unreachable by their real path.
-    const strayNamespace = !info.namespaced && object.metadata.namespace !== undefined;
-    let normalized = isEventsGroupEvent(object) ? toCoreEvent(object) : object;
-    if (normalized.apiVersion == null || strayNamespace) {
-      const metadata = { ...normalized.metadata };
-      if (strayNamespace) delete metadata.namespace;
-      normalized = { ...normalized, apiVersion: normalized.apiVersion ?? groupVersion(info), metadata };
-    }
+    const entry = normalized(stored, info);
     let bucket = byResource.get(info.plural);
     if (!bucket) {
       bucket = new Map();
       byResource.set(info.plural, bucket);
     }
     // A later document replaces an earlier one with the same identity, as a re-applied manifest would.
-    bucket.set(objectKey(normalized), normalized);
+    bucket.set(objectKey(entry), entry);
   }
-  const sorted = new Map<ResourceKind, KubeObject[]>();
+  const sorted = new Map<ResourceKind, StoredObject[]>();
   const sortedKeys = new Map<ResourceKind, string[]>();
   for (const [resource, bucket] of byResource) {
     const entries = [...bucket.entries()].sort(([a], [b]) => byCodePoint(a, b));
     sorted.set(
       resource,
-      entries.map(([, object]) => object),
+      entries.map(([, entry]) => entry),
     );
     sortedKeys.set(
       resource,
@@ -92,7 +107,11 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
     );
   }
   const resourceVersion = String(maxVersion > 0 ? maxVersion : 1);
-  const now = options.now ?? snapshotNow(objects) ?? new Date();
+  // Only a snapshot served without its time has its objects read whole to find it.
+  const now =
+    options.now ??
+    snapshotNow(objects.map((given) => (given instanceof StoredObject ? given.object : given))) ??
+    new Date();
   const total = [...sorted.values()].reduce((sum, list) => sum + list.length, 0);
   return {
     resourceVersion,
@@ -100,25 +119,15 @@ export function buildCatalog(objects: readonly KubeObject[], options: { now?: Da
     skippedKinds: skipped,
     objects: (resource) => sorted.get(resource) ?? [],
     objectsKeyedIn: (resource, namespace) => {
-      const objects = sorted.get(resource) ?? [];
+      const entries = sorted.get(resource) ?? [];
       const keys = sortedKeys.get(resource) ?? [];
       // Keys in `namespace/` sort from `namespace/` up to `namespace0`, the next character after the slash.
-      return objects.slice(firstAtLeast(keys, `${namespace}/`), firstAtLeast(keys, `${namespace}0`));
+      return entries.slice(firstAtLeast(keys, `${namespace}/`), firstAtLeast(keys, `${namespace}0`));
     },
     get: (resource, namespace, name) => {
       const info = RESOURCES[resource];
       return byResource.get(resource)?.get(`${info.namespaced ? (namespace ?? '') : ''}/${name}`);
     },
     count: () => total,
-    text: (object) => {
-      // An object served as it was handed over may come with its text (object-text.ts); a normalized one is a copy
-      // made here, recorded the first time it is served.
-      let text = recordedObjectText(object);
-      if (text === undefined) {
-        text = JSON.stringify(object);
-        recordObjectText(object, text);
-      }
-      return text;
-    },
   };
 }

@@ -6,7 +6,7 @@ import type { KubeObject } from '../cluster/types.js';
  * the core/v1 resource, so an events.k8s.io/v1 (or v1beta1) Event is converted the same way. Without it, field
  * selectors such as `involvedObject.kind=Node` and kubectl's columns would not see the event at all.
  */
-export function isEventsGroupEvent(object: KubeObject): boolean {
+export function isEventsGroupEvent(object: Pick<KubeObject, 'kind' | 'apiVersion'>): boolean {
   return (
     object.kind === 'Event' && typeof object.apiVersion === 'string' && object.apiVersion.startsWith('events.k8s.io/')
   );

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ResourceInfo } from '../cluster/resources.js';
-import type { KubeObject } from '../cluster/types.js';
+import type { StoredObject } from '../cluster/stored-object.js';
 import { objectKey } from './catalog.js';
 import type { RouteRequest } from './handler.js';
 import { writeJson, writeJsonText } from './http.js';
@@ -42,13 +42,17 @@ export function answerList(target: Extract<Route, { type: 'list' }>, { state, ur
   };
   if (format.as === 'Table') {
     writeJson(res, 200, {
-      ...toTable(info.plural, page.items, {
-        now: catalog.now,
-        resourceVersion: catalog.resourceVersion,
-        includeObject: includeObject(params.get('includeObject')),
-        ...(page.continueToken ? { continueToken: page.continueToken } : {}),
-        ...(page.remaining !== undefined ? { remaining: page.remaining } : {}),
-      }),
+      ...toTable(
+        info.plural,
+        page.items.map((o) => o.object),
+        {
+          now: catalog.now,
+          resourceVersion: catalog.resourceVersion,
+          includeObject: includeObject(params.get('includeObject')),
+          ...(page.continueToken ? { continueToken: page.continueToken } : {}),
+          ...(page.remaining !== undefined ? { remaining: page.remaining } : {}),
+        },
+      ),
       apiVersion: format.version,
     });
     return;
@@ -58,7 +62,7 @@ export function answerList(target: Extract<Route, { type: 'list' }>, { state, ur
       kind: 'PartialObjectMetadataList',
       apiVersion: format.version,
       metadata,
-      items: page.items.map((o) => partial(o, format.version)),
+      items: page.items.map((o) => partial(o.object, format.version)),
     });
     return;
   }
@@ -68,7 +72,7 @@ export function answerList(target: Extract<Route, { type: 'list' }>, { state, ur
     apiVersion: info.group === '' ? info.version : `${info.group}/${info.version}`,
     metadata,
   });
-  const items = page.items.map((o) => catalog.text(o)).join(',');
+  const items = page.items.map((o) => o.text).join(',');
   writeJsonText(res, 200, `${head.slice(0, -1)},"items":[${items}]}`);
 }
 
@@ -77,7 +81,7 @@ function select(
   info: ResourceInfo,
   namespace: string | undefined,
   params: URLSearchParams,
-): readonly KubeObject[] {
+): readonly StoredObject[] {
   const labelSelector = params.get('labelSelector') ?? '';
   const fieldSelector = params.get('fieldSelector') ?? '';
   const labels = parseLabelSelector(labelSelector);
@@ -87,10 +91,10 @@ function select(
     const { catalog } = state;
     const candidates =
       namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace);
-    const matching: KubeObject[] = [];
+    const matching: StoredObject[] = [];
     for (const o of candidates) {
-      if (namespace !== undefined && o.metadata.namespace !== namespace) continue;
-      if (labels.length > 0 && !matchesLabels(labels, o.metadata.labels)) continue;
+      if (namespace !== undefined && o.namespace !== namespace) continue;
+      if (labels.length > 0 && !matchesLabels(labels, o.labels)) continue;
       if (fields.length > 0 && !matchesFields(info.plural, fields, o)) continue;
       matching.push(o);
     }
@@ -105,7 +109,7 @@ function select(
 function watch(
   state: SnapshotState,
   info: ResourceInfo,
-  selected: readonly KubeObject[],
+  selected: readonly StoredObject[],
   params: URLSearchParams,
   format: Format,
   res: ServerResponse,
@@ -118,14 +122,14 @@ function watch(
       const text =
         format.as === 'Table'
           ? JSON.stringify({
-              ...toTable(info.plural, [object], {
+              ...toTable(info.plural, [object.object], {
                 now: catalog.now,
                 resourceVersion: catalog.resourceVersion,
                 includeObject: includeObject(params.get('includeObject')),
               }),
               apiVersion: format.version,
             })
-          : catalog.text(object);
+          : object.text;
       res.write(`{"type":"ADDED","object":${text}}\n`);
     }
   }

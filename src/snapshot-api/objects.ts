@@ -43,7 +43,7 @@ export function answerLog(target: RouteOf<'log'>, { state, url, res }: RouteRequ
   const params = url.searchParams;
   const pod = state.catalog.get('pods', target.namespace, target.name);
   if (!pod) throw notFound('pods', target.name);
-  const text = podLog(pod, state.logs, {
+  const text = podLog(pod.object, state.logs, {
     previous: isTrue(params.get('previous')),
     ...optionalString('container', params.get('container')),
     ...optionalInt('tailLines', params.get('tailLines')),
@@ -60,7 +60,7 @@ export function answerGet(target: RouteOf<'get'>, { state, url, req, res }: Rout
   const format = negotiate(req.headers.accept);
   if (format.as === 'Table') {
     writeJson(res, 200, {
-      ...toTable(target.info.plural, [object], {
+      ...toTable(target.info.plural, [object.object], {
         now: catalog.now,
         resourceVersion: catalog.resourceVersion,
         includeObject: includeObject(url.searchParams.get('includeObject')),
@@ -68,8 +68,8 @@ export function answerGet(target: RouteOf<'get'>, { state, url, req, res }: Rout
       apiVersion: format.version,
     });
   } else if (format.as === 'PartialObjectMetadata') {
-    writeJson(res, 200, partial(object, format.version));
+    writeJson(res, 200, partial(object.object, format.version));
   } else {
-    writeJsonText(res, 200, catalog.text(object));
+    writeJsonText(res, 200, object.text);
   }
 }

@@ -1,5 +1,6 @@
 import { requirementHolds } from '../cluster/label-selector.js';
-import type { KubeObject } from '../cluster/types.js';
+import { isSelectableField, selectableFieldPosition } from '../cluster/selectable-fields.js';
+import type { StoredObject } from '../cluster/stored-object.js';
 
 /**
  * Label and field selectors with the grammar and semantics of k8s.io/apimachinery (labels.Parse, fields.Parse),
@@ -178,63 +179,26 @@ export function parseFieldSelector(text: string): FieldSelector {
   });
 }
 
-type FieldGetter = (object: KubeObject) => string;
-
-const str = (value: unknown): string => (typeof value === 'string' ? value : value == null ? '' : String(value));
-
-const COMMON: Readonly<Record<string, FieldGetter>> = {
-  'metadata.name': (o) => o.metadata.name,
-  'metadata.namespace': (o) => o.metadata.namespace ?? '',
-};
-
-/** The field labels kube-apiserver registers per resource (pkg/registry/.../strategy.go, ToSelectableFields). */
-const FIELDS_BY_RESOURCE: Readonly<Record<string, Readonly<Record<string, FieldGetter>>>> = {
-  pods: {
-    'spec.nodeName': (o) => str(o.spec?.nodeName),
-    'spec.restartPolicy': (o) => str(o.spec?.restartPolicy),
-    'spec.schedulerName': (o) => str(o.spec?.schedulerName),
-    'spec.serviceAccountName': (o) => str(o.spec?.serviceAccountName),
-    'spec.hostNetwork': (o) => String(o.spec?.hostNetwork === true),
-    'status.phase': (o) => str(o.status?.phase),
-    'status.podIP': (o) => str(o.status?.podIP),
-    'status.nominatedNodeName': (o) => str(o.status?.nominatedNodeName),
-  },
-  events: {
-    'involvedObject.kind': (o) => str(o.involvedObject && (o.involvedObject as { kind?: unknown }).kind),
-    'involvedObject.namespace': (o) => str(o.involvedObject && (o.involvedObject as { namespace?: unknown }).namespace),
-    'involvedObject.name': (o) => str(o.involvedObject && (o.involvedObject as { name?: unknown }).name),
-    'involvedObject.uid': (o) => str(o.involvedObject && (o.involvedObject as { uid?: unknown }).uid),
-    'involvedObject.apiVersion': (o) =>
-      str(o.involvedObject && (o.involvedObject as { apiVersion?: unknown }).apiVersion),
-    'involvedObject.resourceVersion': (o) =>
-      str(o.involvedObject && (o.involvedObject as { resourceVersion?: unknown }).resourceVersion),
-    'involvedObject.fieldPath': (o) => str(o.involvedObject && (o.involvedObject as { fieldPath?: unknown }).fieldPath),
-    reason: (o) => str(o.reason),
-    reportingComponent: (o) => str(o.reportingComponent),
-    source: (o) => str(o.source && (o.source as { component?: unknown }).component),
-    type: (o) => str(o.type),
-  },
-  nodes: { 'spec.unschedulable': (o) => String(o.spec?.unschedulable === true) },
-  namespaces: { 'status.phase': (o) => str(o.status?.phase) },
-  replicasets: { 'status.replicas': (o) => String(o.status?.replicas ?? 0) },
-};
-
 /** Check every field label is one the real server accepts for this resource; unknown labels are a 400 there. */
 export function validateFieldSelector(resource: string, selector: FieldSelector): void {
-  const fields = FIELDS_BY_RESOURCE[resource] ?? {};
   for (const req of selector) {
-    if (!(req.field in COMMON) && !(req.field in fields)) {
+    if (!isSelectableField(resource, req.field))
       throw new SelectorSyntaxError(`field label not supported: ${req.field}`);
-    }
   }
 }
 
-export function matchesFields(resource: string, selector: FieldSelector, object: KubeObject): boolean {
-  const fields = FIELDS_BY_RESOURCE[resource] ?? {};
+/** The value of a selectable field, read from the object's head (stored-object.ts). */
+function fieldValue(resource: string, field: string, object: StoredObject): string | undefined {
+  if (field === 'metadata.name') return object.name;
+  if (field === 'metadata.namespace') return object.namespace ?? '';
+  const position = selectableFieldPosition(resource, field);
+  return position === undefined ? undefined : (object.fields[position] ?? '');
+}
+
+export function matchesFields(resource: string, selector: FieldSelector, object: StoredObject): boolean {
   return selector.every((req) => {
-    const getter = COMMON[req.field] ?? fields[req.field];
-    if (!getter) return false;
-    const actual = getter(object);
+    const actual = fieldValue(resource, req.field, object);
+    if (actual === undefined) return false;
     return req.operator === '=' ? actual === req.value : actual !== req.value;
   });
 }

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SnapshotLogs } from '../cluster/snapshot.js';
+import type { StoredObject } from '../cluster/stored-object.js';
 import type { KubeObject } from '../cluster/types.js';
 import type { SnapshotCatalog } from './catalog.js';
 import { FaultInjector, type FaultRule } from './faults.js';
@@ -26,7 +27,8 @@ export type { FaultEffect, FaultMatch, FaultRule } from './faults.js';
 export type { RecordedRequest } from './state.js';
 
 export interface SnapshotServerOptions {
-  objects: readonly KubeObject[];
+  /** Plain objects, or a loaded snapshot's stored ones (`LoadedSnapshot.stored`), which it serves without parsing. */
+  objects: readonly (KubeObject | StoredObject)[];
   logs?: SnapshotLogs;
   /** 0 (the default) picks a free port. */
   port?: number;
@@ -66,7 +68,7 @@ export interface SnapshotServer {
    * Serve other objects (and logs) from now on, as a cluster changes after a fix: the snapshot is replaced whole,
    * with its own resourceVersion, so continue tokens from before are expired.
    */
-  setObjects(objects: readonly KubeObject[], logs?: SnapshotLogs): void;
+  setObjects(objects: readonly (KubeObject | StoredObject)[], logs?: SnapshotLogs): void;
 }
 
 export class SnapshotServerError extends Error {

@@ -1,4 +1,5 @@
 import type { SnapshotLogs } from '../cluster/snapshot.js';
+import type { StoredObject } from '../cluster/stored-object.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import { buildCatalog, type SnapshotCatalog } from './catalog.js';
 import type { RequestVerb } from './faults.js';
@@ -16,7 +17,7 @@ export interface RecordedRequest {
 }
 
 export interface SnapshotStateOptions {
-  objects: readonly KubeObject[];
+  objects: readonly (KubeObject | StoredObject)[];
   logs?: SnapshotLogs;
   /** The clock for ages in Table output; the catalog picks the newest timestamp in the snapshot when omitted. */
   now?: Date;
@@ -35,7 +36,7 @@ export class SnapshotState {
   private currentLogs: SnapshotLogs;
   // The objects a list query selects, kept for the pages that follow: a list of thousands is read in several pages,
   // each asking the same query again. Bounded, since every new selector is a new entry; emptied with the catalog.
-  private selections = new Map<string, readonly KubeObject[]>();
+  private selections = new Map<string, readonly StoredObject[]>();
   private recorded: RecordedRequest[] = [];
   private received = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -62,7 +63,7 @@ export class SnapshotState {
   }
 
   /** Serve another snapshot from now on; continue tokens and cached selections of the old one stop applying. */
-  replace(objects: readonly KubeObject[], logs: SnapshotLogs | undefined): void {
+  replace(objects: readonly (KubeObject | StoredObject)[], logs: SnapshotLogs | undefined): void {
     const next = buildCatalog(objects, this.now ? { now: this.now } : {});
     // A replaced snapshot must never share a resourceVersion with the one before it: watchers and continue
     // tokens that hold the old version would otherwise be served the new objects as if nothing had changed.
@@ -79,8 +80,8 @@ export class SnapshotState {
     namespace: string | undefined,
     labelSelector: string,
     fieldSelector: string,
-    select: () => readonly KubeObject[],
-  ): readonly KubeObject[] {
+    select: () => readonly StoredObject[],
+  ): readonly StoredObject[] {
     const key = JSON.stringify([resource, namespace ?? null, labelSelector, fieldSelector]);
     let selected = this.selections.get(key);
     if (selected === undefined) {

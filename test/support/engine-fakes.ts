@@ -1,3 +1,4 @@
+import { StoredObject } from '../../src/cluster/stored-object.js';
 import type {
   ClusterReader,
   GetQuery,
@@ -52,7 +53,7 @@ export function fakeReader(options: FakeReaderOptions): FakeReader {
             (query.namespace === undefined ||
               o.metadata.namespace === undefined ||
               o.metadata.namespace === query.namespace) &&
-            matchesFields(query.kind, parseFieldSelector(query.fieldSelector ?? ''), o) &&
+            matchesFields(query.kind, parseFieldSelector(query.fieldSelector ?? ''), StoredObject.of(o)) &&
             matchesLabelSelector(o, query.labelSelector),
         ),
       );

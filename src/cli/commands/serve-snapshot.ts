@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
-import type { KubeObject } from '../../cluster/types.js';
+import type { StoredObject } from '../../cluster/stored-object.js';
 import { byCodePoint } from '../../code-point-order.js';
 import { writeKubeconfig } from '../../snapshot-api/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../snapshot-api/server.js';
@@ -112,10 +112,10 @@ function fraction(flag: string, text: string): number {
 }
 
 /** The namespace holding the most objects, so `kubectl get pods` without `-n` shows the incident. */
-function busiestNamespace(objects: readonly KubeObject[]): string | undefined {
+function busiestNamespace(objects: readonly StoredObject[]): string | undefined {
   const counts = new Map<string, number>();
   for (const object of objects) {
-    const ns = object.metadata.namespace;
+    const ns = object.namespace;
     if (ns) counts.set(ns, (counts.get(ns) ?? 0) + 1);
   }
   let best: string | undefined;
@@ -158,7 +158,7 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
       checkNowWindow('--now', options.now, { snapshotNewest: snapshot.taken }, new Date());
     }
     server = await startSnapshotServer({
-      objects: snapshot.objects,
+      objects: snapshot.stored,
       logs: snapshot.logs,
       port: options.port,
       host: options.host,
@@ -167,7 +167,7 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
       seed: options.seed,
       now: options.now ?? snapshot.taken,
     });
-    const namespace = options.namespace ?? busiestNamespace(snapshot.objects);
+    const namespace = options.namespace ?? busiestNamespace(snapshot.stored);
     summary = {
       objects: server.catalog.count(),
       logs: Object.keys(snapshot.logs).length,

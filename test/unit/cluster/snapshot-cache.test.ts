@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSnapshotInput } from '../../../src/cli/input-files.js';
-import { loadSnapshotFiles, type ParsedSnapshotCache } from '../../../src/cluster/snapshot.js';
+import { loadSnapshotFiles, type ParsedSnapshotCache, parseSnapshotText } from '../../../src/cluster/snapshot.js';
 import { defaultSnapshotCacheDir, snapshotCacheIn } from '../../../src/cluster/snapshot-cache.js';
+import { startSnapshotServer } from '../../../src/snapshot-api/server.js';
 
 /** The parsed-snapshot cache as the command line uses it: where it lives, and what an entry carries. */
 
@@ -147,6 +148,79 @@ describe('the parsed-snapshot cache', () => {
       for (const name of await readdir(cacheDir)) if (name.endsWith('.json')) await rm(join(cacheDir, name));
       const again = await loadSnapshotFiles(file, undefined, cache);
       expect(again.objects[0]?.metadata.name).toBe('web-1');
+    });
+  });
+
+  describe('an entry read back', () => {
+    const DUMP = [
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\n  resourceVersion: "7"\n  labels: {app: web}\nspec:\n  nodeName: worker-1\n  containers: [{name: web, image: web:1}]\nstatus:\n  phase: Running\n',
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-2\n  namespace: shop\n  labels: {app: web, tier: canary}\nspec:\n  nodeName: worker-2\n  containers: [{name: web, image: web:2}]\nstatus:\n  phase: Pending\n',
+      'apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: web-2.1\n  namespace: shop\nregarding: {kind: Pod, name: web-2, namespace: shop}\nreason: FailedScheduling\nnote: 0/3 nodes are available\ntype: Warning\neventTime: "2025-03-01T08:00:00.000000Z"\n',
+      'apiVersion: v1\nkind: Event\nmetadata:\n  name: worker-1.1\n  namespace: default\ninvolvedObject: {kind: Node, name: worker-1}\nreason: NodeNotReady\ntype: Warning\ncount: 2\nlastTimestamp: "2025-03-01T08:00:00Z"\n',
+      'apiVersion: v1\nkind: Node\nmetadata:\n  name: worker-1\n  namespace: stray\n',
+    ].join('---\n');
+    const QUERIES = [
+      '/api/v1/namespaces/shop/pods',
+      '/api/v1/pods?labelSelector=tier%3Dcanary',
+      '/api/v1/pods?fieldSelector=spec.nodeName%3Dworker-2',
+      '/api/v1/pods?fieldSelector=status.phase!%3DRunning,metadata.namespace%3Dshop',
+      '/api/v1/events?fieldSelector=involvedObject.kind%3DNode',
+      '/api/v1/namespaces/shop/events?fieldSelector=involvedObject.name%3Dweb-2,type%3DWarning',
+      '/api/v1/namespaces/shop/pods/web-1',
+      '/api/v1/namespaces/shop/pods/web-1/log?container=web',
+      '/api/v1/nodes/worker-1',
+      '/api/v1/pods?limit=1',
+    ];
+
+    async function answers(objects: Parameters<typeof startSnapshotServer>[0]['objects']): Promise<string[]> {
+      const server = await startSnapshotServer({ objects, port: 0, now: new Date('2025-03-01T09:00:00Z') });
+      try {
+        const texts: string[] = [];
+        for (const query of QUERIES) {
+          const response = await fetch(`${server.url}${query}`);
+          // A continue token carries the moment it was issued.
+          texts.push(`${response.status} ${(await response.text()).replace(/"continue":"[^"]+"/, '"continue":…')}`);
+        }
+        const table = await fetch(`${server.url}/api/v1/namespaces/shop/pods`, {
+          headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+        });
+        texts.push(`${table.status} ${await table.text()}`);
+        return texts;
+      } finally {
+        await server.close();
+      }
+    }
+
+    it('serves lists, selectors, gets, logs and tables exactly as the parsed snapshot does', async () => {
+      const file = join(dir, 'incident.yaml');
+      await writeFile(file, DUMP);
+      const cacheDir = join(dir, 'cache');
+      const parsed = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
+      const cached = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
+      expect(cached.stored).not.toBe(parsed.stored);
+      const fromCache = await answers(cached.stored);
+      expect(fromCache).toEqual(await answers(parseSnapshotText(DUMP).objects));
+      // The selectors selected something: an empty answer everywhere would also be equal.
+      expect(fromCache[2]).toContain('"name":"web-2"');
+      expect(fromCache[2]).not.toContain('"name":"web-1"');
+      expect(fromCache[5]).toContain('FailedScheduling');
+      expect(cached.objects).toEqual(parsed.objects);
+    });
+
+    it('is a miss, and the file is parsed again, when a head is not what was written', async () => {
+      const file = join(dir, 'incident.yaml');
+      await writeFile(file, DUMP);
+      const cacheDir = join(dir, 'cache');
+      await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
+      const entry = (await readdir(cacheDir)).find((name) => name.endsWith('.json')) as string;
+      const path = join(cacheDir, entry);
+      const text = await readFile(path, 'utf8');
+      const heads = text.split('\n').filter((line) => line.startsWith('["v1","Pod","web-1"'));
+      expect(heads).toHaveLength(1);
+      await writeFile(path, text.replace(heads[0] as string, '["v1","Pod","web-1"],'));
+      const again = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
+      expect(again.stored.map((o) => o.name)).toEqual(['web-1', 'web-2', 'web-2.1', 'worker-1.1', 'worker-1']);
+      expect(again.objects[0]?.spec?.['nodeName']).toBe('worker-1');
     });
   });
 });

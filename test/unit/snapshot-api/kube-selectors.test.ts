@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type LabelSelectorRequirement, requirementHolds } from '../../../src/cluster/label-selector.js';
+import { StoredObject } from '../../../src/cluster/stored-object.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import {
   matchesFields,
@@ -96,7 +97,7 @@ const event: KubeObject = {
 function fieldSelects(resource: string, selector: string, object: KubeObject): boolean {
   const parsed = parseFieldSelector(selector);
   validateFieldSelector(resource, parsed);
-  return matchesFields(resource, parsed, object);
+  return matchesFields(resource, parsed, StoredObject.of(object));
 }
 
 describe('field selectors', () => {

@@ -46,7 +46,9 @@ describe('snapshot files', () => {
     const dir = await mkdtemp(join(tmpdir(), 'calmops-snap-'));
     const file = join(dir, 'one.yaml');
     await writeFile(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: b\n');
-    expect(await loadSnapshotFiles(file)).toEqual({
+    const loaded = await loadSnapshotFiles(file);
+    expect(loaded).toEqual({
+      stored: [expect.objectContaining({ kind: 'ConfigMap', name: 'a', namespace: 'b' })],
       objects: [expect.objectContaining({ kind: 'ConfigMap' })],
       secretsSkipped: 0,
       logs: {},

@@ -1,0 +1,116 @@
+import { recordedObjectText, recordObjectText } from './object-text.js';
+import { resourceForKind } from './resources.js';
+import { selectableValues } from './selectable-fields.js';
+import type { KubeObject } from './types.js';
+
+/**
+ * What an object's head looks like where it is kept (the parsed-snapshot cache): one compact array, since thousands
+ * of them are read back at a time.
+ */
+type HeadRecord = [
+  apiVersion: string | null,
+  kind: string | null,
+  name: string,
+  namespace: string | null,
+  resourceVersion: string | null,
+  labels: Readonly<Record<string, string>> | null,
+  fields: readonly string[],
+];
+
+const isNullableString = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+/**
+ * An object as a snapshot keeps it for serving: its head (what an API server needs to find, order and select it:
+ * identity, labels and the values of the fields a field selector may name), its JSON text, and the object itself,
+ * parsed from the text only when something reads it whole. A list is answered from heads and texts alone, so a
+ * snapshot read back from the parsed-snapshot cache is thousands of texts the server never parses: only the client
+ * that reads them does.
+ *
+ * Like object-text.ts, this holds only objects that are never changed in place.
+ */
+export class StoredObject {
+  readonly apiVersion: string | undefined;
+  readonly kind: string | undefined;
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly resourceVersion: string | undefined;
+  readonly labels: Readonly<Record<string, string>> | undefined;
+  /** The values of its resource's selectable fields, in their order (selectable-fields.ts). */
+  readonly fields: readonly string[];
+  #object: KubeObject | undefined;
+  #text: string | undefined;
+
+  private constructor(head: HeadRecord, object: KubeObject | undefined, text: string | undefined) {
+    this.apiVersion = head[0] ?? undefined;
+    this.kind = head[1] ?? undefined;
+    this.name = head[2];
+    this.namespace = head[3] ?? undefined;
+    this.resourceVersion = head[4] ?? undefined;
+    this.labels = head[5] ?? undefined;
+    this.fields = head[6];
+    this.#object = object;
+    this.#text = text;
+  }
+
+  static of(object: KubeObject): StoredObject {
+    const info = object.kind ? resourceForKind(object.kind) : undefined;
+    const { metadata } = object;
+    const head: HeadRecord = [
+      object.apiVersion ?? null,
+      object.kind ?? null,
+      metadata.name,
+      metadata.namespace ?? null,
+      metadata.resourceVersion != null ? String(metadata.resourceVersion) : null,
+      metadata.labels ?? null,
+      info ? selectableValues(info.plural, object) : [],
+    ];
+    return new StoredObject(head, object, recordedObjectText(object));
+  }
+
+  /**
+   * The object whose head was kept as `record` (see `record()`) and whose text is `text`; undefined when `record` is
+   * not a head. The caller vouches that both were kept from the same object.
+   */
+  static fromRecord(record: unknown, text: string): StoredObject | undefined {
+    if (!Array.isArray(record) || record.length !== 7) return undefined;
+    const [apiVersion, kind, name, namespace, resourceVersion, labels, fields] = record as unknown[];
+    if (typeof name !== 'string' || !Array.isArray(fields)) return undefined;
+    if (![apiVersion, kind, namespace, resourceVersion].every(isNullableString)) return undefined;
+    if (labels !== null && (typeof labels !== 'object' || Array.isArray(labels))) return undefined;
+    return new StoredObject(record as HeadRecord, undefined, text);
+  }
+
+  /** The head as it is kept. */
+  record(): HeadRecord {
+    return [
+      this.apiVersion ?? null,
+      this.kind ?? null,
+      this.name,
+      this.namespace ?? null,
+      this.resourceVersion ?? null,
+      this.labels ?? null,
+      this.fields,
+    ];
+  }
+
+  get object(): KubeObject {
+    if (this.#object === undefined) {
+      const text = this.#text as string;
+      const object = JSON.parse(text) as KubeObject;
+      recordObjectText(object, text);
+      this.#object = object;
+    }
+    return this.#object;
+  }
+
+  /** `JSON.stringify` of the object, made at most once. */
+  get text(): string {
+    if (this.#text === undefined) {
+      const object = this.#object as KubeObject;
+      const text = recordedObjectText(object) ?? JSON.stringify(object);
+      recordObjectText(object, text);
+      this.#text = text;
+    }
+    return this.#text;
+  }
+}
