@@ -9,7 +9,7 @@ import { paginate } from './paging.js';
 import { includeObject, isTrue, optionalInt } from './params.js';
 import type { Route } from './routes.js';
 import {
-  matchesFields,
+  fieldMatcher,
   matchesLabels,
   parseFieldSelector,
   parseLabelSelector,
@@ -91,11 +91,12 @@ function select(
     const { catalog } = state;
     const candidates =
       namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace);
+    const fieldsMatch = fields.length > 0 ? fieldMatcher(info.plural, fields) : undefined;
     const matching: StoredObject[] = [];
     for (const o of candidates) {
       if (namespace !== undefined && o.namespace !== namespace) continue;
       if (labels.length > 0 && !matchesLabels(labels, o.labels)) continue;
-      if (fields.length > 0 && !matchesFields(info.plural, fields, o)) continue;
+      if (fieldsMatch !== undefined && !fieldsMatch(o)) continue;
       matching.push(o);
     }
     return matching;

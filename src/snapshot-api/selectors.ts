@@ -187,18 +187,34 @@ export function validateFieldSelector(resource: string, selector: FieldSelector)
   }
 }
 
-/** The value of a selectable field, read from the object's head (stored-object.ts). */
-function fieldValue(resource: string, field: string, object: StoredObject): string | undefined {
-  if (field === 'metadata.name') return object.name;
-  if (field === 'metadata.namespace') return object.namespace ?? '';
+type FieldReader = (object: StoredObject) => string | undefined;
+
+/** How a selectable field is read from an object's head (stored-object.ts); undefined for one it cannot have. */
+function fieldReader(resource: string, field: string): FieldReader {
+  if (field === 'metadata.name') return (object) => object.name;
+  if (field === 'metadata.namespace') return (object) => object.namespace ?? '';
   const position = selectableFieldPosition(resource, field);
-  return position === undefined ? undefined : (object.fields[position] ?? '');
+  return position === undefined ? () => undefined : (object) => object.fields[position] ?? '';
+}
+
+/**
+ * A field selector made into a test of objects of `resource`: where each field sits is looked up once, not once per
+ * object, since a selector is tried on every object of a resource.
+ */
+export function fieldMatcher(resource: string, selector: FieldSelector): (object: StoredObject) => boolean {
+  const tests = selector.map((req) => {
+    const read = fieldReader(resource, req.field);
+    const { value } = req;
+    return req.operator === '='
+      ? (object: StoredObject) => read(object) === value
+      : (object: StoredObject) => {
+          const actual = read(object);
+          return actual !== undefined && actual !== value;
+        };
+  });
+  return (object) => tests.every((test) => test(object));
 }
 
 export function matchesFields(resource: string, selector: FieldSelector, object: StoredObject): boolean {
-  return selector.every((req) => {
-    const actual = fieldValue(resource, req.field, object);
-    if (actual === undefined) return false;
-    return req.operator === '=' ? actual === req.value : actual !== req.value;
-  });
+  return fieldMatcher(resource, selector)(object);
 }
