@@ -96,14 +96,11 @@ export function buildCatalog(
   const sorted = new Map<ResourceKind, StoredObject[]>();
   const sortedKeys = new Map<ResourceKind, string[]>();
   for (const [resource, bucket] of byResource) {
-    const entries = [...bucket.entries()].sort(([a], [b]) => byCodePoint(a, b));
+    const keys = [...bucket.keys()].sort(byCodePoint);
+    sortedKeys.set(resource, keys);
     sorted.set(
       resource,
-      entries.map(([, entry]) => entry),
-    );
-    sortedKeys.set(
-      resource,
-      entries.map(([key]) => key),
+      keys.map((key) => bucket.get(key) as StoredObject),
     );
   }
   const resourceVersion = String(maxVersion > 0 ? maxVersion : 1);
