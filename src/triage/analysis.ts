@@ -40,7 +40,7 @@ export function runAnalyzers(
       continue;
     }
     for (const input of produced) {
-      const parsed = FindingSchema.safeParse(input);
+      const parsed = FindingSchema.safeParse(input, { jitless: true });
       if (parsed.success) findings.push(bounded(parsed.data));
       else
         logger.warn(`Analyzer ${analyzer.name} produced an invalid finding: ${parsed.error.issues[0]?.message ?? ''}`);

@@ -224,7 +224,7 @@ function buildIndex(templates: readonly TriageTemplate[]): DictionaryIndex {
     const singles = new Set<string>();
     const sources = [...t.synonyms, t.id.replace(/-/g, ' ')];
     for (const phrase of sources) {
-      const tokens = tokenize(phrase).filter((w) => w.covers.length === 1);
+      const tokens = tokenize(phrase, false);
       for (const w of tokens) {
         const raws = words.get(w.stem) ?? new Set<string>();
         raws.add(w.raw);
@@ -277,8 +277,8 @@ function isReservedWord(word: string, index: DictionaryIndex): boolean {
   return STOPWORDS.has(w) || index.reservedStems.has(stemmer(w)) || index.reservedStems.has(w);
 }
 
-/** Content words of the text plus compounds of adjacent pairs ("crash loop" → crashloop). */
-function tokenize(text: string): Word[] {
+/** Content words of the text plus compounds of adjacent pairs ("crash loop" → crashloop), unless told not to. */
+function tokenize(text: string, compounds = true): Word[] {
   const all = text
     .toLowerCase()
     .split(/[^a-z0-9]+/)
@@ -287,7 +287,7 @@ function tokenize(text: string): Word[] {
   all.forEach((raw, pos) => {
     if (!STOPWORDS.has(raw)) out.push({ raw, stem: stemmer(raw), pos, surface: raw, covers: [pos] });
   });
-  for (let pos = 0; pos + 1 < all.length; pos++) {
+  for (let pos = 0; compounds && pos + 1 < all.length; pos++) {
     const a = all[pos]!;
     const b = all[pos + 1]!;
     if (STOPWORDS.has(a) || STOPWORDS.has(b)) continue;

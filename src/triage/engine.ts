@@ -1,4 +1,4 @@
-import type { ClusterReader } from '../cluster/types.js';
+import type { ClusterReader, KubeObject } from '../cluster/types.js';
 import type { LogPort } from '../logging/port.js';
 import type { AnalyzerRegistry } from './analysis.js';
 import { lookupAnalyzer, runAnalyzers } from './analysis.js';
@@ -271,7 +271,8 @@ function analyzeIndex(
   podsComplete: boolean,
 ): Finding[] {
   const unique = [...new Map(analyzers.map((a) => [a.name, a])).values()];
-  const objects = [...index.objects.values()].flat();
+  // concat copies whole lists; flat() walks thousands of objects one by one.
+  const objects = ([] as KubeObject[]).concat(...index.objects.values());
   const all = namespaces.flatMap((ns, i) => {
     const context = contextFromObjects({
       namespace: ns,
@@ -376,7 +377,8 @@ function buildEnvelope(input: EnvelopeInput): TriageEnvelope {
       now: now.toISOString(),
     },
   };
-  return TriageEnvelopeSchema.parse(fitToLimit(scrubDeep(envelope)));
+  // One parse per triage: generating zod's compiled fast path for the schema would cost more than it saves.
+  return TriageEnvelopeSchema.parse(fitToLimit(scrubDeep(envelope)), { jitless: true });
 }
 
 function summarizeEvidenceFor(template: TriageTemplate, index: OutcomeIndex) {

@@ -39,20 +39,48 @@ function countBy(objects: readonly KubeObject[], key: (o: KubeObject) => string 
 const condition = (o: KubeObject, type: string): string | undefined =>
   ((o.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find((c) => c.type === type)?.status;
 
+/** One pass over what may be thousands of pods, with indexed loops: this runs once per process, uncompiled. */
 function podsSummary(pods: readonly KubeObject[]) {
-  const statuses = (p: KubeObject) => (p.status?.containerStatuses ?? []) as Array<{ restartCount?: number }>;
-  const restarting = pods.filter((p) => statuses(p).some((c) => (c.restartCount ?? 0) > 0));
-  const notReady = pods.filter((p) => p.status?.phase !== 'Succeeded' && condition(p, 'Ready') !== 'True');
+  const restarting: KubeObject[] = [];
+  const notReady: KubeObject[] = [];
+  const byPhase: Record<string, number> = {};
+  for (let i = 0; i < pods.length; i++) {
+    const p = pods[i] as KubeObject;
+    if (isRestarting(p)) restarting.push(p);
+    if (p.status?.phase !== 'Succeeded' && readyStatus(p) !== 'True') notReady.push(p);
+    const phase = p.status?.phase ?? 'Unknown';
+    byPhase[phase] = (byPhase[phase] ?? 0) + 1;
+  }
   return {
     total: pods.length,
-    byPhase: countBy(pods, (p) => p.status?.phase),
+    byPhase: Object.fromEntries(Object.entries(byPhase).sort(([a], [b]) => byCodePoint(a, b))),
     notReady: names(notReady),
     restarting: names(restarting),
   };
 }
 
+function isRestarting(p: KubeObject): boolean {
+  type Status = { restartCount?: number };
+  const statuses: unknown = p.status?.containerStatuses ?? [];
+  if (!Array.isArray(statuses)) return (statuses as Status[]).some((c) => (c.restartCount ?? 0) > 0);
+  for (let i = 0; i < statuses.length; i++) if (((statuses[i] as Status).restartCount ?? 0) > 0) return true;
+  return false;
+}
+
+function readyStatus(p: KubeObject): string | undefined {
+  const conditions = (p.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
+  if (!Array.isArray(conditions)) return condition(p, 'Ready');
+  for (let i = 0; i < conditions.length; i++) {
+    const c = conditions[i] as { type?: string; status?: string };
+    if (c.type === 'Ready') return c.status;
+  }
+  return undefined;
+}
+
 function eventsSummary(events: readonly KubeObject[]) {
-  const warnings = events.filter((e) => e.type === 'Warning');
+  const warnings: KubeObject[] = [];
+  for (let i = 0; i < events.length; i++)
+    if ((events[i] as KubeObject).type === 'Warning') warnings.push(events[i] as KubeObject);
   const reasons = new Map<string, number>();
   for (const e of warnings) {
     const reason = typeof e.reason === 'string' ? e.reason : 'Unknown';

@@ -1,6 +1,8 @@
-import type { KubeObject } from '../cluster/types.js';
+import { RESOURCES } from '../cluster/resources.js';
+import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import type { AnalyzerContext } from './analyzer.js';
-import { ownerOf } from './analyzers/pods.js';
+import { eventsInvolving } from './analyzers/events.js';
+import { ownerOf, podsOwnedBy } from './analyzers/pods.js';
 import type { Finding, ResourceRef } from './findings.js';
 import { compareFindings, refKey } from './findings.js';
 import { eventTime } from './root-cause.js';
@@ -49,41 +51,45 @@ export function attributeOwners(findings: readonly Finding[], ctx: AnalyzerConte
   return groupReplicas(attributed, index, ctx.namespace);
 }
 
-class ObjectIndex {
-  private readonly byKey = new Map<string, KubeObject>();
-  private readonly podsByOwner = new Map<string, KubeObject[]>();
-  readonly newestEvent = new Map<string, Date>();
+/** The kinds whose objects findings are attributed through, by `kind`, with the list each is read into. */
+const INDEXED_KINDS: ReadonlyMap<string, ResourceKind> = new Map<string, ResourceKind>(
+  (['pods', 'replicasets', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'] as const).map((plural) => [
+    RESOURCES[plural].kind,
+    plural,
+  ]),
+);
 
-  constructor(private readonly ctx: AnalyzerContext) {
-    const kinds = ['pods', 'replicasets', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'] as const;
-    for (const kind of kinds) {
-      for (const o of ctx.objects(kind))
-        this.byKey.set(objectKey(o.kind ?? '', o.metadata.namespace, o.metadata.name), o);
-    }
-    for (const pod of ctx.objects('pods')) {
-      const top = this.topOwner(pod);
-      if (!top) continue;
-      const key = refKey(top);
-      const list = this.podsByOwner.get(key) ?? [];
-      list.push(pod);
-      this.podsByOwner.set(key, list);
-    }
-    for (const e of ctx.objects('events')) {
-      const io = (e as { involvedObject?: { kind?: string; name?: string; namespace?: string } }).involvedObject;
-      const t = eventTime(e);
-      if (!io?.kind || !io.name || !t) continue;
-      const key = objectKey(io.kind, io.namespace ?? e.metadata.namespace, io.name);
-      const seen = this.newestEvent.get(key);
-      if (!seen || t > seen) this.newestEvent.set(key, t);
-    }
-  }
+type ByName<T> = Map<string, Map<string, T>>;
+
+/**
+ * Lookups for a handful of findings over thousands of objects: each table is made the first time it is asked for,
+ * keyed by namespace and name, so no key is built per object.
+ */
+class ObjectIndex {
+  private readonly byKind = new Map<string, ByName<KubeObject>>();
+
+  constructor(private readonly ctx: AnalyzerContext) {}
 
   get(ref: ResourceRef, fallbackNamespace: string): KubeObject | undefined {
-    return this.byKey.get(objectKey(ref.kind, ref.namespace ?? fallbackNamespace, ref.name));
-  }
-
-  has(kind: string, namespace: string | undefined, name: string): boolean {
-    return this.byKey.has(objectKey(kind, namespace, name));
+    const plural = INDEXED_KINDS.get(ref.kind);
+    if (plural === undefined) return undefined;
+    let named = this.byKind.get(ref.kind);
+    if (named === undefined) {
+      named = new Map();
+      const objects = this.ctx.objects(plural);
+      for (let i = 0; i < objects.length; i++) {
+        const o = objects[i] as KubeObject;
+        if (o.kind !== ref.kind) continue;
+        let names = named.get(o.metadata.namespace ?? '');
+        if (names === undefined) {
+          names = new Map();
+          named.set(o.metadata.namespace ?? '', names);
+        }
+        names.set(o.metadata.name, o);
+      }
+      this.byKind.set(ref.kind, named);
+    }
+    return named.get(ref.namespace ?? fallbackNamespace)?.get(ref.name);
   }
 
   /** The workload a person edits for this object; undefined when it has no owner. */
@@ -91,13 +97,35 @@ class ObjectIndex {
     return ownerOf(this.ctx, object);
   }
 
-  podsOf(owner: ResourceRef): readonly KubeObject[] {
-    return this.podsByOwner.get(refKey(owner)) ?? [];
+  /** Pods of the owner that have not run to completion. An owner reference is in its pod's namespace. */
+  replicaCount(owner: ResourceRef): number {
+    const namespace = owner.namespace ?? '';
+    const pods = podsOwnedBy(this.ctx, owner.kind, owner.name);
+    let count = 0;
+    for (let i = 0; i < pods.length; i++) {
+      const p = pods[i] as KubeObject;
+      if ((p.metadata.namespace ?? '') === namespace && p.status?.phase !== 'Succeeded') count++;
+    }
+    return count;
   }
-}
 
-function objectKey(kind: string, namespace: string | undefined, name: string): string {
-  return `${kind}|${namespace ?? ''}|${name}`;
+  /** When the newest event about the object happened. */
+  newestEvent(kind: string, namespace: string, name: string): Date | undefined {
+    let newest: Date | undefined;
+    for (const e of eventsInvolving(this.ctx, kind, name)) {
+      const io = (e as { involvedObject?: { kind?: string; name?: string; namespace?: string } }).involvedObject;
+      const t = eventTime(e);
+      if (!io?.kind || !io.name || !t) continue;
+      if (
+        `${io.kind}` !== kind ||
+        `${io.name}` !== name ||
+        `${io.namespace ?? e.metadata.namespace ?? ''}` !== namespace
+      )
+        continue;
+      if (!newest || t > newest) newest = t;
+    }
+    return newest;
+  }
 }
 
 function withOwnerAndAge(f: Finding, index: ObjectIndex, ctx: AnalyzerContext, opts: OwnerPassOptions): Finding {
@@ -124,7 +152,7 @@ function withOwnerAndAge(f: Finding, index: ObjectIndex, ctx: AnalyzerContext, o
     }
   }
   if (kind === 'Pod' && result.stale === undefined && LIFECYCLE_ANALYZERS.has(f.analyzer)) {
-    const since = settledSince(object, index.newestEvent.get(objectKey('Pod', namespace, name)), ctx.now);
+    const since = settledSince(object, index.newestEvent('Pod', namespace, name), ctx.now);
     if (since) result = { ...result, stale: `pod ${name} has been running and ready since ${since.toISOString()}` };
   }
   return result;
@@ -215,7 +243,7 @@ function groupReplicas(findings: readonly Finding[], index: ObjectIndex, namespa
       if (!f.owner || !foldable(f)) return f;
       const group = (groups.get(`${f.code}|${refKey(f.owner)}`) ?? [f]).slice().sort(compareFindings);
       const lead = group[0] as Finding;
-      const total = index.podsOf(f.owner).filter((p) => p.status?.phase !== 'Succeeded').length;
+      const total = index.replicaCount(f.owner);
       const names = group.map((g) => g.resource.name);
       const shown = names.slice(0, MAX_NAMED_PODS).join(', ') + (names.length > MAX_NAMED_PODS ? ', …' : '');
       const of =

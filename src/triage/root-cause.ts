@@ -53,10 +53,13 @@ export function eventTime(e: KubeObject): Date | undefined {
   return best === undefined ? undefined : new Date(best);
 }
 
+type InvolvedEvent = KubeObject & { involvedObject?: { kind?: string; name?: string; namespace?: string } };
+
 function newestEventFor(ref: ResourceRef, events: readonly KubeObject[]): Date | undefined {
   let newest: Date | undefined;
-  for (const e of events) {
-    const io = (e as { involvedObject?: { kind?: string; name?: string; namespace?: string } }).involvedObject;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i] as KubeObject;
+    const io = (e as InvolvedEvent).involvedObject;
     if (!io || io.kind !== ref.kind || io.name !== ref.name) continue;
     if (ref.namespace && io.namespace && io.namespace !== ref.namespace) continue;
     const t = eventTime(e);
@@ -75,12 +78,36 @@ export interface RankOptions {
   preference?: (finding: Finding) => number;
 }
 
+/**
+ * The events about each object name, in their order: a namespace holds thousands of events, and each finding asks
+ * about one object. Only events with an involvedObject can be about one.
+ */
+function eventsByName(events: readonly KubeObject[]): Map<unknown, KubeObject[]> {
+  const byName = new Map<unknown, KubeObject[]>();
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i] as KubeObject;
+    const io = (e as InvolvedEvent).involvedObject;
+    if (!io) continue;
+    const list = byName.get(io.name);
+    if (list === undefined) byName.set(io.name, [e]);
+    else list.push(e);
+  }
+  return byName;
+}
+
+const NO_EVENTS: readonly KubeObject[] = [];
+/** Findings that are answered by walking the events; more than this, and the events are indexed first. */
+const SCANS_BEFORE_INDEX = 4;
+
 export function rankRootCauses(findings: readonly Finding[], opts: RankOptions): RankedCauseWithFinding[] {
   const referenced = new Set(findings.flatMap((f) => f.related.map(refKey)));
-  const scored = findings
-    .filter((f) => f.severity !== 'info' && f.stale === undefined)
+  const current = findings.filter((f) => f.severity !== 'info' && f.stale === undefined);
+  // Indexing the events costs a few walks over them: it pays off only for more findings than that.
+  const byName = current.length > SCANS_BEFORE_INDEX ? eventsByName(opts.events) : undefined;
+  const scored = current
     .map((finding) => {
-      const recency = recencyFactor(newestEventFor(finding.resource, opts.events), opts.now);
+      const events = byName ? (byName.get(finding.resource.name) ?? NO_EVENTS) : opts.events;
+      const recency = recencyFactor(newestEventFor(finding.resource, events), opts.now);
       const upstream =
         referenced.has(refKey(finding.resource)) || (finding.owner && referenced.has(refKey(finding.owner)))
           ? UPSTREAM_BOOST

@@ -103,7 +103,7 @@ function planRead(spec: ReadSpec, ctx: RoundContext): Array<ConcreteRead | ReadO
     ];
   }
   const sourceFailure = source.find((o): o is FailedOutcome => o.status === 'failed');
-  const items = source.flatMap((o) => (o.status === 'ok' && o.kind !== 'logs' ? o.objects : []));
+  const items = itemsOf(source);
   if (items.length === 0 && sourceFailure) {
     return [
       {
@@ -117,12 +117,13 @@ function planRead(spec: ReadSpec, ctx: RoundContext): Array<ConcreteRead | ReadO
       },
     ];
   }
-  const bindings = selectBindings(items, spec.forEach, ctx.namespace);
   const reads: ConcreteRead[] = [];
   const seen = new Set<string>();
-  for (const binding of bindings) {
+  const max = spec.forEach.max;
+  // Bindings come worst first and the fan-out stops at `max`: the rest are never made.
+  visitBindings(items, spec.forEach, ctx.namespace, (binding) => {
     const concrete = concretize(spec, binding);
-    if (!concrete) continue;
+    if (!concrete) return true;
     const key = JSON.stringify([
       concrete.namespace,
       concrete.name,
@@ -130,13 +131,27 @@ function planRead(spec: ReadSpec, ctx: RoundContext): Array<ConcreteRead | ReadO
       concrete.fieldSelector,
       concrete.container,
     ]);
-    if (seen.has(key)) continue;
+    if (seen.has(key)) return true;
     seen.add(key);
     reads.push(concrete);
-    if (reads.length >= spec.forEach.max) break;
-  }
+    return reads.length < max;
+  });
   return reads.length > 0 ? reads : [nothingToFollow(spec)];
 }
+
+/** The objects a source read returned; a single list is used as it is, since the reads of a round share it. */
+function itemsOf(source: readonly ReadOutcome[]): readonly KubeObject[] {
+  const only = source.length === 1 ? source[0] : undefined;
+  if (only !== undefined && only.status === 'ok' && only.kind !== 'logs') return only.objects;
+  let items = itemsBySource.get(source);
+  if (items === undefined) {
+    items = source.flatMap((o) => (o.status === 'ok' && o.kind !== 'logs' ? o.objects : []));
+    itemsBySource.set(source, items);
+  }
+  return items;
+}
+
+const itemsBySource = new WeakMap<readonly ReadOutcome[], readonly KubeObject[]>();
 
 function nothingToFollow(spec: ReadSpec): NothingToFollowOutcome {
   return {
@@ -312,8 +327,10 @@ function containerStatuses(o: KubeObject): ContainerStatus[] {
   return [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])] as ContainerStatus[];
 }
 
+type Condition = { type?: string; status?: string };
+
 function isReady(o: KubeObject): boolean {
-  const conditions = (o.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
+  const conditions = (o.status?.conditions ?? []) as Condition[];
   return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
@@ -358,43 +375,207 @@ function trouble(o: KubeObject): number {
   return containerStatuses(o).reduce((n, c) => n + (c.restartCount ?? 0), 0);
 }
 
+type Scored = { o: KubeObject; index: number; score: number };
+
+/**
+ * What the `where` tests and the ordering ask of each object a source read returned, worked out in one walk and
+ * shared by every read of the round that follows the same source (a sweep follows its pods five ways).
+ */
+interface SourceFacts {
+  phase: Uint8Array;
+  flags: Uint8Array;
+  trouble: Float64Array;
+}
+
+const PENDING = 1;
+const RUNNING = 2;
+const SUCCEEDED = 3;
+const BOUND = 4;
+const PHASES: ReadonlyMap<unknown, number> = new Map([
+  ['Pending', PENDING],
+  ['Running', RUNNING],
+  ['Succeeded', SUCCEEDED],
+  ['Bound', BOUND],
+]);
+
+const READY = 1;
+const SOME_RESTARTING = 2;
+const SOME_WAITING = 4;
+const SOME_TERMINATED_NONZERO = 8;
+/** Statuses or conditions in a shape the tests do not expect: such an object is judged the general way. */
+const IRREGULAR = 16;
+
+const NO_STATUSES: readonly ContainerStatus[] = [];
+
+const factsBySource = new WeakMap<readonly KubeObject[], SourceFacts>();
+
+/**
+ * objectMatches and trouble for every object at once, in one indexed loop (this runs once per process, uncompiled,
+ * where a for-of loop or a copied array costs an allocation per step). An object whose statuses or conditions are
+ * not plain lists is marked IRREGULAR and left to those functions, failures and all.
+ */
+function factsOf(items: readonly KubeObject[]): SourceFacts {
+  let facts = factsBySource.get(items);
+  if (facts !== undefined && facts.phase.length === items.length) return facts;
+  facts = {
+    phase: new Uint8Array(items.length),
+    flags: new Uint8Array(items.length),
+    trouble: new Float64Array(items.length),
+  };
+  for (let i = 0; i < items.length; i++) {
+    const o = items[i] as KubeObject;
+    const phase: unknown = o.status?.phase;
+    facts.phase[i] = PHASES.get(phase) ?? 0;
+    const s = o.status ?? {};
+    const conditions: unknown = s.conditions ?? [];
+    const init: unknown = s.initContainerStatuses ?? NO_STATUSES;
+    const main: unknown = s.containerStatuses ?? NO_STATUSES;
+    if (!Array.isArray(conditions) || !Array.isArray(init) || !Array.isArray(main)) {
+      facts.flags[i] = IRREGULAR;
+      continue;
+    }
+    let flags = 0;
+    for (let j = 0; j < conditions.length; j++) {
+      const c = conditions[j] as Condition | null | undefined;
+      if (c === null || c === undefined) flags |= IRREGULAR;
+      else if (c.type === 'Ready' && c.status === 'True') flags |= READY;
+    }
+    let n = 0;
+    for (let k = 0; k < 2; k++) {
+      const list = (k === 0 ? init : main) as Array<ContainerStatus | null | undefined>;
+      for (let j = 0; j < list.length; j++) {
+        const c = list[j];
+        if (c === null || c === undefined) {
+          flags |= IRREGULAR;
+          continue;
+        }
+        if ((c.restartCount ?? 0) > 0) flags |= SOME_RESTARTING;
+        if (c.state?.waiting !== undefined) flags |= SOME_WAITING;
+        if (nonzero(c.state?.terminated) || nonzero(c.lastState?.terminated)) flags |= SOME_TERMINATED_NONZERO;
+        n = n + (c.restartCount ?? 0);
+      }
+    }
+    if (typeof n !== 'number' || !Number.isFinite(n)) flags |= IRREGULAR;
+    facts.flags[i] = flags;
+    facts.trouble[i] = n;
+  }
+  factsBySource.set(items, facts);
+  return facts;
+}
+
+/** objectMatches, read from the facts of a regular object. */
+function factsMatch(facts: SourceFacts, i: number, where: ForEach['where']): boolean {
+  const phase = facts.phase[i];
+  const flags = facts.flags[i] as number;
+  switch (where) {
+    case 'all':
+      return true;
+    case 'pending':
+      return phase === PENDING;
+    case 'not-running':
+      return phase !== RUNNING && phase !== SUCCEEDED;
+    case 'unbound':
+      return phase !== BOUND;
+    case 'not-ready':
+      return phase !== SUCCEEDED && (flags & READY) === 0;
+    case 'one-per-workload':
+      return phase === RUNNING;
+    case 'restarting':
+      return (flags & SOME_RESTARTING) !== 0;
+    case 'waiting':
+      return (flags & SOME_WAITING) !== 0;
+    case 'terminated-nonzero':
+      return (flags & SOME_TERMINATED_NONZERO) !== 0;
+  }
+}
+
+/**
+ * The matching objects, worst first; ties keep the API's order. Most objects of a namespace are not failing at all:
+ * only those that are need sorting, the quiet ones keep their places after them.
+ */
+function worstFirst(items: readonly KubeObject[], where: ForEach['where']): readonly KubeObject[] {
+  const facts = factsOf(items);
+  const loud: Scored[] = [];
+  const quiet: KubeObject[] = [];
+  const below: Scored[] = [];
+  let index = 0;
+  for (let i = 0; i < items.length; i++) {
+    const o = items[i] as KubeObject;
+    let score: number;
+    if (((facts.flags[i] as number) & IRREGULAR) === 0) {
+      if (!factsMatch(facts, i, where)) continue;
+      score = facts.trouble[i] as number;
+    } else {
+      if (!objectMatches(o, where)) continue;
+      score = trouble(o);
+      if (typeof score !== 'number' || !Number.isFinite(score)) return sortedByTrouble(items, where);
+    }
+    if (score > 0) loud.push({ o, index, score });
+    else if (score < 0) below.push({ o, index, score });
+    else quiet.push(o);
+    index++;
+  }
+  if (loud.length === 0 && below.length === 0) return quiet;
+  const byScore = (a: Scored, b: Scored) => b.score - a.score || a.index - b.index;
+  return [...loud.sort(byScore).map((x) => x.o), ...quiet, ...below.sort(byScore).map((x) => x.o)];
+}
+
+/** The general order, for scores that are not plain numbers. */
+function sortedByTrouble(items: readonly KubeObject[], where: ForEach['where']): KubeObject[] {
+  return items
+    .filter((o) => objectMatches(o, where))
+    .map((o, index) => ({ o, index, score: trouble(o) }))
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .map((x) => x.o);
+}
+
 /**
  * One running pod of each workload: a healthy client still logs the dependency it cannot reach, and one replica
  * says what all of them would.
  */
 function firstOfWorkload(): (o: KubeObject) => boolean {
-  const seen = new Set<string>();
+  // By namespace, then owner: thousands of replicas are turned away without a key built for each.
+  const seen = new Map<string, Set<string>>();
   return (o) => {
-    const owner = o.metadata.ownerReferences?.[0]?.name ?? o.metadata.labels?.['app'] ?? o.metadata.name;
-    const key = `${o.metadata.namespace ?? ''}/${owner}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    const owner = `${o.metadata.ownerReferences?.[0]?.name ?? o.metadata.labels?.['app'] ?? o.metadata.name}`;
+    const namespace = o.metadata.namespace ?? '';
+    let owners = seen.get(namespace);
+    if (owners === undefined) {
+      owners = new Set();
+      seen.set(namespace, owners);
+    }
+    if (owners.has(owner)) return false;
+    owners.add(owner);
     return true;
   };
 }
 
-function selectBindings(items: readonly KubeObject[], forEach: ForEach, namespace: string): Binding[] {
-  const matching = items
-    .filter((o) => objectMatches(o, forEach.where))
-    .map((o, index) => ({ o, index, score: trouble(o) }))
-    // Stable: worst first, ties keep the API's order.
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .map((x) => x.o)
-    .filter(forEach.where === 'one-per-workload' ? firstOfWorkload() : () => true);
-  if (forEach.each === 'object') return matching.map((item) => ({ namespace, item, pod: item.metadata.name }));
+/** Hands each binding of a `forEach` to `visit`, worst offenders first, until `visit` returns false. */
+function visitBindings(
+  items: readonly KubeObject[],
+  forEach: ForEach,
+  namespace: string,
+  visit: (binding: Binding) => boolean,
+): void {
+  const keep = forEach.where === 'one-per-workload' ? firstOfWorkload() : undefined;
   const test = CONTAINER_TESTS[forEach.where];
-  const bindings: Binding[] = [];
-  for (const item of matching) {
+  const ordered = worstFirst(items, forEach.where);
+  for (let i = 0; i < ordered.length; i++) {
+    const item = ordered[i] as KubeObject;
+    if (keep && !keep(item)) continue;
+    if (forEach.each === 'object') {
+      if (!visit({ namespace, item, pod: item.metadata.name })) return;
+      continue;
+    }
     const statuses = new Map(containerStatuses(item).map((c) => [c.name, c]));
     const specs = [...(item.spec?.initContainers ?? []), ...(item.spec?.containers ?? [])] as Array<{ name: string }>;
     const names = specs.length > 0 ? specs.map((c) => c.name) : [...statuses.keys()];
     for (const container of names) {
       const status = statuses.get(container);
       if (test && (!status || !test(status))) continue;
-      bindings.push({ namespace, item, pod: item.metadata.name, container });
+      if (!visit({ namespace, item, pod: item.metadata.name, container })) return;
     }
   }
-  return bindings;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

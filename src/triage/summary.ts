@@ -97,8 +97,14 @@ export function summarize(input: SummaryInput): string {
 
 /** What a sweep read, in a person's words: "14 pods, 5 workloads, 6 services, 2 claims, 3 nodes". */
 export function checkedSummary(index: OutcomeIndex, namespace: string): string {
-  const inNs = (kind: ResourceKind) =>
-    (index.objects.get(kind) ?? []).filter((o) => (o.metadata.namespace ?? namespace) === namespace).length;
+  // Counted, not filtered: there may be thousands of pods and events.
+  const inNs = (kind: ResourceKind) => {
+    const objects = index.objects.get(kind) ?? [];
+    let n = 0;
+    for (let i = 0; i < objects.length; i++)
+      if (((objects[i] as KubeObject).metadata.namespace ?? namespace) === namespace) n++;
+    return n;
+  };
   const workloads = inNs('deployments') + inNs('statefulsets') + inNs('daemonsets') + inNs('cronjobs');
   const parts: Array<[number, string]> = [
     [inNs('pods'), 'pod'],

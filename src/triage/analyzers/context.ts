@@ -14,10 +14,44 @@ export interface ContextInput {
   unavailable?: Iterable<ResourceKind>;
 }
 
+/**
+ * Namespace/name order. Objects of one namespace compare by name alone, which orders them as the joined key would
+ * without building it; only objects of different namespaces need the key.
+ */
 function objectOrder(a: KubeObject, b: KubeObject): number {
-  const an = `${a.metadata.namespace ?? ''}/${a.metadata.name}`;
-  const bn = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
+  const ans = a.metadata.namespace ?? '';
+  const bns = b.metadata.namespace ?? '';
+  const x = a.metadata.name;
+  const y = b.metadata.name;
+  if (ans === bns && typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
+  const an = `${ans}/${x}`;
+  const bn = `${bns}/${y}`;
   return an < bn ? -1 : an > bn ? 1 : 0;
+}
+
+/** Whether the list is already in objectOrder without repeats, as an API server lists a namespace. */
+function strictlyOrdered(list: readonly KubeObject[]): boolean {
+  for (let i = 1; i < list.length; i++)
+    if (objectOrder(list[i - 1] as KubeObject, list[i] as KubeObject) >= 0) return false;
+  return true;
+}
+
+/** The first of each run of objects with the same namespace and name (the list is in objectOrder, stable). */
+function firstOfEach(list: KubeObject[]): KubeObject[] {
+  let unique: KubeObject[] | undefined;
+  for (let i = 1; i < list.length; i++) {
+    const duplicate = objectOrder(list[i - 1] as KubeObject, list[i] as KubeObject) === 0;
+    if (duplicate && unique === undefined) unique = list.slice(0, i);
+    else if (!duplicate && unique !== undefined) unique.push(list[i] as KubeObject);
+  }
+  return unique ?? list;
+}
+
+/** Splits log keys (`namespace/pod/container[:previous]`) into the names they hold, to rule out pods quickly. */
+function logSegments(keys: Iterable<string>): Set<string> {
+  const segments = new Set<string>();
+  for (const key of keys) for (const segment of key.split('/')) segments.add(segment);
+  return segments;
 }
 
 /**
@@ -26,19 +60,29 @@ function objectOrder(a: KubeObject, b: KubeObject): number {
  */
 export function contextFromObjects(input: ContextInput): AnalyzerContext {
   const byKind = new Map<ResourceKind, KubeObject[]>();
-  const seen = new Set<string>();
-  for (const object of input.objects) {
+  const objects = input.objects;
+  // Objects come list by list: the kind of the one before usually says where the next one goes.
+  let lastKind: string | undefined;
+  let lastList: KubeObject[] | undefined;
+  for (let i = 0; i < objects.length; i++) {
+    const object = objects[i] as KubeObject;
+    if (lastList !== undefined && object.kind === lastKind) {
+      lastList.push(object);
+      continue;
+    }
     const info = typeof object.kind === 'string' ? resourceForKind(object.kind) : undefined;
     if (info === undefined) continue;
-    // Reads in several rounds may return the same object twice; keep the first.
-    const id = `${info.plural}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const list = byKind.get(info.plural);
-    if (list === undefined) byKind.set(info.plural, [object]);
-    else list.push(object);
+    let list = byKind.get(info.plural);
+    if (list === undefined) {
+      list = [];
+      byKind.set(info.plural, list);
+    }
+    list.push(object);
+    lastKind = object.kind;
+    lastList = list;
   }
-  for (const list of byKind.values()) list.sort(objectOrder);
+  // Reads in several rounds may return the same object twice; the stable sort puts the first read first, kept.
+  for (const [kind, list] of byKind) if (!strictlyOrdered(list)) byKind.set(kind, firstOfEach(list.sort(objectOrder)));
   const logs = input.logs;
   const lookup =
     logs === undefined
@@ -46,6 +90,9 @@ export function contextFromObjects(input: ContextInput): AnalyzerContext {
       : logs instanceof Map
         ? (key: string) => logs.get(key)
         : (key: string) => (logs as Readonly<Record<string, string>>)[key];
+  // Analyzers ask for the logs of every container of every pod; logs are read for a handful of them. A pod named in
+  // no log key has none (a name with a slash could span segments, so it is always looked up).
+  const segments = logs === undefined ? undefined : logSegments(logs instanceof Map ? logs.keys() : Object.keys(logs));
   const unavailable = new Set(input.unavailable ?? []);
   const empty: readonly KubeObject[] = Object.freeze([]);
   return {
@@ -53,7 +100,10 @@ export function contextFromObjects(input: ContextInput): AnalyzerContext {
     now: input.now,
     unavailable,
     objects: (kind) => byKind.get(kind) ?? empty,
-    log: (pod, container, previous = false, namespace = input.namespace) =>
-      lookup(logKey(namespace, pod, container, previous)),
+    log: (pod, container, previous = false, namespace = input.namespace) => {
+      if (segments === undefined) return undefined;
+      if (!segments.has(pod) && typeof pod === 'string' && !pod.includes('/')) return undefined;
+      return lookup(logKey(namespace, pod, container, previous));
+    },
   };
 }

@@ -17,9 +17,11 @@ import {
   nameList,
   namespacePods,
   ownerOf,
+  ownerRefOf,
   type PodContainer,
   parseUnresolvedHost,
   podRef,
+  podsOwnedBy,
   quoteVerdict,
   REVISION_ANNOTATION,
   ref,
@@ -178,14 +180,12 @@ function serviceNamed(
 
 /** Ready replicas of the same owner: they show the image works and what differs is when or where a pod started. */
 function readySiblings(ctx: AnalyzerContext, pod: KubeObject, group: readonly PodContainer[]): KubeObject[] {
-  const owner = ownerOf(ctx, pod);
+  const owner = ownerRefOf(ctx, pod);
   if (owner === undefined) return [];
   const failing = new Set(group.map((g) => g.pod.metadata.name));
-  return namespacePods(ctx).filter((p) => {
-    if (failing.has(p.metadata.name) || !isPodReady(p)) return false;
-    const o = ownerOf(ctx, p);
-    return o?.kind === owner.kind && o.name === owner.name;
-  });
+  return podsOwnedBy(ctx, owner.kind, owner.name).filter(
+    (p) => (p.metadata.namespace ?? ctx.namespace) === ctx.namespace && !failing.has(p.metadata.name) && isPodReady(p),
+  );
 }
 
 export const crashloopAnalyzer: Analyzer = {

@@ -1,9 +1,9 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
-import { findEvents, isRecent } from './events.js';
+import { findEvents, isRecent, namesWithReason } from './events.js';
 import { namespaceLabels, policyTypes } from './network-policy.js';
-import { containers, decisiveLogLine, namespacePods, ownerOf, podRef, ref } from './pods.js';
+import { type ContainerView, containers, logLineKind, namespacePods, ownerOf, podRef, ref } from './pods.js';
 import { type LabelSelector, matchesSelector } from './selectors.js';
 import { endpointState } from './services.js';
 
@@ -133,24 +133,23 @@ function telling(current: string | undefined, line: string): string {
   return current === undefined || weight(line) >= weight(current) ? line : current;
 }
 
+const UNHEALTHY: readonly string[] = ['Unhealthy'];
+
 /** Lines where a client says it cannot reach something: its logs, and its readiness/liveness probe failures. */
-function failuresOf(ctx: AnalyzerContext, pod: KubeObject): DependencyFailure[] {
+function failuresOf(ctx: AnalyzerContext, pod: KubeObject, probed: ReadonlySet<string>): DependencyFailure[] {
   const out: DependencyFailure[] = [];
   let hostless: string | undefined;
-  for (const c of containers(pod)) {
-    for (const previous of [true, false]) {
-      const text = ctx.log(pod.metadata.name, c.name, previous, pod.metadata.namespace);
+  const views = containers(pod);
+  for (let i = 0; i < views.length; i++) {
+    const c = views[i] as ContainerView;
+    for (let p = 0; p < 2; p++) {
+      const text = ctx.log(pod.metadata.name, c.name, p === 0, pod.metadata.namespace);
       if (!text) continue;
       for (const raw of text.split(/\r?\n/).slice(-200)) {
         if (HOSTLESS.test(raw) && !TARGET_PATTERNS.some((p) => p.test(raw))) hostless = telling(hostless, raw.trim());
-        const verdict = decisiveLogLine(raw);
+        const kind = logLineKind(raw);
         // "Connection to db:5432 refused" (JDBC) reads as a plain error line, yet names what it cannot reach.
-        if (
-          verdict?.kind !== 'dependency' &&
-          verdict?.kind !== 'dns' &&
-          !/\b50[234]\b|unavailable|\brefused\b/i.test(raw)
-        )
-          continue;
+        if (kind !== 'dependency' && kind !== 'dns' && !/\b50[234]\b|unavailable|\brefused\b/i.test(raw)) continue;
         const failure = parseDependencyFailure(raw.trim());
         if (failure) out.push(failure);
         else if (HOSTLESS.test(raw)) hostless = telling(hostless, raw.trim());
@@ -161,7 +160,9 @@ function failuresOf(ctx: AnalyzerContext, pod: KubeObject): DependencyFailure[] 
     // The log says a connection fails but not to what: the pod's own configuration says what it calls.
     for (const target of configuredHosts(ctx, pod)) out.push({ ...target, line: hostless, kind: 'connect' });
   }
-  for (const e of findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, reasons: ['Unhealthy'] })) {
+  // Most pods have no failing probe: their events are not looked at.
+  if (!probed.has(pod.metadata.name)) return out;
+  for (const e of findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, reasons: UNHEALTHY })) {
     if (!isRecent(ctx.now, e.last)) continue;
     const failure = parseDependencyFailure(e.message);
     // A probe against the pod's own address is the pod's health, not a dependency.
@@ -283,8 +284,11 @@ export const dependenciesAnalyzer: Analyzer = {
     const findings: FindingInput[] = [];
     const seen = new Set<string>();
     let clients = 0;
-    for (const pod of namespacePods(ctx)) {
-      const failures = failuresOf(ctx, pod);
+    const pods = namespacePods(ctx);
+    const probed = namesWithReason(ctx, 'Pod', 'Unhealthy');
+    for (let i = 0; i < pods.length; i++) {
+      const pod = pods[i] as KubeObject;
+      const failures = failuresOf(ctx, pod, probed);
       if (failures.length === 0) continue;
       if (++clients > MAX_CLIENTS) break;
       const client = ownerOf(ctx, pod) ?? podRef(pod);

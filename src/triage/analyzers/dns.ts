@@ -6,6 +6,7 @@ import { scrubText } from '../scrub.js';
 import { clip, formatAge } from './events.js';
 import { namespaceLabels, policyTypes } from './network-policy.js';
 import {
+  type ContainerView,
   containers,
   decisiveLogLine,
   isoAge,
@@ -303,13 +304,17 @@ interface AppFailure {
 
 function appFailures(ctx: AnalyzerContext): AppFailure[] {
   const failing: AppFailure[] = [];
-  for (const pod of namespacePods(ctx)) {
-    for (const c of containers(pod)) {
-      const logs = [ctx.log(pod.metadata.name, c.name, true), ctx.log(pod.metadata.name, c.name, false)].filter(
-        Boolean,
-      );
+  const pods = namespacePods(ctx);
+  for (let p = 0; p < pods.length; p++) {
+    const pod = pods[p] as KubeObject;
+    const views = containers(pod);
+    for (let v = 0; v < views.length; v++) {
+      const c = views[v] as ContainerView;
+      const previous = ctx.log(pod.metadata.name, c.name, true);
+      const current = ctx.log(pod.metadata.name, c.name, false);
       // A container without logs has no line to read.
-      if (logs.length === 0) continue;
+      if (!previous && !current) continue;
+      const logs = [previous, current].filter(Boolean);
       const lines = logs.join('\n').split(/\r?\n/);
       let found: AppFailure | undefined;
       let nameless: AppFailure | undefined;

@@ -33,16 +33,6 @@ function parseTime(value: unknown): Date | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
-function involved(event: KubeObject): { kind: string; name: string; namespace?: string; fieldPath?: string } {
-  const ref = (event['involvedObject'] ?? event['regarding'] ?? {}) as Record<string, unknown>;
-  return {
-    kind: String(ref['kind'] ?? ''),
-    name: String(ref['name'] ?? ''),
-    namespace: typeof ref['namespace'] === 'string' ? ref['namespace'] : event.metadata.namespace,
-    fieldPath: typeof ref['fieldPath'] === 'string' ? ref['fieldPath'] : undefined,
-  };
-}
-
 /** When the event last happened: series, then lastTimestamp, then eventTime, then creation. */
 export function eventLastTime(event: KubeObject): Date | undefined {
   const series = event['series'] as Record<string, unknown> | undefined;
@@ -86,8 +76,10 @@ export interface EventFilter {
 
 /** Events matching the filter, collapsed by (object, reason, message) and sorted newest first. */
 export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSummary[] {
-  const groups = new Map<string, EventSummary>();
-  for (const record of candidates(ctx, filter)) {
+  const records = candidates(ctx, filter);
+  // Most pods have no event of the reasons asked for: nothing is made for them.
+  let groups: Map<string, EventSummary> | undefined;
+  for (const record of records) {
     if (filter.kind !== undefined && record.kind !== filter.kind) continue;
     if (filter.name !== undefined && record.name !== filter.name) continue;
     if (filter.namespace !== undefined && record.namespace !== filter.namespace) continue;
@@ -99,6 +91,7 @@ export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSumm
     const first = timeOf(firstMs(record));
     const last = timeOf(lastMs(record));
     const count = countOf(record);
+    groups ??= new Map();
     const existing = groups.get(key);
     if (existing === undefined) {
       groups.set(key, {
@@ -118,7 +111,7 @@ export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSumm
       if (last !== undefined && (existing.last === undefined || last > existing.last)) existing.last = last;
     }
   }
-  return [...groups.values()].sort(compareEventSummaries);
+  return groups === undefined ? [] : [...groups.values()].sort(compareEventSummaries);
 }
 
 /**
@@ -143,7 +136,8 @@ interface EventRecord {
 
 interface EventIndex {
   all: EventRecord[];
-  byObject: Map<string, EventRecord[]>;
+  /** By involved kind, then name. */
+  byObject: Map<string, Map<string, EventRecord[]>>;
   /** Made when first asked for: most contexts only ever ask by object. */
   byName?: Map<string, EventRecord[]>;
   byReason?: Map<string, EventRecord[]>;
@@ -162,35 +156,62 @@ function push<K>(map: Map<K, EventRecord[]>, key: K, record: EventRecord): void 
   else list.push(record);
 }
 
+const NO_REF: Readonly<Record<string, unknown>> = Object.freeze({});
+
 function eventIndex(ctx: AnalyzerContext): EventIndex {
   let index = indexes.get(ctx);
   if (index === undefined) {
     index = { all: [], byObject: new Map() };
-    for (const event of ctx.objects('events')) {
-      const ref = involved(event);
+    const events = ctx.objects('events');
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as KubeObject;
+      // Both the core/v1 and the events.k8s.io/v1 shape name the object they are about.
+      const ref = (event['involvedObject'] ?? event['regarding'] ?? NO_REF) as Record<string, unknown>;
+      const namespace = ref['namespace'];
+      const fieldPath = ref['fieldPath'];
       const record: EventRecord = {
         event,
         at: index.all.length,
-        kind: ref.kind,
-        name: ref.name,
-        namespace: ref.namespace,
-        fieldPath: ref.fieldPath,
+        kind: String(ref['kind'] ?? ''),
+        name: String(ref['name'] ?? ''),
+        namespace: typeof namespace === 'string' ? namespace : event.metadata.namespace,
+        fieldPath: typeof fieldPath === 'string' ? fieldPath : undefined,
         reason: String(event['reason'] ?? ''),
         message: eventMessage(event),
       };
       index.all.push(record);
-      push(index.byObject, `${record.kind}\u0000${record.name}`, record);
+      let byName = index.byObject.get(record.kind);
+      if (byName === undefined) {
+        byName = new Map();
+        index.byObject.set(record.kind, byName);
+      }
+      push(byName, record.name, record);
     }
     indexes.set(ctx, index);
   }
   return index;
 }
 
+/** Names of the objects of a kind that have at least one event with this reason, in any namespace. */
+export function namesWithReason(ctx: AnalyzerContext, kind: string, reason: string): ReadonlySet<string> {
+  const index = eventIndex(ctx);
+  index.byReason ??= grouped(index.all, 'reason');
+  const names = new Set<string>();
+  for (const record of index.byReason.get(reason) ?? NONE) if (record.kind === kind) names.add(record.name);
+  return names;
+}
+
+/** The events about one object (by its kind and name, in any namespace), in the context's order. */
+export function eventsInvolving(ctx: AnalyzerContext, kind: string, name: string): KubeObject[] {
+  return (eventIndex(ctx).byObject.get(kind)?.get(name) ?? NONE).map((record) => record.event);
+}
+
 const NONE: readonly EventRecord[] = [];
 
-function grouped(records: readonly EventRecord[], key: (record: EventRecord) => string): Map<string, EventRecord[]> {
+/** The records by one of their fields, each list in the context's order. */
+function grouped(records: readonly EventRecord[], field: 'name' | 'reason'): Map<string, EventRecord[]> {
   const map = new Map<string, EventRecord[]>();
-  for (const record of records) push(map, key(record), record);
+  for (let i = 0; i < records.length; i++) push(map, (records[i] as EventRecord)[field], records[i] as EventRecord);
   return map;
 }
 
@@ -198,12 +219,12 @@ function grouped(records: readonly EventRecord[], key: (record: EventRecord) => 
 function candidates(ctx: AnalyzerContext, filter: EventFilter): readonly EventRecord[] {
   const index = eventIndex(ctx);
   if (filter.name !== undefined) {
-    if (filter.kind !== undefined) return index.byObject.get(`${filter.kind}\u0000${filter.name}`) ?? NONE;
-    index.byName ??= grouped(index.all, (record) => record.name);
+    if (filter.kind !== undefined) return index.byObject.get(filter.kind)?.get(filter.name) ?? NONE;
+    index.byName ??= grouped(index.all, 'name');
     return index.byName.get(filter.name) ?? NONE;
   }
   if (filter.reasons !== undefined) {
-    index.byReason ??= grouped(index.all, (record) => record.reason);
+    index.byReason ??= grouped(index.all, 'reason');
     const byReason = index.byReason;
     const lists = [...new Set(filter.reasons)].flatMap((reason) => byReason.get(reason) ?? []);
     return filter.reasons.length > 1 ? lists.sort((a, b) => a.at - b.at) : lists;

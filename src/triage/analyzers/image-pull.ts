@@ -229,8 +229,12 @@ export const imagePullAnalyzer: Analyzer = {
     }
     // An image that pulled but whose binary cannot execute ("exec format error") is the same platform mismatch.
     const reported = new Set<string>();
-    for (const pod of namespacePods(ctx)) {
-      for (const c of containers(pod)) {
+    const pods = namespacePods(ctx);
+    for (let p = 0; p < pods.length; p++) {
+      const pod = pods[p] as KubeObject;
+      const views = containers(pod);
+      for (let v = 0; v < views.length; v++) {
+        const c = views[v] as ContainerView;
         if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') continue;
         const key = `${ownerKey(ctx, pod)}/${c.name}`;
         if (reported.has(key)) continue;

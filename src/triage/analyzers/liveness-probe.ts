@@ -1,7 +1,9 @@
+import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput } from '../findings.js';
 import { describeEvent, type EventSummary, findEvents, isRecent } from './events.js';
 import {
+  type ContainerView,
   containers,
   EvidenceList,
   groupBy,
@@ -51,6 +53,12 @@ function portMismatch(spec: any): string | undefined {
   return `probe port ${port} is not a declared containerPort (container declares ${list})`;
 }
 
+function hasLivenessProbe(pod: KubeObject): boolean {
+  const views = containers(pod);
+  for (let i = 0; i < views.length; i++) if ((views[i] as ContainerView).spec?.livenessProbe !== undefined) return true;
+  return false;
+}
+
 export const livenessProbeAnalyzer: Analyzer = {
   name: NAME,
   domain: 'compute',
@@ -59,9 +67,9 @@ export const livenessProbeAnalyzer: Analyzer = {
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
     const candidates = namespacePods(ctx).flatMap((pod) => {
-      const probed = containers(pod).filter((c) => c.spec?.livenessProbe !== undefined);
       // Most pods have no liveness probe: their events are never looked at.
-      if (probed.length === 0) return [];
+      if (!hasLivenessProbe(pod)) return [];
+      const probed = containers(pod).filter((c) => c.spec?.livenessProbe !== undefined);
       const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace: ctx.namespace });
       return probed
         .map((c) => {

@@ -22,10 +22,10 @@ import { formatBytes, parseJvmSize, parseQuantity } from './quantity.js';
 
 const NAME = 'oom-killed';
 
+/** The current termination, else the last one, when it was an OOM kill. Asked of every container of the namespace. */
 function oomTermination(c: ContainerView) {
-  for (const t of [c.terminated, c.lastTerminated]) {
-    if (t?.reason === 'OOMKilled') return t;
-  }
+  if (c.terminated?.reason === 'OOMKilled') return c.terminated;
+  if (c.lastTerminated?.reason === 'OOMKilled') return c.lastTerminated;
   return undefined;
 }
 

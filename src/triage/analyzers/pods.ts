@@ -38,14 +38,14 @@ export function ref(kind: string, name: string, namespace?: string): ResourceRef
  */
 const podsByContext = new WeakMap<AnalyzerContext, readonly KubeObject[]>();
 
-/** Pods of the analysed namespace, in name order. */
-export function namespacePods(ctx: AnalyzerContext): KubeObject[] {
+/** Pods of the analysed namespace, in name order. Shared by every caller: never changed. */
+export function namespacePods(ctx: AnalyzerContext): readonly KubeObject[] {
   let pods = podsByContext.get(ctx);
   if (pods === undefined) {
     pods = ctx.objects('pods').filter((p) => (p.metadata.namespace ?? ctx.namespace) === ctx.namespace);
     podsByContext.set(ctx, pods);
   }
-  return pods.slice();
+  return pods;
 }
 
 export function inNamespace(ctx: AnalyzerContext, objects: readonly KubeObject[]): KubeObject[] {
@@ -55,47 +55,63 @@ export function inNamespace(ctx: AnalyzerContext, objects: readonly KubeObject[]
 /** A pod's containers depend on the pod alone, and pods read from a cluster are never changed. */
 const containersByPod = new WeakMap<KubeObject, readonly ContainerView[]>();
 
-export function containers(pod: KubeObject): ContainerView[] {
+/** Init containers first, then the others, each with its status. Shared by every caller: never changed. */
+export function containers(pod: KubeObject): readonly ContainerView[] {
   let views = containersByPod.get(pod);
   if (views === undefined) {
     views = containerViews(pod);
     containersByPod.set(pod, views);
   }
-  return views.slice();
+  return views;
 }
+
+const NO_STATUSES: readonly unknown[] = [];
 
 function containerViews(pod: KubeObject): ContainerView[] {
   const views: ContainerView[] = [];
-  const add = (specs: unknown, statuses: unknown, init: boolean) => {
-    const list = Array.isArray(specs) ? specs : [];
-    const stats = Array.isArray(statuses) ? statuses : [];
-    for (const spec of list) {
-      const status = stats.find((s: { name?: string }) => s?.name === spec?.name);
-      views.push({
-        name: String(spec?.name ?? ''),
-        init,
-        spec,
-        status,
-        restartCount: Number(status?.restartCount ?? 0),
-        waitingReason: status?.state?.waiting?.reason,
-        waitingMessage: status?.state?.waiting?.message,
-        lastTerminated: status?.lastState?.terminated,
-        terminated: status?.state?.terminated,
-        ready: status?.ready === true,
-      });
-    }
-  };
-  add(pod.spec?.initContainers, pod.status?.initContainerStatuses, true);
-  add(pod.spec?.containers, pod.status?.containerStatuses, false);
+  addViews(views, pod.spec?.initContainers, pod.status?.initContainerStatuses, true);
+  addViews(views, pod.spec?.containers, pod.status?.containerStatuses, false);
   return views;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: raw API JSON
+function addViews(views: ContainerView[], specs: any, statuses: any, init: boolean): void {
+  if (!Array.isArray(specs)) return;
+  const stats = Array.isArray(statuses) ? statuses : NO_STATUSES;
+  for (let i = 0; i < specs.length; i++) {
+    const spec = specs[i];
+    const status = statusNamed(stats, spec?.name);
+    const state = status?.state;
+    views.push({
+      name: String(spec?.name ?? ''),
+      init,
+      spec,
+      status,
+      restartCount: Number(status?.restartCount ?? 0),
+      waitingReason: state?.waiting?.reason,
+      waitingMessage: state?.waiting?.message,
+      lastTerminated: status?.lastState?.terminated,
+      terminated: state?.terminated,
+      ready: status?.ready === true,
+    });
+  }
+}
+
+/** The first status with this name, as the kubelet reports one per container. */
+// biome-ignore lint/suspicious/noExplicitAny: raw API JSON
+function statusNamed(stats: readonly any[], name: unknown): any {
+  for (let i = 0; i < stats.length; i++) if (stats[i]?.name === name) return stats[i];
+  return undefined;
 }
 
 export function podCondition(
   pod: KubeObject,
   type: string,
 ): { status?: string; reason?: string; message?: string; lastTransitionTime?: string } | undefined {
-  const conditions = Array.isArray(pod.status?.conditions) ? pod.status.conditions : [];
-  return conditions.find((c: { type?: string }) => c?.type === type);
+  const conditions = pod.status?.conditions;
+  if (!Array.isArray(conditions)) return undefined;
+  for (let i = 0; i < conditions.length; i++) if (conditions[i]?.type === type) return conditions[i];
+  return undefined;
 }
 
 export function isPodReady(pod: KubeObject): boolean {
@@ -111,6 +127,13 @@ export function isTerminating(pod: KubeObject): boolean {
  * through its Job, else the direct controller.
  */
 export function ownerOf(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | undefined {
+  const owner = ownerRefOf(ctx, pod);
+  // Each caller gets a reference of its own, as a lookup would give it.
+  return owner === undefined ? undefined : { ...owner };
+}
+
+/** The owner ownerOf gives, shared rather than copied: for comparing, never for handing on or changing. */
+export function ownerRefOf(ctx: AnalyzerContext, pod: KubeObject): Readonly<ResourceRef> | undefined {
   let owners = ownersByContext.get(ctx);
   if (owners === undefined) {
     owners = new Map();
@@ -121,15 +144,44 @@ export function ownerOf(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | un
     owner = findOwner(ctx, pod);
     owners.set(pod, owner);
   }
-  // Each caller gets a reference of its own, as a lookup would give it.
-  return owner === undefined ? undefined : { ...owner };
+  return owner;
+}
+
+const podsByOwnerByContext = new WeakMap<AnalyzerContext, Map<string, Map<string, KubeObject[]>>>();
+const NO_PODS: readonly KubeObject[] = [];
+
+/**
+ * The pods read, in any namespace, whose owner (as ownerOf gives it) has this kind and name, in the context's
+ * order: replicas of a workload, found without another walk over every pod.
+ */
+export function podsOwnedBy(ctx: AnalyzerContext, kind: string, name: string): readonly KubeObject[] {
+  let index = podsByOwnerByContext.get(ctx);
+  if (index === undefined) {
+    index = new Map();
+    const pods = ctx.objects('pods');
+    for (let i = 0; i < pods.length; i++) {
+      const pod = pods[i] as KubeObject;
+      const owner = ownerRefOf(ctx, pod);
+      if (owner === undefined) continue;
+      let byName = index.get(owner.kind);
+      if (byName === undefined) {
+        byName = new Map();
+        index.set(owner.kind, byName);
+      }
+      const list = byName.get(owner.name);
+      if (list === undefined) byName.set(owner.name, [pod]);
+      else list.push(pod);
+    }
+    podsByOwnerByContext.set(ctx, index);
+  }
+  return index.get(kind)?.get(name) ?? NO_PODS;
 }
 
 /** Asked for every pod by several analyzers, for some pods many times: found once per context. */
 const ownersByContext = new WeakMap<AnalyzerContext, Map<KubeObject, ResourceRef | undefined>>();
 
 function findOwner(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | undefined {
-  const owner = pod.metadata.ownerReferences?.find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
+  const owner = controllerOf(pod.metadata.ownerReferences);
   if (owner === undefined) return undefined;
   const namespace = pod.metadata.namespace;
   if (owner.kind === 'Job') {
@@ -148,6 +200,14 @@ function findOwner(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | undefin
     }
   }
   return ref(owner.kind, owner.name, namespace);
+}
+
+/** The controlling owner reference, else the first. */
+function controllerOf<T extends { controller?: boolean }>(refs: readonly T[] | undefined): T | undefined {
+  if (refs === undefined || refs === null) return undefined;
+  if (!Array.isArray(refs)) return refs.find((o) => o.controller) ?? refs[0];
+  for (let i = 0; i < refs.length; i++) if ((refs[i] as T).controller) return refs[i];
+  return refs[0];
 }
 
 type Named = Map<string | undefined, Map<string, KubeObject>>;
@@ -208,19 +268,38 @@ export interface PodContainer {
  * thirty failing replicas of one Deployment make one finding.
  */
 export function containerGroups(ctx: AnalyzerContext, test: (c: ContainerView) => boolean): PodContainer[][] {
-  const matching = namespaceContainers(ctx).filter(({ c }) => test(c));
+  const all = namespaceContainers(ctx);
+  const matching: PodContainer[] = [];
+  for (let i = 0; i < all.views.length; i++) {
+    const c = all.views[i] as ContainerView;
+    if (test(c)) matching.push({ pod: all.pods[i] as KubeObject, c });
+  }
   return [...groupBy(matching, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`).values()];
 }
 
-const containersByContext = new WeakMap<AnalyzerContext, readonly PodContainer[]>();
+/** Every container of the namespace's pods, pod by pod in name order, beside the pod it belongs to. */
+interface NamespaceContainers {
+  pods: readonly KubeObject[];
+  views: readonly ContainerView[];
+}
 
-/** Every container of the namespace's pods, pod by pod in name order. */
-function namespaceContainers(ctx: AnalyzerContext): readonly PodContainer[] {
+const containersByContext = new WeakMap<AnalyzerContext, NamespaceContainers>();
+
+function namespaceContainers(ctx: AnalyzerContext): NamespaceContainers {
   let all = containersByContext.get(ctx);
   if (all === undefined) {
-    const list: PodContainer[] = [];
-    for (const pod of namespacePods(ctx)) for (const c of containers(pod)) list.push({ pod, c });
-    all = list;
+    const owners: KubeObject[] = [];
+    const list: ContainerView[] = [];
+    const pods = namespacePods(ctx);
+    for (let i = 0; i < pods.length; i++) {
+      const pod = pods[i] as KubeObject;
+      const views = containers(pod);
+      for (let j = 0; j < views.length; j++) {
+        owners.push(pod);
+        list.push(views[j] as ContainerView);
+      }
+    }
+    all = { pods: owners, views: list };
     containersByContext.set(ctx, all);
   }
   return all;
@@ -335,6 +414,18 @@ export function decisiveLogLine(text: string | undefined): LogVerdict | undefine
   if (best === undefined) return undefined;
   const detail = continuation(lines, bestAt);
   return detail === undefined ? best : { ...best, detail: clip(scrubText(detail)) };
+}
+
+/**
+ * What kind of failure one log line reports, as decisiveLogLine would classify it on its own; undefined when no
+ * pattern matches. For callers that weigh every line of a log, without quoting (and scrubbing) each one.
+ */
+export function logLineKind(line: string): LogVerdict['kind'] | undefined {
+  if (line.includes('\n')) return decisiveLogLine(line)?.kind;
+  const trimmed = line.trim();
+  if (trimmed === '' || trimmed.length > 2000) return undefined;
+  for (const p of LOG_PATTERNS) if (p.pattern.test(trimmed)) return p.kind;
+  return undefined;
 }
 
 /** A line that opens a new log record (timestamp, level, JSON) or a stack trace, rather than continuing one. */

@@ -2,7 +2,7 @@ import type { KubeObject } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyzer.js';
 import { scrubText } from '../scrub.js';
 import { clip, MINUTE } from './events.js';
-import { containers } from './pods.js';
+import { type ContainerView, containers } from './pods.js';
 
 /**
  * The data plane's own account of a failing request: the OpenShift router's HAProxy log and the ingress-nginx
@@ -323,14 +323,24 @@ export function routerPods(ctx: AnalyzerContext, routerName?: string): KubeObjec
 
 /** Whether a pod runs the ingress-nginx controller binary (the image or its entry point says so). */
 export function isNginxController(pod: KubeObject): boolean {
-  return containers(pod).some(
-    (c) =>
-      !c.init &&
-      (/ingress-nginx\/controller/.test(String(c.spec?.image ?? '')) ||
-        [...(c.spec?.command ?? []), ...(c.spec?.args ?? [])].some((a: unknown) =>
-          String(a).endsWith('/nginx-ingress-controller'),
-        )),
-  );
+  const views = containers(pod);
+  for (let i = 0; i < views.length; i++) {
+    const c = views[i] as ContainerView;
+    if (c.init) continue;
+    if (String(c.spec?.image ?? '').includes('ingress-nginx/controller')) return true;
+    if (runsNginx(c.spec?.command ?? []) || runsNginx(c.spec?.args ?? [])) return true;
+  }
+  return false;
+}
+
+/** Asked of every pod read: a list is walked by index, anything else iterable as it is. */
+function runsNginx(argv: Iterable<unknown>): boolean {
+  if (Array.isArray(argv)) {
+    for (let i = 0; i < argv.length; i++) if (String(argv[i]).endsWith('/nginx-ingress-controller')) return true;
+    return false;
+  }
+  for (const a of argv) if (String(a).endsWith('/nginx-ingress-controller')) return true;
+  return false;
 }
 
 /** Every log line read for a pod, current and previous, each container. */

@@ -4,6 +4,7 @@ import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, describeEvent, type EventSummary, findEvents, isRecent } from './events.js';
 import { placementBlockers } from './placement.js';
 import {
+  type ContainerView,
   containers,
   crashLog,
   decisiveLogLine,
@@ -346,8 +347,12 @@ export const volumeMountAnalyzer: Analyzer = {
 
     // Permission denied on a mounted path, reported by the application itself.
     const seen = new Set<string>();
-    for (const pod of namespacePods(ctx)) {
-      for (const c of containers(pod)) {
+    const pods = namespacePods(ctx);
+    for (let p = 0; p < pods.length; p++) {
+      const pod = pods[p] as KubeObject;
+      const views = containers(pod);
+      for (let v = 0; v < views.length; v++) {
+        const c = views[v] as ContainerView;
         if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') continue;
         const key = `${ownerKey(ctx, pod)}/${c.name}`;
         if (seen.has(key)) continue;
