@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
   type BigIntStats,
@@ -117,6 +118,15 @@ function readLaidOut(content: string): StoredSnapshot | undefined {
   return { stored, ...rest };
 }
 
+/**
+ * An entry's text. Entries are nearly always plain ASCII (JSON escapes nothing else, but keeps non-ASCII text as it
+ * is), and ASCII is read as Latin-1 with a copy instead of decoded as UTF-8: a large entry's decode is a good part
+ * of reading it back.
+ */
+function entryText(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 /** secretsSkipped and taken of an entry; taken is found again in an entry written before it was recorded. */
 function summaryOf(parsed: unknown, objects?: () => readonly KubeObject[]): Omit<StoredSnapshot, 'stored'> | undefined {
   if (typeof parsed !== 'object' || parsed === null) return undefined;
@@ -162,7 +172,7 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
   };
   const readEntry = (file: string): StoredSnapshot | undefined => {
     try {
-      return parseEntry(readFileSync(file, 'utf8'));
+      return parseEntry(entryText(readFileSync(file)));
     } catch {
       return undefined;
     }

@@ -207,6 +207,17 @@ describe('the parsed-snapshot cache', () => {
       expect(cached.objects).toEqual(parsed.objects);
     });
 
+    it('keeps text that is not ASCII as it was written', async () => {
+      const file = join(dir, 'incident.yaml');
+      const message = 'Zeitüberschreitung beim Lesen — 读取超时 ☕';
+      await writeFile(file, `${SNAPSHOT}  message: "${message}"\n`);
+      const cacheDir = join(dir, 'cache');
+      await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
+      const cached = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
+      expect(cached.objects[0]?.status?.['message']).toBe(message);
+      expect(cached.stored[0]?.text).toContain(message);
+    });
+
     it('is a miss, and the file is parsed again, when a head is not what was written', async () => {
       const file = join(dir, 'incident.yaml');
       await writeFile(file, DUMP);
