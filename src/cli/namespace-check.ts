@@ -79,7 +79,16 @@ export function witnessNamespaces(reader: ClusterReader): { reader: ClusterReade
     reader: {
       list: async (query, signal) => {
         const objects = await reader.list(query, signal);
-        for (const object of objects) note(object);
+        // A list holds thousands of objects, nearly all of one namespace in a row: only a change of namespace is
+        // looked at twice.
+        let previous: string | undefined;
+        for (let i = 0; i < objects.length; i++) {
+          const namespace = (objects[i] as KubeObject).metadata?.namespace;
+          if (namespace !== previous) {
+            if (namespace) seen.add(namespace);
+            previous = namespace;
+          }
+        }
         return objects;
       },
       get: async (query, signal) => {
