@@ -2,7 +2,8 @@
 // The `calmops` command runs from a bundle (bundle.mjs explains why, and when it is rebuilt): `src/cli/main.ts` and
 // each command module are entry points of one build with code splitting, so a command loads the chunks it needs and
 // nothing else, and `main.ts` finds `./commands/<name>.js` beside it as it does in the sources. The shipped triage
-// templates are parsed and validated while building and written into the bundle, so no run reads their YAML again.
+// templates are parsed and validated while building and written into the bundle, and so is the snapshot parser's
+// fingerprint, so no run reads their YAML or hashes the parser's sources again.
 
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -20,41 +21,47 @@ const COMMANDS_DIR = 'src/cli/commands';
 const TEMPLATES_DIR = 'templates';
 
 /**
- * The shipped templates as `loadTemplates` returns them, and the files that decided them: the loader is bundled on
- * its own and run here, so the templates in the bundle are exactly what the sources would load.
+ * What the bundle carries precomputed, and the files that decided it: the shipped templates as `loadTemplates`
+ * returns them, and the snapshot parser's fingerprint as `parserFingerprint` computes it. Both functions are bundled
+ * on their own and run here, so what the bundle holds is exactly what the sources would compute.
  * @param {BundleLocation} at
  */
-async function builtTemplates(at) {
+async function builtData(at) {
   const { build } = await import('esbuild');
   const result = await build({
     stdin: {
-      contents: "export { loadTemplates } from './src/triage/template-registry.ts';\n",
+      contents:
+        "export { loadTemplates } from './src/triage/template-registry.ts';\n" +
+        "export { parserFingerprint } from './src/cluster/snapshot-cache.ts';\n",
       resolveDir: at.root,
       loader: 'ts',
-      sourcefile: '<templates>',
+      sourcefile: '<built-data>',
     },
     absWorkingDir: at.root,
     ...NODE_ESM,
     write: false,
     metafile: true,
-    outfile: 'templates.mjs',
+    outfile: 'built-data.mjs',
     logLevel: 'silent',
     plugins: [keepModuleLocation],
   });
   await mkdir(at.cacheDir, { recursive: true });
-  const loader = join(at.cacheDir, `templates-loader.${process.pid}.${Date.now()}.mjs`);
+  const loader = join(at.cacheDir, `built-data.${process.pid}.${Date.now()}.mjs`);
   const dir = join(at.root, TEMPLATES_DIR);
   let list;
+  let fingerprint;
   try {
     await writeFile(loader, result.outputFiles?.[0]?.contents ?? '');
-    const { loadTemplates } = await import(pathToFileURL(loader).href);
-    list = loadTemplates(dir).list();
+    const built = await import(pathToFileURL(loader).href);
+    list = built.loadTemplates(dir).list();
+    fingerprint = built.parserFingerprint();
   } finally {
     await rm(loader, { force: true });
   }
   const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'));
   return {
     list,
+    fingerprint,
     // The folder itself stands for the list of files in it: adding or removing a template changes its mtime.
     inputs: [
       ...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('<')),
@@ -234,7 +241,7 @@ export const CLI = {
     const commands = (await readdir(join(at.root, COMMANDS_DIR)))
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
       .map((f) => f.slice(0, -'.ts'.length));
-    const templates = await builtTemplates(at);
+    const built = await builtData(at);
     return {
       esbuild: {
         entryPoints: {
@@ -242,13 +249,19 @@ export const CLI = {
           ...Object.fromEntries(commands.map((name) => [`commands/${name}`, `${COMMANDS_DIR}/${name}.ts`])),
         },
         // A string for JSON.parse: much quicker to load than the same data as an object literal.
-        define: { CALMOPS_BUILT_TEMPLATES: JSON.stringify(JSON.stringify(templates.list)) },
+        define: {
+          CALMOPS_BUILT_TEMPLATES: JSON.stringify(JSON.stringify(built.list)),
+          // No fingerprint (the sources were not readable) leaves the bundle to compute it as the sources do.
+          ...(typeof built.fingerprint === 'string'
+            ? { CALMOPS_PARSER_FINGERPRINT: JSON.stringify(built.fingerprint) }
+            : {}),
+        },
         plugins: [await kubernetesClientUsedModulesOnly(at.root), whatwgUrlIsNodeUrl, socksAgentWhenUsed],
         minifyWhitespace: true,
         minifySyntax: true,
       },
       // A new command module is a new entry point: the folder's mtime tells.
-      inputs: [COMMANDS_DIR, ...templates.inputs],
+      inputs: [COMMANDS_DIR, ...built.inputs],
     };
   },
 };

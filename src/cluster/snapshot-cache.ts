@@ -38,7 +38,15 @@ export function defaultSnapshotCacheDir(env: NodeJS.ProcessEnv = process.env): s
   return fileURLToPath(new URL('../../node_modules/.cache/calmops/snapshots/', import.meta.url));
 }
 
-function parserFingerprint(): string | undefined {
+/**
+ * The parser's fingerprint as the command-line bundle was built with it (local/cli-bundle.mjs defines it, from
+ * `parserFingerprint` run at build time), so that a replay does not read and hash the parser's sources again on every
+ * run. Undeclared when running from sources.
+ */
+declare const CALMOPS_PARSER_FINGERPRINT: string | undefined;
+
+/** What parsing depends on: the parser's sources and the versions of the packages it uses. */
+export function parserFingerprint(): string | undefined {
   try {
     const require = createRequire(import.meta.url);
     const hash = createHash('sha256');
@@ -156,7 +164,7 @@ function parseEntry(content: string): StoredSnapshot | undefined {
 }
 
 export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
-  const parser = parserFingerprint();
+  const parser = typeof CALMOPS_PARSER_FINGERPRINT !== 'undefined' ? CALMOPS_PARSER_FINGERPRINT : parserFingerprint();
   // A load looks an entry up and, on a miss, stores it under the same name: the text is hashed once.
   let last: { text: string; file: string } | undefined;
   const entry = (text: string): string => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleTarget, buildBundle, bundleEntry, bundleIsFresh } from '../../../local/bundle.mjs';
 import { cliEntry } from '../../../local/cli-bundle.mjs';
 import { main } from '../../../src/cli/main.js';
+import { parserFingerprint } from '../../../src/cluster/snapshot-cache.js';
 
 /**
  * The `calmops` command's bundle: a directory of chunks with one entry per command, rebuilt when a source or a file
@@ -165,6 +166,14 @@ describe('the calmops command line bundle', () => {
     const texts = await Promise.all(chunks.map((c) => readFile(join(entry as string, '..', 'chunks', c), 'utf8')));
     // A title found only in templates/crashloop-analysis.yaml: the bundle carries the parsed template itself.
     expect(texts.some((t) => t.includes('"title":"Containers that crash and restart"'))).toBe(true);
+  });
+
+  it("carries the snapshot parser's fingerprint as the sources compute it, so both find the same cache entries", async () => {
+    const fingerprint = parserFingerprint();
+    expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    const chunks = await readdir(join(entry as string, '..', 'chunks'));
+    const texts = await Promise.all(chunks.map((c) => readFile(join(entry as string, '..', 'chunks', c), 'utf8')));
+    expect(texts.filter((t) => t.includes(`"${fingerprint}"`))).toHaveLength(1);
   });
 
   it('still loads templates from CALMOPS_TEMPLATES_DIR when it is set', async () => {
