@@ -1,5 +1,6 @@
 import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 
 /**
  * One GET to the API server, on Node's own HTTP client so that nothing happens implicitly: a redirect is handed back
@@ -83,18 +84,24 @@ export function boundedGet(request: BoundedGetRequest): Promise<BoundedGetRespon
           finish(new ResponseTooLargeError(maxBytes, declared));
           return;
         }
-        const chunks: Buffer[] = [];
+        // Each chunk is decoded as it arrives (a character split between chunks is carried over), so the answer is
+        // never held as bytes and as text at once: a list of thousands of objects is megabytes of each.
+        const decoder = new StringDecoder('utf8');
+        const parts: string[] = [];
         let received = 0;
         res.on('data', (chunk: Buffer) => {
           received += chunk.length;
           if (received > maxBytes) {
-            chunks.length = 0;
+            parts.length = 0;
             finish(new ResponseTooLargeError(maxBytes));
             return;
           }
-          chunks.push(chunk);
+          parts.push(decoder.write(chunk));
         });
-        res.on('end', () => finish(undefined, { status, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          parts.push(decoder.end());
+          finish(undefined, { status, body: parts.join('') });
+        });
         res.on('error', (error) => finish(error));
         res.on('close', () => {
           if (!res.complete) finish(closedEarly());

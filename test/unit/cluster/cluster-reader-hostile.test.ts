@@ -273,6 +273,23 @@ describe('a response is read up to a byte limit', () => {
     expect(error.message).toContain('logs of pod web-1 in namespace shop: response over the 512 KiB limit');
   });
 
+  it('an answer sent a byte at a time, characters split across writes, reads as the text that was sent', async () => {
+    const message = 'Zeitüberschreitung — 读取超时 ☕ 🚀';
+    const bytes = Buffer.from(JSON.stringify({ kind: 'PodList', items: [pod('a', 'shop', { message })] }));
+    const api = await start((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let at = 0;
+      // Each byte its own chunk, each after the last is flushed: every multi-byte character arrives in pieces.
+      const next = () => {
+        if (at >= bytes.length) res.end();
+        else res.write(bytes.subarray(at, ++at), () => setImmediate(next));
+      };
+      next();
+    });
+    const [read] = await readerFor(api.url).list({ kind: 'pods' });
+    expect(read?.['message']).toBe(message);
+  });
+
   it('an answer just under the limit is read whole', async () => {
     const body = JSON.stringify({ kind: 'PodList', items: [pod('a', 'shop', { padding: 'y'.repeat(10_000) })] });
     const api = await start((_req, res) => {
