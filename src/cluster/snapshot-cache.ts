@@ -80,7 +80,7 @@ function prune(dir: string): void {
  * An entry is one JSON document laid out one record to a line. After a first line with the rest of the entry come
  * the objects' heads (stored-object.ts), one compact array each, then the objects' texts in the same order:
  *
- *     {"secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","heads":[
+ *     {"secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","lengths":[412,…],"heads":[
  *     ["v1","Pod","web-0","shop","812",{"app":"web"},["node-1","Always",…]],
  *     …
  *     ],"objects":[
@@ -98,10 +98,12 @@ const OBJECTS_OPEN = '],"objects":[';
 const ENTRY_CLOSE = ']}';
 
 function formatEntry(entry: StoredSnapshot): string {
-  const head = JSON.stringify({ secretsSkipped: entry.secretsSkipped, taken: entry.taken?.toISOString() ?? null });
-  if (entry.stored.length === 0) return `${head.slice(0, -1)},"objects":[]}`;
+  const summary = { secretsSkipped: entry.secretsSkipped, taken: entry.taken?.toISOString() ?? null };
+  if (entry.stored.length === 0) return JSON.stringify({ ...summary, objects: [] });
   const heads = entry.stored.map((stored) => JSON.stringify(stored.record()));
   const texts = entry.stored.map((stored) => stored.text);
+  // The texts' lengths let a reader cut them out where they stand instead of searching megabytes for separators.
+  const head = JSON.stringify({ ...summary, lengths: texts.map((text) => text.length) });
   return `${head.slice(0, -1)},${HEADS_OPEN}\n${heads.join(',\n')}\n${OBJECTS_OPEN}\n${texts.join(',\n')}\n${ENTRY_CLOSE}`;
 }
 
@@ -112,17 +114,29 @@ function readLaidOut(content: string): StoredSnapshot | undefined {
   if (firstEnd < 0 || headsEnd < 0 || !content.endsWith(`\n${ENTRY_CLOSE}`)) return undefined;
   const first = content.slice(0, firstEnd);
   if (!first.endsWith(HEADS_OPEN)) return undefined;
-  const rest = summaryOf(JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`));
+  const summary: unknown = JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`);
+  const rest = summaryOf(summary);
+  const lengths = (summary as { lengths?: unknown }).lengths;
   // The heads are one JSON array as they stand: read in one parse, which is much quicker than one per line.
   const heads: unknown = JSON.parse(`[${content.slice(firstEnd + 1, headsEnd)}]`);
-  const texts = content.slice(headsEnd + OBJECTS_OPEN.length + 2, -ENTRY_CLOSE.length - 1).split(',\n');
-  if (rest === undefined || !Array.isArray(heads) || heads.length !== texts.length) return undefined;
+  if (rest === undefined || !Array.isArray(heads) || !Array.isArray(lengths) || heads.length !== lengths.length) {
+    return undefined;
+  }
   const stored: StoredObject[] = new Array(heads.length);
+  let at = headsEnd + OBJECTS_OPEN.length + 2;
   for (let i = 0; i < heads.length; i++) {
-    const entry = StoredObject.fromRecord(heads[i], texts[i] as string);
+    const length: unknown = lengths[i];
+    if (typeof length !== 'number' || !Number.isInteger(length) || length < 2) return undefined;
+    const end = at + length;
+    // Each text is an object, followed by the separator, or by the end for the last: else the lengths lie.
+    const follows = i < heads.length - 1 ? ',\n' : `\n${ENTRY_CLOSE}`;
+    if (content[at] !== '{' || content[end - 1] !== '}' || !content.startsWith(follows, end)) return undefined;
+    const entry = StoredObject.fromRecord(heads[i], content.slice(at, end));
     if (entry === undefined) return undefined;
     stored[i] = entry;
+    at = end + 2;
   }
+  if (at + ENTRY_CLOSE.length - 1 !== content.length) return undefined;
   return { stored, ...rest };
 }
 

@@ -72,10 +72,12 @@ export class StoredObject {
    * not a head. The caller vouches that both were kept from the same object.
    */
   static fromRecord(record: unknown, text: string): StoredObject | undefined {
+    // Thousands are read at a time: plain indexed checks, no destructuring or temporary arrays.
     if (!Array.isArray(record) || record.length !== 7) return undefined;
-    const [apiVersion, kind, name, namespace, resourceVersion, labels, fields] = record as unknown[];
-    if (typeof name !== 'string' || !Array.isArray(fields)) return undefined;
-    if (![apiVersion, kind, namespace, resourceVersion].every(isNullableString)) return undefined;
+    const labels: unknown = record[5];
+    if (typeof record[2] !== 'string' || !Array.isArray(record[6])) return undefined;
+    if (!isNullableString(record[0]) || !isNullableString(record[1])) return undefined;
+    if (!isNullableString(record[3]) || !isNullableString(record[4])) return undefined;
     if (labels !== null && (typeof labels !== 'object' || Array.isArray(labels))) return undefined;
     return new StoredObject(record as HeadRecord, undefined, text);
   }

@@ -218,7 +218,23 @@ describe('the parsed-snapshot cache', () => {
       expect(cached.stored[0]?.text).toContain(message);
     });
 
-    it('is a miss, and the file is parsed again, when a head is not what was written', async () => {
+    it('is read whole, from its objects, when the texts are not where their lengths say', async () => {
+      const file = join(dir, 'incident.yaml');
+      await writeFile(file, DUMP);
+      const cacheDir = join(dir, 'cache');
+      const parsed = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
+      const entry = (await readdir(cacheDir)).find((name) => name.endsWith('.json')) as string;
+      const path = join(cacheDir, entry);
+      const text = await readFile(path, 'utf8');
+      const shifted = text.replace(/"lengths":\[(\d+)/, (_match, first: string) => `"lengths":[${Number(first) + 1}`);
+      expect(shifted).not.toBe(text);
+      await writeFile(path, shifted);
+      const again = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
+      expect(again.objects).toEqual(parsed.objects);
+      expect(again.stored.map((o) => o.text)).toEqual(parsed.stored.map((o) => o.text));
+    });
+
+    it('is read whole, from its objects, when a head is not what was written', async () => {
       const file = join(dir, 'incident.yaml');
       await writeFile(file, DUMP);
       const cacheDir = join(dir, 'cache');
