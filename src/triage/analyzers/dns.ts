@@ -6,9 +6,9 @@ import { scrubText } from '../scrub.js';
 import { clip, formatAge } from './events.js';
 import { namespaceLabels, policyTypes } from './network-policy.js';
 import {
-  type ContainerView,
   containers,
   decisiveLogLine,
+  forEachContainer,
   isoAge,
   isPodReady,
   namespacePods,
@@ -304,46 +304,40 @@ interface AppFailure {
 
 function appFailures(ctx: AnalyzerContext): AppFailure[] {
   const failing: AppFailure[] = [];
-  const pods = namespacePods(ctx);
-  for (let p = 0; p < pods.length; p++) {
-    const pod = pods[p] as KubeObject;
-    const views = containers(pod);
-    for (let v = 0; v < views.length; v++) {
-      const c = views[v] as ContainerView;
-      const previous = ctx.log(pod.metadata.name, c.name, true);
-      const current = ctx.log(pod.metadata.name, c.name, false);
-      // A container without logs has no line to read.
-      if (!previous && !current) continue;
-      const logs = [previous, current].filter(Boolean);
-      const lines = logs.join('\n').split(/\r?\n/);
-      let found: AppFailure | undefined;
-      let nameless: AppFailure | undefined;
-      for (let i = lines.length - 1; i >= 0 && !found; i--) {
-        const line = (lines[i] as string).trim();
-        if (APP_DNS_FAILURE.test(line)) {
-          const unresolved = parseUnresolvedHost(line);
-          const name = lookupName(line);
-          const failure: AppFailure = {
-            pod,
-            line,
-            ...(name ? { name } : {}),
-            nxdomain:
-              unresolved?.nameDoesNotExist ?? /no such host|NXDOMAIN|ENOTFOUND|Name or service not known/i.test(line),
-          };
-          // A multi-line error (Node's `code: 'EAI_AGAIN'`) ends below the line that names the host: quote that one.
-          if (name) found = failure;
-          else nameless ??= failure;
-        } else {
-          const dotnet = DOTNET_SOCKET.exec(line);
-          if (dotnet && lines.slice(i + 1, i + 4).some((l) => /System\.Net\.Dns\./.test(l))) {
-            found = { pod, line, nxdomain: !/temporarily/i.test(dotnet[1] as string) };
-          }
+  forEachContainer(ctx, (pod, c) => {
+    const previous = ctx.log(pod.metadata.name, c.name, true);
+    const current = ctx.log(pod.metadata.name, c.name, false);
+    // A container without logs has no line to read.
+    if (!previous && !current) return;
+    const logs = [previous, current].filter(Boolean);
+    const lines = logs.join('\n').split(/\r?\n/);
+    let found: AppFailure | undefined;
+    let nameless: AppFailure | undefined;
+    for (let i = lines.length - 1; i >= 0 && !found; i--) {
+      const line = (lines[i] as string).trim();
+      if (APP_DNS_FAILURE.test(line)) {
+        const unresolved = parseUnresolvedHost(line);
+        const name = lookupName(line);
+        const failure: AppFailure = {
+          pod,
+          line,
+          ...(name ? { name } : {}),
+          nxdomain:
+            unresolved?.nameDoesNotExist ?? /no such host|NXDOMAIN|ENOTFOUND|Name or service not known/i.test(line),
+        };
+        // A multi-line error (Node's `code: 'EAI_AGAIN'`) ends below the line that names the host: quote that one.
+        if (name) found = failure;
+        else nameless ??= failure;
+      } else {
+        const dotnet = DOTNET_SOCKET.exec(line);
+        if (dotnet && lines.slice(i + 1, i + 4).some((l) => /System\.Net\.Dns\./.test(l))) {
+          found = { pod, line, nxdomain: !/temporarily/i.test(dotnet[1] as string) };
         }
       }
-      const failure = found ?? nameless;
-      if (failure) failing.push(failure);
     }
-  }
+    const failure = found ?? nameless;
+    if (failure) failing.push(failure);
+  });
   return failing;
 }
 

@@ -8,9 +8,9 @@ import {
   containers,
   crashLog,
   EvidenceList,
+  forEachContainer,
   healthySiblings,
   nameList,
-  namespacePods,
   ownerKey,
   ownerOf,
   parseUnresolvedHost,
@@ -229,35 +229,29 @@ export const imagePullAnalyzer: Analyzer = {
     }
     // An image that pulled but whose binary cannot execute ("exec format error") is the same platform mismatch.
     const reported = new Set<string>();
-    const pods = namespacePods(ctx);
-    for (let p = 0; p < pods.length; p++) {
-      const pod = pods[p] as KubeObject;
-      const views = containers(pod);
-      for (let v = 0; v < views.length; v++) {
-        const c = views[v] as ContainerView;
-        if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') continue;
-        const key = `${ownerKey(ctx, pod)}/${c.name}`;
-        if (reported.has(key)) continue;
-        const log = crashLog(ctx, pod, c.name);
-        const line = log?.split(/\r?\n/).find((l) => /exec format error/i.test(l));
-        if (!line) continue;
-        reported.add(key);
-        const owner = ownerOf(ctx, pod);
-        const arch = nodeArch(ctx, pod.spec?.nodeName);
-        findings.push({
-          code: 'IMAGE_PLATFORM_MISMATCH',
-          analyzer: NAME,
-          domain: 'compute',
-          severity: 'high',
-          resource: podRef(pod),
-          message: `Container ${c.name} of pod ${pod.metadata.name} runs a binary built for another CPU architecture.`,
-          evidence: [`log: ${line.trim()}`, `image ${c.spec?.image}`, ...(arch ? [arch] : [])],
-          confidence: 0.88,
-          related: owner ? [owner] : [],
-          remediation: REMEDIATION.IMAGE_PLATFORM_MISMATCH,
-        });
-      }
-    }
+    forEachContainer(ctx, (pod, c) => {
+      if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') return;
+      const key = `${ownerKey(ctx, pod)}/${c.name}`;
+      if (reported.has(key)) return;
+      const log = crashLog(ctx, pod, c.name);
+      const line = log?.split(/\r?\n/).find((l) => /exec format error/i.test(l));
+      if (!line) return;
+      reported.add(key);
+      const owner = ownerOf(ctx, pod);
+      const arch = nodeArch(ctx, pod.spec?.nodeName);
+      findings.push({
+        code: 'IMAGE_PLATFORM_MISMATCH',
+        analyzer: NAME,
+        domain: 'compute',
+        severity: 'high',
+        resource: podRef(pod),
+        message: `Container ${c.name} of pod ${pod.metadata.name} runs a binary built for another CPU architecture.`,
+        evidence: [`log: ${line.trim()}`, `image ${c.spec?.image}`, ...(arch ? [arch] : [])],
+        confidence: 0.88,
+        related: owner ? [owner] : [],
+        remediation: REMEDIATION.IMAGE_PLATFORM_MISMATCH,
+      });
+    });
     return findings;
   },
 };

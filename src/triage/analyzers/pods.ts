@@ -305,6 +305,12 @@ function namespaceContainers(ctx: AnalyzerContext): NamespaceContainers {
   return all;
 }
 
+/** Calls `visit` with every container of the namespace's pods, pod by pod in name order, beside its pod. */
+export function forEachContainer(ctx: AnalyzerContext, visit: (pod: KubeObject, c: ContainerView) => void): void {
+  const all = namespaceContainers(ctx);
+  for (let i = 0; i < all.views.length; i++) visit(all.pods[i] as KubeObject, all.views[i] as ContainerView);
+}
+
 export interface LogVerdict {
   line: string;
   score: number;

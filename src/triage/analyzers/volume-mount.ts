@@ -4,10 +4,10 @@ import type { FindingInput, ResourceRef } from '../findings.js';
 import { canSee, describeEvent, type EventSummary, findEvents, isRecent } from './events.js';
 import { placementBlockers } from './placement.js';
 import {
-  type ContainerView,
   containers,
   crashLog,
   decisiveLogLine,
+  forEachContainer,
   groupBy,
   isPodReady,
   namespacePods,
@@ -347,48 +347,42 @@ export const volumeMountAnalyzer: Analyzer = {
 
     // Permission denied on a mounted path, reported by the application itself.
     const seen = new Set<string>();
-    const pods = namespacePods(ctx);
-    for (let p = 0; p < pods.length; p++) {
-      const pod = pods[p] as KubeObject;
-      const views = containers(pod);
-      for (let v = 0; v < views.length; v++) {
-        const c = views[v] as ContainerView;
-        if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') continue;
-        const key = `${ownerKey(ctx, pod)}/${c.name}`;
-        if (seen.has(key)) continue;
-        const log = crashLog(ctx, pod, c.name);
-        const line = log?.split(/\r?\n/).find((l) => /permission denied|operation not permitted/i.test(l));
-        if (!line) continue;
-        const mounts: { name?: string; mountPath?: string }[] = Array.isArray(c.spec?.volumeMounts)
-          ? c.spec.volumeMounts
-          : [];
-        const mount = mounts.find((m) => m.mountPath && line.includes(m.mountPath));
-        if (!mount) continue;
-        seen.add(key);
-        const volume = (Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : []).find(
-          (v: { name?: string }) => v.name === mount.name,
-        );
-        const claim: string | undefined = volume?.persistentVolumeClaim?.claimName;
-        const owner = ownerOf(ctx, pod);
-        findings.push({
-          code: 'VOLUME_PERMISSION_DENIED',
-          analyzer: NAME,
-          domain: 'storage',
-          severity: 'high',
-          resource: podRef(pod),
-          message: `Container ${c.name} of pod ${pod.metadata.name} cannot write to its volume at ${mount.mountPath}: permission denied (the volume's owner does not match the container user).`,
-          evidence: [
-            `log: ${decisiveLogLine(line)?.line ?? line.trim()}`,
-            `volume ${mount.name} mounted at ${mount.mountPath}${claim ? ` (PVC ${claim})` : ''}`,
-            securityLine(pod, c),
-            `container ${c.name}: ${c.waitingReason ?? 'restarting'}, ${c.restartCount} restarts`,
-          ],
-          confidence: 0.88,
-          related: [...(owner ? [owner] : []), ...(claim ? [ref('PersistentVolumeClaim', claim, ctx.namespace)] : [])],
-          remediation: ['set-fsgroup'],
-        });
-      }
-    }
+    forEachContainer(ctx, (pod, c) => {
+      if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') return;
+      const key = `${ownerKey(ctx, pod)}/${c.name}`;
+      if (seen.has(key)) return;
+      const log = crashLog(ctx, pod, c.name);
+      const line = log?.split(/\r?\n/).find((l) => /permission denied|operation not permitted/i.test(l));
+      if (!line) return;
+      const mounts: { name?: string; mountPath?: string }[] = Array.isArray(c.spec?.volumeMounts)
+        ? c.spec.volumeMounts
+        : [];
+      const mount = mounts.find((m) => m.mountPath && line.includes(m.mountPath));
+      if (!mount) return;
+      seen.add(key);
+      const volume = (Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : []).find(
+        (v: { name?: string }) => v.name === mount.name,
+      );
+      const claim: string | undefined = volume?.persistentVolumeClaim?.claimName;
+      const owner = ownerOf(ctx, pod);
+      findings.push({
+        code: 'VOLUME_PERMISSION_DENIED',
+        analyzer: NAME,
+        domain: 'storage',
+        severity: 'high',
+        resource: podRef(pod),
+        message: `Container ${c.name} of pod ${pod.metadata.name} cannot write to its volume at ${mount.mountPath}: permission denied (the volume's owner does not match the container user).`,
+        evidence: [
+          `log: ${decisiveLogLine(line)?.line ?? line.trim()}`,
+          `volume ${mount.name} mounted at ${mount.mountPath}${claim ? ` (PVC ${claim})` : ''}`,
+          securityLine(pod, c),
+          `container ${c.name}: ${c.waitingReason ?? 'restarting'}, ${c.restartCount} restarts`,
+        ],
+        confidence: 0.88,
+        related: [...(owner ? [owner] : []), ...(claim ? [ref('PersistentVolumeClaim', claim, ctx.namespace)] : [])],
+        remediation: ['set-fsgroup'],
+      });
+    });
     return findings;
   },
 };
