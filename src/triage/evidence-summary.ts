@@ -1,5 +1,6 @@
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import { byCodePoint } from '../code-point-order.js';
+import { entriesOf } from './entries.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Domain } from './findings.js';
 
@@ -37,7 +38,7 @@ function countBy(objects: readonly KubeObject[], key: (o: KubeObject) => string 
 }
 
 const condition = (o: KubeObject, type: string): string | undefined =>
-  ((o.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find((c) => c.type === type)?.status;
+  entriesOf<{ type?: unknown; status?: string }>(o.status?.conditions).find((c) => c.type === type)?.status;
 
 /** One pass over what may be thousands of pods, with indexed loops: this runs once per process, uncompiled. */
 function podsSummary(pods: readonly KubeObject[]) {
@@ -60,18 +61,16 @@ function podsSummary(pods: readonly KubeObject[]) {
 }
 
 function isRestarting(p: KubeObject): boolean {
-  type Status = { restartCount?: number };
-  const statuses: unknown = p.status?.containerStatuses ?? [];
-  if (!Array.isArray(statuses)) return (statuses as Status[]).some((c) => (c.restartCount ?? 0) > 0);
-  for (let i = 0; i < statuses.length; i++) if (((statuses[i] as Status).restartCount ?? 0) > 0) return true;
+  const statuses = entriesOf<{ restartCount?: unknown }>(p.status?.containerStatuses);
+  for (let i = 0; i < statuses.length; i++)
+    if (Number((statuses[i] as { restartCount?: unknown }).restartCount) > 0) return true;
   return false;
 }
 
 function readyStatus(p: KubeObject): string | undefined {
-  const conditions = (p.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
-  if (!Array.isArray(conditions)) return condition(p, 'Ready');
+  const conditions = entriesOf<{ type?: unknown; status?: string }>(p.status?.conditions);
   for (let i = 0; i < conditions.length; i++) {
-    const c = conditions[i] as { type?: string; status?: string };
+    const c = conditions[i] as { type?: unknown; status?: string };
     if (c.type === 'Ready') return c.status;
   }
   return undefined;
@@ -150,7 +149,7 @@ export function summarizeEvidence(
   const endpoints = objects('endpoints');
   if (endpoints) {
     const empty = endpoints.filter(
-      (e) => !((e.subsets ?? []) as Array<{ addresses?: unknown[] }>).some((s) => (s.addresses ?? []).length > 0),
+      (e) => !entriesOf<{ addresses?: unknown }>(e.subsets).some((s) => entriesOf(s.addresses).length > 0),
     );
     sections.networking.endpoints = { total: endpoints.length, withoutReadyAddresses: names(empty) };
   }

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { RESOURCES } from '../cluster/resources.js';
 import { logKey } from '../cluster/snapshot.js';
 import type { ClusterReader, KubeObject, ResourceKind } from '../cluster/types.js';
+import { entriesOf } from './entries.js';
 import type { EvidenceGap } from './envelope.js';
 import { clip } from './findings.js';
 import { eventTime } from './root-cause.js';
@@ -188,16 +189,13 @@ export function newestTimestamp(outcomes: readonly ReadOutcome[]): Date | undefi
       }
       const status = obj.status as Record<string, unknown> | undefined;
       if (!status || typeof status !== 'object') continue;
-      for (const c of (status.conditions ?? []) as Array<Record<string, unknown>>) {
+      for (const c of entriesOf(status.conditions)) {
         consider(c.lastTransitionTime);
         consider(c.lastHeartbeatTime);
         consider(c.lastProbeTime);
       }
       consider(status.startTime);
-      for (const cs of [
-        ...((status.containerStatuses ?? []) as Array<Record<string, unknown>>),
-        ...((status.initContainerStatuses ?? []) as Array<Record<string, unknown>>),
-      ]) {
+      for (const cs of [...entriesOf(status.containerStatuses), ...entriesOf(status.initContainerStatuses)]) {
         for (const state of [cs.state, cs.lastState] as Array<Record<string, Record<string, unknown>> | undefined>) {
           if (!state) continue;
           for (const s of Object.values(state)) {

@@ -3,6 +3,7 @@ import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import type { AnalyzerContext } from './analyzer.js';
 import { eventsInvolving } from './analyzers/events.js';
 import { ownerOf, podsOwnedBy } from './analyzers/pods.js';
+import { entriesOf } from './entries.js';
 import type { Finding, ResourceRef } from './findings.js';
 import { compareFindings, refKey } from './findings.js';
 import { eventTime } from './root-cause.js';
@@ -204,8 +205,11 @@ function settledSince(pod: KubeObject, lastEvent: Date | undefined, now: Date): 
 }
 
 function currentlyFailing(pod: KubeObject): boolean {
-  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
-  return statuses.some((s: { state?: { waiting?: unknown } }) => s.state?.waiting !== undefined);
+  const statuses = [
+    ...entriesOf<{ state?: { waiting?: unknown } }>(pod.status?.containerStatuses),
+    ...entriesOf<{ state?: { waiting?: unknown } }>(pod.status?.initContainerStatuses),
+  ];
+  return statuses.some((s) => s.state?.waiting !== undefined);
 }
 
 /** One finding per fault and workload: the replicas that show it are named in its message and evidence. */

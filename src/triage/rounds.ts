@@ -1,5 +1,6 @@
 import type { ClusterReader, KubeObject, ReadFailureReason, ResourceKind } from '../cluster/types.js';
 import { byCodePoint } from '../code-point-order.js';
+import { entriesOf } from './entries.js';
 import type { ReadSpec, TriageTemplate } from './template-schema.js';
 
 /**
@@ -323,15 +324,14 @@ interface ContainerStatus {
 }
 
 function containerStatuses(o: KubeObject): ContainerStatus[] {
-  const s = o.status ?? {};
-  return [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])] as ContainerStatus[];
+  const s = o.status;
+  return [...entriesOf<ContainerStatus>(s?.initContainerStatuses), ...entriesOf<ContainerStatus>(s?.containerStatuses)];
 }
 
 type Condition = { type?: string; status?: string };
 
 function isReady(o: KubeObject): boolean {
-  const conditions = (o.status?.conditions ?? []) as Condition[];
-  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  return entriesOf<Condition>(o.status?.conditions).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
 const nonzero = (t?: { exitCode?: number }) => t !== undefined && (t.exitCode ?? 0) !== 0;
@@ -568,8 +568,13 @@ function visitBindings(
       continue;
     }
     const statuses = new Map(containerStatuses(item).map((c) => [c.name, c]));
-    const specs = [...(item.spec?.initContainers ?? []), ...(item.spec?.containers ?? [])] as Array<{ name: string }>;
-    const names = specs.length > 0 ? specs.map((c) => c.name) : [...statuses.keys()];
+    const specs = [
+      ...entriesOf<{ name?: unknown }>(item.spec?.initContainers),
+      ...entriesOf<{ name?: unknown }>(item.spec?.containers),
+    ];
+    const names = (specs.length > 0 ? specs.map((c) => c.name) : [...statuses.keys()]).filter(
+      (name): name is string => typeof name === 'string',
+    );
     for (const container of names) {
       const status = statuses.get(container);
       if (test && (!status || !test(status))) continue;
