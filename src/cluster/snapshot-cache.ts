@@ -89,9 +89,10 @@ function prune(dir: string): void {
  *     ]}
  *
  * JSON never holds a raw line break inside a value, so each record is its line. Reading an entry back parses only
- * the heads, which are what an API server needs to find and select objects; each text is kept as it is and parsed
- * only when its object is read whole (serving the snapshot sends the texts, and only the client parses them).
- * Any other JSON document with `objects` and `secretsSkipped` is read too, in one piece.
+ * the heads, which are what an API server needs to find and select objects; each text is cut out at its recorded
+ * length and parsed only when its object is read whole (serving the snapshot sends the texts, and only the client
+ * parses them). Any other JSON document with `objects` and `secretsSkipped`, or an entry whose heads or lengths do
+ * not hold, is read in one piece, from its objects.
  */
 const HEADS_OPEN = '"heads":[';
 const OBJECTS_OPEN = '],"objects":[';
