@@ -330,11 +330,13 @@ function containerStatuses(o: KubeObject): ContainerStatus[] {
 
 type Condition = { type?: string; status?: string };
 
-function isReady(o: KubeObject): boolean {
-  return entriesOf<Condition>(o.status?.conditions).some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
 const nonzero = (t?: { exitCode?: number }) => t !== undefined && (t.exitCode ?? 0) !== 0;
+
+/** A container's restarts; a count that is not a number counts none. */
+function restartsOf(c: ContainerStatus): number {
+  const n = Number(c.restartCount ?? 0);
+  return Number.isFinite(n) ? n : 0;
+}
 
 const CONTAINER_TESTS: Record<ForEach['where'], ((c: ContainerStatus) => boolean) | undefined> = {
   all: undefined,
@@ -343,37 +345,10 @@ const CONTAINER_TESTS: Record<ForEach['where'], ((c: ContainerStatus) => boolean
   unbound: undefined,
   'one-per-workload': undefined,
   'not-ready': (c) => c.ready !== true,
-  restarting: (c) => (c.restartCount ?? 0) > 0,
+  restarting: (c) => restartsOf(c) > 0,
   waiting: (c) => c.state?.waiting !== undefined,
   'terminated-nonzero': (c) => nonzero(c.state?.terminated) || nonzero(c.lastState?.terminated),
 };
-
-function objectMatches(o: KubeObject, where: ForEach['where']): boolean {
-  const phase: unknown = o.status?.phase;
-  switch (where) {
-    case 'all':
-      return true;
-    case 'pending':
-      return phase === 'Pending';
-    case 'not-running':
-      return phase !== 'Running' && phase !== 'Succeeded';
-    case 'unbound':
-      return phase !== 'Bound';
-    case 'not-ready':
-      return phase !== 'Succeeded' && !isReady(o);
-    case 'one-per-workload':
-      return phase === 'Running';
-    default: {
-      const test = CONTAINER_TESTS[where];
-      return test ? containerStatuses(o).some(test) : true;
-    }
-  }
-}
-
-/** How loudly an object is failing, so a bounded fan-out follows the worst offenders first. */
-function trouble(o: KubeObject): number {
-  return containerStatuses(o).reduce((n, c) => n + (c.restartCount ?? 0), 0);
-}
 
 type Scored = { o: KubeObject; index: number; score: number };
 
@@ -384,6 +359,7 @@ type Scored = { o: KubeObject; index: number; score: number };
 interface SourceFacts {
   phase: Uint8Array;
   flags: Uint8Array;
+  /** How loudly each object is failing (its containers' restarts), so a bounded fan-out follows the worst first. */
   trouble: Float64Array;
 }
 
@@ -402,21 +378,22 @@ const READY = 1;
 const SOME_RESTARTING = 2;
 const SOME_WAITING = 4;
 const SOME_TERMINATED_NONZERO = 8;
-/** Statuses or conditions in a shape the tests do not expect: such an object is judged the general way. */
-const IRREGULAR = 16;
-
-const NO_STATUSES: readonly ContainerStatus[] = [];
+/** The flag an object gets when one of its containers passes the container test of the same `where`. */
+const CONTAINER_FLAGS: ReadonlyArray<readonly [flag: number, test: (c: ContainerStatus) => boolean]> = [
+  [SOME_RESTARTING, (c) => CONTAINER_TESTS.restarting?.(c) === true],
+  [SOME_WAITING, (c) => CONTAINER_TESTS.waiting?.(c) === true],
+  [SOME_TERMINATED_NONZERO, (c) => CONTAINER_TESTS['terminated-nonzero']?.(c) === true],
+];
 
 const factsBySource = new WeakMap<readonly KubeObject[], SourceFacts>();
 
 /**
- * objectMatches and trouble for every object at once, in one indexed loop (this runs once per process, uncompiled,
- * where a for-of loop or a copied array costs an allocation per step). An object whose statuses or conditions are
- * not plain lists is marked IRREGULAR and left to those functions, failures and all.
+ * The facts of every object at once, in one indexed loop: this runs once per process, uncompiled, where a for-of
+ * loop or a copied array costs an allocation per step.
  */
 function factsOf(items: readonly KubeObject[]): SourceFacts {
   let facts = factsBySource.get(items);
-  if (facts !== undefined && facts.phase.length === items.length) return facts;
+  if (facts !== undefined) return facts;
   facts = {
     phase: new Uint8Array(items.length),
     flags: new Uint8Array(items.length),
@@ -424,46 +401,28 @@ function factsOf(items: readonly KubeObject[]): SourceFacts {
   };
   for (let i = 0; i < items.length; i++) {
     const o = items[i] as KubeObject;
-    const phase: unknown = o.status?.phase;
-    facts.phase[i] = PHASES.get(phase) ?? 0;
-    const s = o.status ?? {};
-    const conditions: unknown = s.conditions ?? [];
-    const init: unknown = s.initContainerStatuses ?? NO_STATUSES;
-    const main: unknown = s.containerStatuses ?? NO_STATUSES;
-    if (!Array.isArray(conditions) || !Array.isArray(init) || !Array.isArray(main)) {
-      facts.flags[i] = IRREGULAR;
-      continue;
-    }
-    let flags = 0;
-    for (let j = 0; j < conditions.length; j++) {
-      const c = conditions[j] as Condition | null | undefined;
-      if (c === null || c === undefined) flags |= IRREGULAR;
-      else if (c.type === 'Ready' && c.status === 'True') flags |= READY;
-    }
-    let n = 0;
-    for (let k = 0; k < 2; k++) {
-      const list = (k === 0 ? init : main) as Array<ContainerStatus | null | undefined>;
-      for (let j = 0; j < list.length; j++) {
-        const c = list[j];
-        if (c === null || c === undefined) {
-          flags |= IRREGULAR;
-          continue;
-        }
-        if ((c.restartCount ?? 0) > 0) flags |= SOME_RESTARTING;
-        if (c.state?.waiting !== undefined) flags |= SOME_WAITING;
-        if (nonzero(c.state?.terminated) || nonzero(c.lastState?.terminated)) flags |= SOME_TERMINATED_NONZERO;
-        n = n + (c.restartCount ?? 0);
+    facts.phase[i] = PHASES.get(o.status?.phase) ?? 0;
+    let flags = entriesOf<Condition>(o.status?.conditions).some((c) => c.type === 'Ready' && c.status === 'True')
+      ? READY
+      : 0;
+    let trouble = 0;
+    const statuses = containerStatuses(o);
+    for (let j = 0; j < statuses.length; j++) {
+      const c = statuses[j] as ContainerStatus;
+      for (let k = 0; k < CONTAINER_FLAGS.length; k++) {
+        const [flag, test] = CONTAINER_FLAGS[k] as readonly [number, (c: ContainerStatus) => boolean];
+        if (test(c)) flags |= flag;
       }
+      trouble += restartsOf(c);
     }
-    if (typeof n !== 'number' || !Number.isFinite(n)) flags |= IRREGULAR;
     facts.flags[i] = flags;
-    facts.trouble[i] = n;
+    facts.trouble[i] = trouble;
   }
   factsBySource.set(items, facts);
   return facts;
 }
 
-/** objectMatches, read from the facts of a regular object. */
+/** Whether object `i` of a source passes `where`. */
 function factsMatch(facts: SourceFacts, i: number, where: ForEach['where']): boolean {
   const phase = facts.phase[i];
   const flags = facts.flags[i] as number;
@@ -500,16 +459,9 @@ function worstFirst(items: readonly KubeObject[], where: ForEach['where']): read
   const below: Scored[] = [];
   let index = 0;
   for (let i = 0; i < items.length; i++) {
+    if (!factsMatch(facts, i, where)) continue;
     const o = items[i] as KubeObject;
-    let score: number;
-    if (((facts.flags[i] as number) & IRREGULAR) === 0) {
-      if (!factsMatch(facts, i, where)) continue;
-      score = facts.trouble[i] as number;
-    } else {
-      if (!objectMatches(o, where)) continue;
-      score = trouble(o);
-      if (typeof score !== 'number' || !Number.isFinite(score)) return sortedByTrouble(items, where);
-    }
+    const score = facts.trouble[i] as number;
     if (score > 0) loud.push({ o, index, score });
     else if (score < 0) below.push({ o, index, score });
     else quiet.push(o);
@@ -518,15 +470,6 @@ function worstFirst(items: readonly KubeObject[], where: ForEach['where']): read
   if (loud.length === 0 && below.length === 0) return quiet;
   const byScore = (a: Scored, b: Scored) => b.score - a.score || a.index - b.index;
   return [...loud.sort(byScore).map((x) => x.o), ...quiet, ...below.sort(byScore).map((x) => x.o)];
-}
-
-/** The general order, for scores that are not plain numbers. */
-function sortedByTrouble(items: readonly KubeObject[], where: ForEach['where']): KubeObject[] {
-  return items
-    .filter((o) => objectMatches(o, where))
-    .map((o, index) => ({ o, index, score: trouble(o) }))
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .map((x) => x.o);
 }
 
 /**
