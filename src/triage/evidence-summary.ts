@@ -30,8 +30,8 @@ const names = (objects: readonly KubeObject[]) => {
 
 function countBy(objects: readonly KubeObject[], key: (o: KubeObject) => string | undefined): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const o of objects) {
-    const k = key(o) ?? 'Unknown';
+  for (let i = 0; i < objects.length; i++) {
+    const k = key(objects[i] as KubeObject) ?? 'Unknown';
     counts[k] = (counts[k] ?? 0) + 1;
   }
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => byCodePoint(a, b)));
@@ -40,21 +40,18 @@ function countBy(objects: readonly KubeObject[], key: (o: KubeObject) => string 
 const condition = (o: KubeObject, type: string): string | undefined =>
   entriesOf<{ type?: unknown; status?: string }>(o.status?.conditions).find((c) => c.type === type)?.status;
 
-/** One pass over what may be thousands of pods, with indexed loops: this runs once per process, uncompiled. */
+/** Indexed loops over what may be thousands of pods: this runs once per process, uncompiled. */
 function podsSummary(pods: readonly KubeObject[]) {
   const restarting: KubeObject[] = [];
   const notReady: KubeObject[] = [];
-  const byPhase: Record<string, number> = {};
   for (let i = 0; i < pods.length; i++) {
     const p = pods[i] as KubeObject;
     if (isRestarting(p)) restarting.push(p);
-    if (p.status?.phase !== 'Succeeded' && readyStatus(p) !== 'True') notReady.push(p);
-    const phase = p.status?.phase ?? 'Unknown';
-    byPhase[phase] = (byPhase[phase] ?? 0) + 1;
+    if (p.status?.phase !== 'Succeeded' && condition(p, 'Ready') !== 'True') notReady.push(p);
   }
   return {
     total: pods.length,
-    byPhase: Object.fromEntries(Object.entries(byPhase).sort(([a], [b]) => byCodePoint(a, b))),
+    byPhase: countBy(pods, (p) => p.status?.phase),
     notReady: names(notReady),
     restarting: names(restarting),
   };
@@ -65,15 +62,6 @@ function isRestarting(p: KubeObject): boolean {
   for (let i = 0; i < statuses.length; i++)
     if (Number((statuses[i] as { restartCount?: unknown }).restartCount) > 0) return true;
   return false;
-}
-
-function readyStatus(p: KubeObject): string | undefined {
-  const conditions = entriesOf<{ type?: unknown; status?: string }>(p.status?.conditions);
-  for (let i = 0; i < conditions.length; i++) {
-    const c = conditions[i] as { type?: unknown; status?: string };
-    if (c.type === 'Ready') return c.status;
-  }
-  return undefined;
 }
 
 function eventsSummary(events: readonly KubeObject[]) {

@@ -96,17 +96,14 @@ function eventsByName(events: readonly KubeObject[]): Map<unknown, KubeObject[]>
 }
 
 const NO_EVENTS: readonly KubeObject[] = [];
-/** Findings that are answered by walking the events; more than this, and the events are indexed first. */
-const SCANS_BEFORE_INDEX = 4;
 
 export function rankRootCauses(findings: readonly Finding[], opts: RankOptions): RankedCauseWithFinding[] {
   const referenced = new Set(findings.flatMap((f) => f.related.map(refKey)));
   const current = findings.filter((f) => f.severity !== 'info' && f.stale === undefined);
-  // Indexing the events costs a few walks over them: it pays off only for more findings than that.
-  const byName = current.length > SCANS_BEFORE_INDEX ? eventsByName(opts.events) : undefined;
+  const byName = eventsByName(opts.events);
   const scored = current
     .map((finding) => {
-      const events = byName ? (byName.get(finding.resource.name) ?? NO_EVENTS) : opts.events;
+      const events = byName.get(finding.resource.name) ?? NO_EVENTS;
       const recency = recencyFactor(newestEventFor(finding.resource, events), opts.now);
       const upstream =
         referenced.has(refKey(finding.resource)) || (finding.owner && referenced.has(refKey(finding.owner)))
