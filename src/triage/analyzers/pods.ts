@@ -1,6 +1,7 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import type { AnalyzerContext } from '../analyzer.js';
+import { entriesOf } from '../entries.js';
 import type { ResourceRef } from '../findings.js';
 import { scrubText } from '../scrub.js';
 import { clip } from './events.js';
@@ -204,10 +205,9 @@ function findOwner(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | undefin
 
 /** The controlling owner reference, else the first. */
 function controllerOf<T extends { controller?: boolean }>(refs: readonly T[] | undefined): T | undefined {
-  if (refs === undefined || refs === null) return undefined;
-  if (!Array.isArray(refs)) return refs.find((o) => o.controller) ?? refs[0];
-  for (let i = 0; i < refs.length; i++) if ((refs[i] as T).controller) return refs[i];
-  return refs[0];
+  const entries = entriesOf<T>(refs);
+  for (let i = 0; i < entries.length; i++) if ((entries[i] as T).controller) return entries[i];
+  return entries[0];
 }
 
 type Named = Map<string | undefined, Map<string, KubeObject>>;
