@@ -1,15 +1,16 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 // The installed `calmops` command. It runs from a bundle of the command line (local/cli-bundle.mjs), made by the
 // package's prepare script and made again here when a source has changed since; with no esbuild installed (a
-// production install) the bundle there is is used as it is.
+// production install) the bundle there is is used as it is. The bundle's files are compiled with their code cache
+// (local/compiled-script.mjs).
 import module from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
 import { describeBuildError } from '../local/bundle.mjs';
 import { cliEntry, cliLocation } from '../local/cli-bundle.mjs';
+import { requireCompiled } from '../local/compiled-script.mjs';
 
-// Node 22.1 and later can keep the compiled code of the bundle on disk, which spares most of the compile time of every
-// later run; older versions have no such cache and run as they are.
+// Node 22.1 and later can keep the compiled code of these ES modules on disk too.
 module.enableCompileCache?.(join(cliLocation.cacheDir, 'compiled'));
 
 let entry;
@@ -25,8 +26,13 @@ try {
   process.exitCode = 1;
 }
 if (entry !== undefined) {
-  const { runCli } = await import(pathToFileURL(entry).href);
-  await runCli(process.argv.slice(2));
+  const commands = join(dirname(entry), 'commands');
+  const { runCli } = requireCompiled(entry);
+  await runCli(process.argv.slice(2), async (name) => {
+    // Only names main.ts lists reach here; a command this build lacks is "not available", as in the sources.
+    const file = join(commands, `${name}.cjs`);
+    return existsSync(file) ? requireCompiled(file) : undefined;
+  });
 } else if (process.exitCode === undefined) {
   process.stderr.write(
     `calmops: the command line is not built, and esbuild is not installed to build it: run \`npm install\` in ${cliLocation.root}\n`,

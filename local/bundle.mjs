@@ -26,8 +26,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /**
  * @typedef {object} BundleTarget
  * @property {string} name names the manifest (`<name>.json`) and the output in the cache directory
- * @property {'file' | 'directory'} layout one file `<name>.mjs`, or a directory of chunks (code splitting) whose
- *   `entry` file is imported
+ * @property {'file' | 'directory'} layout one file `<name>.mjs`, or a directory of files (chunks shared by code
+ *   splitting, unless the target turns it off) whose `entry` file is loaded
  * @property {string} entry for the directory layout: the file inside it to import
  * @property {string[]} builders files whose content decides how the bundle is built (the target's own module)
  * @property {(at: BundleLocation) => Promise<TargetBuild>} options esbuild options of this target

@@ -1,9 +1,11 @@
 // @ts-check
 // The `calmops` command runs from a bundle (bundle.mjs explains why, and when it is rebuilt): `src/cli/main.ts` and
-// each command module are entry points of one build with code splitting, so a command loads the chunks it needs and
-// nothing else, and `main.ts` finds `./commands/<name>.js` beside it as it does in the sources. The shipped triage
-// templates are parsed and validated while building and written into the bundle, and so is the snapshot parser's
-// fingerprint, so no run reads their YAML or hashes the parser's sources again.
+// each command module are bundled each into one CommonJS file, so a command loads its own file and nothing else, and
+// bin/calmops.js finds `commands/<name>.cjs` beside `main.cjs`. They are CommonJS so that bin/calmops.js can compile
+// them with V8's code cache (compiled-script.mjs), which Node 20 offers for scripts but not for ES modules; a file
+// of its own per command means each command's cache holds the code that command runs. The shipped triage templates
+// are parsed and validated while building and written into the bundle, and so is the snapshot parser's fingerprint,
+// so no run reads their YAML or hashes the parser's sources again.
 
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -235,7 +237,7 @@ const socksAgentWhenUsed = {
 export const CLI = {
   name: 'cli',
   layout: 'directory',
-  entry: 'main.js',
+  entry: 'main.cjs',
   builders: [fileURLToPath(import.meta.url)],
   options: async (at) => {
     const commands = (await readdir(join(at.root, COMMANDS_DIR)))
@@ -248,8 +250,19 @@ export const CLI = {
           main: 'src/cli/main.ts',
           ...Object.fromEntries(commands.map((name) => [`commands/${name}`, `${COMMANDS_DIR}/${name}.ts`])),
         },
+        format: 'cjs',
+        // Each file whole: code splitting needs ES modules.
+        splitting: false,
+        outExtension: { '.js': '.cjs' },
+        // `import()` becomes `require`: a script compiled with a code cache may not import (compiled-script.mjs).
+        supported: { 'dynamic-import': false },
+        // What `import.meta.url` is in an ES module: the file's own URL. Our sources have theirs written in at
+        // build time (keepModuleLocation); this is for the few bundled .mjs files that ask.
+        banner: { js: "var __calmopsModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
         // A string for JSON.parse: much quicker to load than the same data as an object literal.
         define: {
+          'import.meta.url': '__calmopsModuleUrl',
+          CALMOPS_COMMAND_EXTENSION: JSON.stringify('.cjs'),
           CALMOPS_BUILT_TEMPLATES: JSON.stringify(JSON.stringify(built.list)),
           // No fingerprint (the sources were not readable) leaves the bundle to compute it as the sources do.
           ...(typeof built.fingerprint === 'string'

@@ -15,9 +15,19 @@ export interface CliIo {
 
 export type CliCommand = (args: string[], io: CliIo) => Promise<number>;
 
+// A mark every copy of the class sets: each command of the command-line bundle is a file of its own, with its own
+// copy of this module, so the command line's main module cannot tell a command's usage errors by their class.
+const USAGE_ERROR = Symbol.for('calmops.UsageError');
+
 /** Bad input from the command line: printed to stderr, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+  readonly [USAGE_ERROR] = true;
+}
+
+/** Whether `error` is a UsageError from any copy of this module. */
+export function isUsageError(error: unknown): error is UsageError {
+  return typeof error === 'object' && error !== null && (error as { [USAGE_ERROR]?: unknown })[USAGE_ERROR] === true;
 }
 
 /** Exit code of every usage error, as kubectl and the shell's builtins use it. */

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { colourEnabled } from './colour.js';
-import { type CliCommand, type CliIo, USAGE_EXIT, UsageError } from './io.js';
+import { type CliCommand, type CliIo, isUsageError, USAGE_EXIT } from './io.js';
 import { didYouMean } from './suggest.js';
 import { printable, shown, terminalText } from './text.js';
 import { CALMOPS_VERSION } from './version.js';
@@ -41,17 +41,29 @@ export function usage(): string {
   ].join('\n');
 }
 
-interface CommandModule {
+export interface CommandModule {
   run?: CliCommand;
   USAGE?: string;
 }
 
-async function load(name: string): Promise<CommandModule | undefined> {
+/**
+ * Loads a command's module by name; undefined when this build has no such module. The sources import it; the
+ * installed command (bin/calmops.js) loads the bundled module through its compiled-code cache instead.
+ */
+export type CommandLoader = (name: string) => Promise<CommandModule | undefined>;
+
+/**
+ * The extension of the command modules beside this one: the command-line bundle's are CommonJS files
+ * (local/cli-bundle.mjs defines this), the sources' are modules. Undeclared when running from sources.
+ */
+declare const CALMOPS_COMMAND_EXTENSION: string | undefined;
+const COMMAND_EXTENSION = typeof CALMOPS_COMMAND_EXTENSION !== 'undefined' ? CALMOPS_COMMAND_EXTENSION : '.js';
+
+async function importCommand(name: string): Promise<CommandModule | undefined> {
   try {
     // Only names from COMMANDS reach here, so the specifier never carries user input.
-    const specifier = `./commands/${name}.js`;
-    const module = (await import(/* @vite-ignore */ specifier)) as CommandModule;
-    return module.run ? module : undefined;
+    const specifier = `./commands/${name}${COMMAND_EXTENSION}`;
+    return (await import(/* @vite-ignore */ specifier)) as CommandModule;
   } catch (error) {
     // A command listed here but absent from this build reads as "not available", not as a stack trace.
     const code = (error as NodeJS.ErrnoException).code;
@@ -73,7 +85,7 @@ function unknownCommand(name: string, io: CliIo): number {
   return USAGE_EXIT;
 }
 
-async function runCommand(name: string, args: string[], io: CliIo): Promise<number> {
+async function runCommand(name: string, args: string[], io: CliIo, load: CommandLoader): Promise<number> {
   const module = await load(name);
   if (!module?.run) {
     io.stderr(`calmops: the ${name} command is not available in this build\n`);
@@ -83,7 +95,7 @@ async function runCommand(name: string, args: string[], io: CliIo): Promise<numb
     return await module.run(args, io);
   } catch (error) {
     // A command that lets bad input escape still answers as every command does: the message, its usage, exit 2.
-    if (error instanceof UsageError) {
+    if (isUsageError(error)) {
       io.stderr(`calmops ${name}: ${error.message}\n${module.USAGE ? `\n${module.USAGE}` : ''}`);
       return USAGE_EXIT;
     }
@@ -91,7 +103,7 @@ async function runCommand(name: string, args: string[], io: CliIo): Promise<numb
   }
 }
 
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo, load: CommandLoader = importCommand): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined) {
     io.stderr(usage());
@@ -116,7 +128,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return USAGE_EXIT;
     }
     if (!isCommand(topic)) return unknownCommand(topic, io);
-    return runCommand(topic, ['--help'], io);
+    return runCommand(topic, ['--help'], io, load);
   }
   if (name.startsWith('-')) {
     const flag = name.split('=')[0] as string;
@@ -124,7 +136,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return USAGE_EXIT;
   }
   if (!isCommand(name)) return unknownCommand(name, io);
-  return runCommand(name, [...args], io);
+  return runCommand(name, [...args], io, load);
 }
 
 /**
@@ -159,9 +171,12 @@ export function processIo(): CliIo {
   };
 }
 
-export async function runCli(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+export async function runCli(
+  argv: readonly string[] = process.argv.slice(2),
+  load: CommandLoader = importCommand,
+): Promise<void> {
   try {
-    process.exitCode = await main(argv, processIo());
+    process.exitCode = await main(argv, processIo(), load);
   } catch (error) {
     process.stderr.write(printable(`calmops: ${error instanceof Error ? error.message : String(error)}\n`));
     process.exitCode = 1;
@@ -180,4 +195,5 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) await runCli();
+// Not awaited: the bundle is a CommonJS script, which has no top-level await; runCli reports its own failures.
+if (isEntryPoint()) void runCli();

@@ -6,15 +6,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleTarget, buildBundle, bundleEntry, bundleIsFresh } from '../../../local/bundle.mjs';
 import { cliEntry } from '../../../local/cli-bundle.mjs';
+import { codeCacheFile } from '../../../local/compiled-script.mjs';
 import { main } from '../../../src/cli/main.js';
 import { parserFingerprint } from '../../../src/cluster/snapshot-cache.js';
 
 /**
- * The `calmops` command's bundle: a directory of chunks with one entry per command, rebuilt when a source or a file
- * it was built from changes, and the real command line built from this repository into a cache of its own.
+ * The bundles of local/bundle.mjs: a directory of modules with one entry per command, rebuilt when a source or a
+ * file it was built from changes; and the real command line built from this repository into a cache of its own.
  */
 
 const repository = fileURLToPath(new URL('../../..', import.meta.url));
+const codeCacheSuffix = codeCacheFile('').slice(1);
 let scratch: string;
 
 beforeAll(async () => {
@@ -154,6 +156,8 @@ describe('the calmops command line bundle', () => {
     expect(await cliEntry({ at })).toBe(entry);
   });
 
+  const command = (name: string) => readFile(join(entry as string, '..', 'commands', `${name}.cjs`), 'utf8');
+
   it('answers as the sources do, with the templates built in', async () => {
     const bundled = (await import(pathToFileURL(entry as string).href)) as { main: typeof main };
     const fromBundle = capture();
@@ -162,18 +166,36 @@ describe('the calmops command line bundle', () => {
     expect(await main(['intents', '--json'], fromSources)).toBe(0);
     expect(fromBundle.out).toBe(fromSources.out);
     expect(JSON.parse(fromBundle.out).length).toBeGreaterThan(5);
-    const chunks = await readdir(join(entry as string, '..', 'chunks'));
-    const texts = await Promise.all(chunks.map((c) => readFile(join(entry as string, '..', 'chunks', c), 'utf8')));
     // A title found only in templates/crashloop-analysis.yaml: the bundle carries the parsed template itself.
-    expect(texts.some((t) => t.includes('"title":"Containers that crash and restart"'))).toBe(true);
+    expect(await command('intents')).toContain('"title":"Containers that crash and restart"');
+  });
+
+  it('runs each command from a file of its own, compiled with a code cache written once a run has succeeded', async () => {
+    const names = (await readdir(join(entry as string, '..', 'commands'))).filter((n) => n.endsWith('.cjs')).sort();
+    expect(names).toEqual(
+      (await readdir(join(repository, 'src', 'cli', 'commands')))
+        .filter((n) => n.endsWith('.ts'))
+        .map((n) => n.replace(/\.ts$/, '.cjs'))
+        .sort(),
+    );
+    // As bin/calmops.js runs it.
+    const script = `import { requireCompiled } from ${JSON.stringify(pathToFileURL(join(repository, 'local', 'compiled-script.mjs')).href)};
+const entry = ${JSON.stringify(entry)};
+const { runCli } = requireCompiled(entry);
+await runCli(process.argv.slice(1), async (name) => requireCompiled(entry.replace(/main.cjs$/, 'commands/' + name + '.cjs')));`;
+    const first = await node(['--input-type=module', '-e', script, 'intents', '--json'], {});
+    const fromSources = capture();
+    expect(await main(['intents', '--json'], fromSources)).toBe(0);
+    expect(first).toBe(fromSources.out);
+    const cached = (await readdir(join(entry as string, '..', 'commands'))).filter((n) => n.endsWith('.v8cache'));
+    expect(cached).toEqual([`intents.cjs.${codeCacheSuffix}`]);
+    expect(await node(['--input-type=module', '-e', script, 'intents', '--json'], {})).toBe(first);
   });
 
   it("carries the snapshot parser's fingerprint as the sources compute it, so both find the same cache entries", async () => {
     const fingerprint = parserFingerprint();
     expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
-    const chunks = await readdir(join(entry as string, '..', 'chunks'));
-    const texts = await Promise.all(chunks.map((c) => readFile(join(entry as string, '..', 'chunks', c), 'utf8')));
-    expect(texts.filter((t) => t.includes(`"${fingerprint}"`))).toHaveLength(1);
+    for (const name of ['triage', 'serve-snapshot']) expect(await command(name)).toContain(`"${fingerprint}"`);
   });
 
   it('still loads templates from CALMOPS_TEMPLATES_DIR when it is set', async () => {
