@@ -4,6 +4,7 @@ import { StoredObject } from '../cluster/stored-object.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import { byCodePoint } from '../code-point-order.js';
 import { isEventsGroupEvent, toCoreEvent } from './event-conversion.js';
+import { LabelIndex, type LabelKeyIndex } from './label-index.js';
 
 /**
  * The snapshot indexed the way the API server stores it: per resource, ordered by `namespace/name` (etcd key
@@ -26,6 +27,11 @@ export interface SnapshotCatalog {
   objectsKeyedIn(resource: ResourceKind, namespace: string): readonly StoredObject[];
   get(resource: ResourceKind, namespace: string | undefined, name: string): StoredObject | undefined;
   count(): number;
+  /**
+   * Where the objects carrying label `key` sit among `objects(resource)`, or among `objectsKeyedIn(resource,
+   * namespace)` when a namespace is given.
+   */
+  labelKey(resource: ResourceKind, namespace: string | undefined, key: string): LabelKeyIndex;
 }
 
 export function objectKey(object: StoredObject): string {
@@ -110,21 +116,27 @@ export function buildCatalog(
     snapshotNow(objects.map((given) => (given instanceof StoredObject ? given.object : given))) ??
     new Date();
   const total = [...sorted.values()].reduce((sum, list) => sum + list.length, 0);
+  const objectsOf = (resource: ResourceKind): readonly StoredObject[] => sorted.get(resource) ?? [];
+  const objectsKeyedIn = (resource: ResourceKind, namespace: string): readonly StoredObject[] => {
+    const entries = sorted.get(resource) ?? [];
+    const keys = sortedKeys.get(resource) ?? [];
+    // Keys in `namespace/` sort from `namespace/` up to `namespace0`, the next character after the slash.
+    return entries.slice(firstAtLeast(keys, `${namespace}/`), firstAtLeast(keys, `${namespace}0`));
+  };
+  const labelIndex = new LabelIndex((resource, namespace) =>
+    namespace === undefined ? objectsOf(resource) : objectsKeyedIn(resource, namespace),
+  );
   return {
     resourceVersion,
     now,
     skippedKinds: skipped,
-    objects: (resource) => sorted.get(resource) ?? [],
-    objectsKeyedIn: (resource, namespace) => {
-      const entries = sorted.get(resource) ?? [];
-      const keys = sortedKeys.get(resource) ?? [];
-      // Keys in `namespace/` sort from `namespace/` up to `namespace0`, the next character after the slash.
-      return entries.slice(firstAtLeast(keys, `${namespace}/`), firstAtLeast(keys, `${namespace}0`));
-    },
+    objects: objectsOf,
+    objectsKeyedIn,
     get: (resource, namespace, name) => {
       const info = RESOURCES[resource];
       return byResource.get(resource)?.get(`${info.namespaced ? (namespace ?? '') : ''}/${name}`);
     },
     count: () => total,
+    labelKey: (resource, namespace, key) => labelIndex.key(resource, namespace, key),
   };
 }

@@ -17,9 +17,10 @@ export interface KubeconfigOptions {
   namespace?: string;
 }
 
-export function kubeconfigYaml(options: KubeconfigOptions): string {
+/** The kubeconfig itself; both of its texts below are written from it. */
+export function kubeconfigDocument(options: KubeconfigOptions): Record<string, unknown> {
   const name = options.context ?? 'calmops-snapshot';
-  return writeYaml({
+  return {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name, cluster: { server: options.server, 'insecure-skip-tls-verify': true } }],
@@ -32,7 +33,20 @@ export function kubeconfigYaml(options: KubeconfigOptions): string {
     ],
     'current-context': name,
     preferences: {},
-  });
+  };
+}
+
+/** The kubeconfig as people read it, for a file. */
+export function kubeconfigYaml(options: KubeconfigOptions): string {
+  return writeYaml(kubeconfigDocument(options));
+}
+
+/**
+ * The kubeconfig as JSON, which is YAML too, so every kubeconfig loader reads it: for a client in the same process,
+ * which then need not write YAML just to read it back.
+ */
+export function kubeconfigJson(options: KubeconfigOptions): string {
+  return JSON.stringify(kubeconfigDocument(options));
 }
 
 /** Write the kubeconfig (creating its folder) with owner-only permissions, as kubectl does. */

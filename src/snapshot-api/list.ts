@@ -4,6 +4,7 @@ import type { StoredObject } from '../cluster/stored-object.js';
 import { objectKey } from './catalog.js';
 import type { RouteRequest } from './handler.js';
 import { writeJson, writeJsonText } from './http.js';
+import { labelCandidates } from './label-index.js';
 import { type Format, negotiate, partial } from './negotiation.js';
 import { paginate } from './paging.js';
 import { includeObject, isTrue, optionalInt } from './params.js';
@@ -90,7 +91,8 @@ function select(
   return state.selection(info.plural, namespace, labelSelector, fieldSelector, () => {
     const { catalog } = state;
     const candidates =
-      namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace);
+      labelCandidates(labels, (key) => catalog.labelKey(info.plural, namespace, key)) ??
+      (namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace));
     const fieldsMatch = fields.length > 0 ? fieldMatcher(info.plural, fields) : undefined;
     const matching: StoredObject[] = [];
     for (const o of candidates) {

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig.js';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
-import { kubeconfigYaml } from '../../snapshot-api/kubeconfig.js';
+import { kubeconfigJson } from '../../snapshot-api/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../snapshot-api/server.js';
 import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
 import { MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
@@ -198,7 +198,7 @@ export const run: CliCommand = async (args, io) => {
       const taken = snapshot.taken;
       // The snapshot is served through the real API on loopback, so a replay takes the same path as a cluster.
       server = await startSnapshotServer({ objects: snapshot.stored, logs: snapshot.logs, port: 0, now: taken });
-      kubeconfig = { yaml: kubeconfigYaml({ server: server.url }) };
+      kubeconfig = { yaml: kubeconfigJson({ server: server.url }) };
       cluster = `snapshot:${basename(options.snapshot)}`;
       if (options.request.now !== undefined) {
         checkNowWindow('--now', options.request.now, { snapshotNewest: taken }, new Date());
