@@ -89,14 +89,19 @@ function prune(dir: string): void {
  *     ]}
  *
  * JSON never holds a raw line break inside a value, so each record is its line. Reading an entry back parses only
- * the heads, which are what an API server needs to find and select objects; each text is cut out at its recorded
- * length and parsed only when its object is read whole (serving the snapshot sends the texts, and only the client
- * parses them). Any other JSON document with `objects` and `secretsSkipped`, or an entry whose heads or lengths do
- * not hold, is read in one piece, from its objects.
+ * the heads, which are what an API server needs to find and select objects; each text is cut out of the entry's
+ * bytes at its recorded length in bytes and kept as those bytes, decoded and parsed only when its object is read
+ * whole (serving the snapshot sends the bytes, and only the client parses them). Any other JSON document with
+ * `objects` and `secretsSkipped`, or an entry whose heads or lengths do not hold, is read in one piece, from its
+ * objects.
  */
 const HEADS_OPEN = '"heads":[';
 const OBJECTS_OPEN = '],"objects":[';
 const ENTRY_CLOSE = ']}';
+const SEPARATOR = Buffer.from(',\n');
+const ENDING = Buffer.from(`\n${ENTRY_CLOSE}`);
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
 
 function formatEntry(entry: StoredSnapshot): string {
   const summary = { secretsSkipped: entry.secretsSkipped, taken: entry.taken?.toISOString() ?? null };
@@ -104,22 +109,22 @@ function formatEntry(entry: StoredSnapshot): string {
   const heads = entry.stored.map((stored) => JSON.stringify(stored.record()));
   const texts = entry.stored.map((stored) => stored.text);
   // The texts' lengths let a reader cut them out where they stand instead of searching megabytes for separators.
-  const head = JSON.stringify({ ...summary, lengths: texts.map((text) => text.length) });
+  const head = JSON.stringify({ ...summary, lengths: texts.map((text) => Buffer.byteLength(text, 'utf8')) });
   return `${head.slice(0, -1)},${HEADS_OPEN}\n${heads.join(',\n')}\n${OBJECTS_OPEN}\n${texts.join(',\n')}\n${ENTRY_CLOSE}`;
 }
 
 /** The entry, or undefined when it is not laid out as formatEntry writes it. */
-function readLaidOut(content: string): StoredSnapshot | undefined {
-  const firstEnd = content.indexOf('\n');
-  const headsEnd = content.indexOf(`\n${OBJECTS_OPEN}\n`, firstEnd);
-  if (firstEnd < 0 || headsEnd < 0 || !content.endsWith(`\n${ENTRY_CLOSE}`)) return undefined;
-  const first = content.slice(0, firstEnd);
+function readLaidOut(bytes: Buffer): StoredSnapshot | undefined {
+  const firstEnd = bytes.indexOf(0x0a);
+  const headsEnd = firstEnd < 0 ? -1 : bytes.indexOf(`\n${OBJECTS_OPEN}\n`, firstEnd);
+  if (headsEnd < 0 || !bytes.subarray(bytes.length - ENDING.length).equals(ENDING)) return undefined;
+  const first = bytes.toString('utf8', 0, firstEnd);
   if (!first.endsWith(HEADS_OPEN)) return undefined;
   const summary: unknown = JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`);
   const rest = summaryOf(summary);
   const lengths = (summary as { lengths?: unknown }).lengths;
   // The heads are one JSON array as they stand: read in one parse, which is much quicker than one per line.
-  const heads: unknown = JSON.parse(`[${content.slice(firstEnd + 1, headsEnd)}]`);
+  const heads: unknown = JSON.parse(`[${text(bytes.subarray(firstEnd + 1, headsEnd))}]`);
   if (rest === undefined || !Array.isArray(heads) || !Array.isArray(lengths) || heads.length !== lengths.length) {
     return undefined;
   }
@@ -130,23 +135,26 @@ function readLaidOut(content: string): StoredSnapshot | undefined {
     if (typeof length !== 'number' || !Number.isInteger(length) || length < 2) return undefined;
     const end = at + length;
     // Each text is an object, followed by the separator, or by the end for the last: else the lengths lie.
-    const follows = i < heads.length - 1 ? ',\n' : `\n${ENTRY_CLOSE}`;
-    if (content[at] !== '{' || content[end - 1] !== '}' || !content.startsWith(follows, end)) return undefined;
-    const entry = StoredObject.fromRecord(heads[i], content.slice(at, end));
+    const follows = i < heads.length - 1 ? SEPARATOR : ENDING;
+    if (end + follows.length > bytes.length || bytes[at] !== OPEN_BRACE || bytes[end - 1] !== CLOSE_BRACE) {
+      return undefined;
+    }
+    if (bytes.compare(follows, 0, follows.length, end, end + follows.length) !== 0) return undefined;
+    const entry = StoredObject.fromRecord(heads[i], bytes.subarray(at, end));
     if (entry === undefined) return undefined;
     stored[i] = entry;
-    at = end + 2;
+    at = end + SEPARATOR.length;
   }
-  if (at + ENTRY_CLOSE.length - 1 !== content.length) return undefined;
+  if (at + ENDING.length - SEPARATOR.length !== bytes.length) return undefined;
   return { stored, ...rest };
 }
 
 /**
- * An entry's text. Entries are nearly always plain ASCII (JSON escapes nothing else, but keeps non-ASCII text as it
- * is), and ASCII is read as Latin-1 with a copy instead of decoded as UTF-8: a large entry's decode is a good part
- * of reading it back.
+ * Text from an entry's bytes. Entries are nearly always plain ASCII (JSON escapes nothing else, but keeps non-ASCII
+ * text as it is), and ASCII is read as Latin-1 with a copy instead of decoded as UTF-8: a large entry's decode is a
+ * good part of reading it back.
  */
-function entryText(bytes: Buffer): string {
+function text(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
@@ -165,10 +173,10 @@ function summaryOf(parsed: unknown, objects?: () => readonly KubeObject[]): Omit
   return { secretsSkipped, ...(at !== undefined ? { taken: at } : {}) };
 }
 
-function parseEntry(content: string): StoredSnapshot | undefined {
-  const laidOut = readLaidOut(content);
+function parseEntry(bytes: Buffer): StoredSnapshot | undefined {
+  const laidOut = readLaidOut(bytes);
   if (laidOut !== undefined) return laidOut;
-  const parsed: unknown = JSON.parse(content);
+  const parsed: unknown = JSON.parse(text(bytes));
   const objects = (parsed as { objects?: unknown } | null)?.objects;
   if (!Array.isArray(objects) || !objects.every((o) => typeof o === 'object' && o !== null && !Array.isArray(o))) {
     return undefined;
@@ -195,7 +203,7 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
   };
   const readEntry = (file: string): StoredSnapshot | undefined => {
     try {
-      return parseEntry(entryText(readFileSync(file)));
+      return parseEntry(readFileSync(file));
     } catch {
       return undefined;
     }

@@ -24,7 +24,8 @@ const isNullableString = (value: unknown): value is string | null => value === n
  * identity, labels and the values of the fields a field selector may name), its JSON text, and the object itself,
  * parsed from the text only when something reads it whole. A list is answered from heads and texts alone, so a
  * snapshot read back from the parsed-snapshot cache is thousands of texts the server never parses: only the client
- * that reads them does.
+ * that reads them does. Read back from the cache, the text is kept as the entry's own bytes, which a list answer
+ * sends as they are: it is neither decoded nor encoded again.
  *
  * Like object-text.ts, this holds only objects that are never changed in place.
  */
@@ -39,8 +40,9 @@ export class StoredObject {
   readonly fields: readonly string[];
   #object: KubeObject | undefined;
   #text: string | undefined;
+  #bytes: Buffer | undefined;
 
-  private constructor(head: HeadRecord, object: KubeObject | undefined, text: string | undefined) {
+  private constructor(head: HeadRecord, object: KubeObject | undefined, text: string | undefined, bytes?: Buffer) {
     this.apiVersion = head[0] ?? undefined;
     this.kind = head[1] ?? undefined;
     this.name = head[2];
@@ -50,6 +52,7 @@ export class StoredObject {
     this.fields = head[6];
     this.#object = object;
     this.#text = text;
+    this.#bytes = bytes;
   }
 
   static of(object: KubeObject): StoredObject {
@@ -68,10 +71,10 @@ export class StoredObject {
   }
 
   /**
-   * The object whose head was kept as `record` (see `record()`) and whose text is `text`; undefined when `record` is
-   * not a head. The caller vouches that both were kept from the same object.
+   * The object whose head was kept as `record` (see `record()`) and whose text's UTF-8 bytes are `bytes`; undefined
+   * when `record` is not a head. The caller vouches that both were kept from the same object.
    */
-  static fromRecord(record: unknown, text: string): StoredObject | undefined {
+  static fromRecord(record: unknown, bytes: Buffer): StoredObject | undefined {
     // Thousands are read at a time: plain indexed checks, no destructuring or temporary arrays.
     if (!Array.isArray(record) || record.length !== 7) return undefined;
     const labels: unknown = record[5];
@@ -79,7 +82,7 @@ export class StoredObject {
     if (!isNullableString(record[0]) || !isNullableString(record[1])) return undefined;
     if (!isNullableString(record[3]) || !isNullableString(record[4])) return undefined;
     if (labels !== null && (typeof labels !== 'object' || Array.isArray(labels))) return undefined;
-    return new StoredObject(record as HeadRecord, undefined, text);
+    return new StoredObject(record as HeadRecord, undefined, undefined, bytes);
   }
 
   /** The head as it is kept. */
@@ -97,7 +100,7 @@ export class StoredObject {
 
   get object(): KubeObject {
     if (this.#object === undefined) {
-      const text = this.#text as string;
+      const text = this.text;
       const object = JSON.parse(text) as KubeObject;
       recordObjectText(object, text);
       this.#object = object;
@@ -105,8 +108,9 @@ export class StoredObject {
     return this.#object;
   }
 
-  /** `JSON.stringify` of the object, made at most once. */
+  /** `JSON.stringify` of the object, made (or decoded) at most once. */
   get text(): string {
+    if (this.#text === undefined && this.#bytes !== undefined) this.#text = this.#bytes.toString('utf8');
     if (this.#text === undefined) {
       const object = this.#object as KubeObject;
       const text = recordedObjectText(object) ?? JSON.stringify(object);
@@ -114,5 +118,11 @@ export class StoredObject {
       this.#text = text;
     }
     return this.#text;
+  }
+
+  /** The text's UTF-8 bytes: the cache entry's own when read back from one, else encoded once. */
+  get bytes(): Buffer {
+    this.#bytes ??= Buffer.from(this.text, 'utf8');
+    return this.#bytes;
   }
 }

@@ -33,15 +33,18 @@ export function sendJson(
   sendJsonText(response, status, JSON.stringify(body), headers);
 }
 
-/** Sends text that already is JSON, so a body assembled from pre-serialized parts is not parsed and printed again. */
+/**
+ * Sends what already is JSON, as text or as its UTF-8 bytes, so a body assembled from pre-serialized parts is not
+ * parsed and printed again.
+ */
 export function sendJsonText(
   response: ServerResponse,
   status: number,
-  text: string,
+  text: string | Buffer,
   headers: Readonly<Record<string, string>> = {},
 ): void {
   // Encoded once: measuring the text's length in bytes and then sending it would go through it twice.
-  const body = Buffer.from(text);
+  const body = typeof text === 'string' ? Buffer.from(text) : text;
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': body.length,

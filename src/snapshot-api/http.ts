@@ -22,7 +22,7 @@ export function writeJson(res: ServerResponse, code: number, body: unknown): voi
   sendJson(res, code, body, CONTENT_TYPE);
 }
 
-export function writeJsonText(res: ServerResponse, code: number, text: string): void {
+export function writeJsonText(res: ServerResponse, code: number, text: string | Buffer): void {
   sendJsonText(res, code, text, CONTENT_TYPE);
 }
 

@@ -19,6 +19,9 @@ import {
 import type { SnapshotState } from './state.js';
 import { toTable } from './tables.js';
 
+const COMMA = Buffer.from(',');
+const LIST_CLOSE = Buffer.from(']}');
+
 /** Lists and watches of one kind: selectors, paging and the representation the client asked for. */
 export function answerList(target: Extract<Route, { type: 'list' }>, { state, url, req, res }: RouteRequest): void {
   const { info, namespace } = target;
@@ -67,14 +70,20 @@ export function answerList(target: Extract<Route, { type: 'list' }>, { state, ur
     });
     return;
   }
-  // The items are the catalog's texts joined: the same bytes as serializing the whole list, without doing so.
+  // The items are the catalog's texts joined: the same bytes as serializing the whole list, without doing so, and
+  // bytes as they were kept, so that nothing is encoded again.
   const head = JSON.stringify({
     kind: `${info.kind}List`,
     apiVersion: info.group === '' ? info.version : `${info.group}/${info.version}`,
     metadata,
   });
-  const items = page.items.map((o) => o.text).join(',');
-  writeJsonText(res, 200, `${head.slice(0, -1)},"items":[${items}]}`);
+  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"items":[`)];
+  for (let i = 0; i < page.items.length; i++) {
+    if (i > 0) parts.push(COMMA);
+    parts.push((page.items[i] as StoredObject).bytes);
+  }
+  parts.push(LIST_CLOSE);
+  writeJsonText(res, 200, Buffer.concat(parts));
 }
 
 function select(

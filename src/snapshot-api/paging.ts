@@ -50,7 +50,7 @@ export interface Page<T> {
 }
 
 /**
- * Cut one page out of `items` (already filtered and sorted by `keyOf`). `limit` ≤ 0 or absent returns everything,
+ * Cut one page out of `items` (already filtered, and sorted by `keyOf` as `<` orders strings). `limit` ≤ 0 or absent returns everything,
  * as the real server does.
  */
 export function paginate<T>(
@@ -62,8 +62,13 @@ export function paginate<T>(
   let startIndex = 0;
   if (options.continueToken) {
     const start = decodeContinue(ctx, options.continueToken);
-    startIndex = items.findIndex((item) => keyOf(item) >= start);
-    if (startIndex < 0) startIndex = items.length;
+    // The first item at or after `start`, found by halving: the items are in the order `<` gives their keys.
+    let high = items.length;
+    while (startIndex < high) {
+      const middle = (startIndex + high) >>> 1;
+      if (keyOf(items[middle] as T) < start) startIndex = middle + 1;
+      else high = middle;
+    }
   }
   const rest = items.slice(startIndex);
   const limit = options.limit ?? 0;

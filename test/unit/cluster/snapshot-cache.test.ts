@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSnapshotInput } from '../../../src/cli/input-files.js';
 import { loadSnapshotFiles, type ParsedSnapshotCache, parseSnapshotText } from '../../../src/cluster/snapshot.js';
 import { defaultSnapshotCacheDir, snapshotCacheIn } from '../../../src/cluster/snapshot-cache.js';
+import type { KubeObject } from '../../../src/cluster/types.js';
 import { startSnapshotServer } from '../../../src/snapshot-api/server.js';
 
 /** The parsed-snapshot cache as the command line uses it: where it lives, and what an entry carries. */
@@ -216,6 +217,24 @@ describe('the parsed-snapshot cache', () => {
       const cached = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
       expect(cached.objects[0]?.status?.['message']).toBe(message);
       expect(cached.stored[0]?.text).toContain(message);
+      // Cut out where its length in bytes says, not read whole from the objects: the entry records bytes.
+      const entry = (await readdir(cacheDir)).find((name) => name.endsWith('.json')) as string;
+      const first = (await readFile(join(cacheDir, entry), 'utf8')).split('\n')[0] as string;
+      const lengths = (JSON.parse(`${first}]}`) as { lengths: number[] }).lengths;
+      expect(lengths[0]).toBe(Buffer.byteLength(cached.stored[0]?.text ?? '', 'utf8'));
+      expect(lengths[0]).toBeGreaterThan((cached.stored[0]?.text ?? '').length);
+      // Served as the bytes it was kept as.
+      const server = await startSnapshotServer({
+        objects: cached.stored,
+        port: 0,
+        now: new Date('2025-03-01T09:00:00Z'),
+      });
+      try {
+        const list = (await (await fetch(`${server.url}/api/v1/pods`)).json()) as { items: KubeObject[] };
+        expect(list.items[0]?.status?.['message']).toBe(message);
+      } finally {
+        await server.close();
+      }
     });
 
     it('is read whole, from its objects, when the texts are not where their lengths say', async () => {
