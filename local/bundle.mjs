@@ -11,10 +11,9 @@
 // check is a few hundred stat calls. Files edited by hand inside node_modules are not noticed: delete the cache
 // directory to rebuild.
 
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
@@ -29,7 +28,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * @property {'file' | 'directory'} layout one file `<name>.mjs`, or a directory of files (chunks shared by code
  *   splitting, unless the target turns it off) whose `entry` file is loaded
  * @property {string} entry for the directory layout: the file inside it to import
- * @property {string[]} builders files whose content decides how the bundle is built (the target's own module)
+ * @property {string[]} builders files that decide how the bundle is built (the target's own module): a change to
+ *   one makes the bundle stale
  * @property {(at: BundleLocation) => Promise<TargetBuild>} options esbuild options of this target
  */
 
@@ -130,21 +130,14 @@ function entryOf(at, target, manifest) {
 }
 
 /**
- * What else decides the bundle's content: a change here rebuilds it even if no input changed. The repository's
- * location is part of it because every module's own location is written into the bundle: a moved or copied
- * checkout must not read the files of the old one. Throws when esbuild is not installed.
- * @param {BundleLocation} at @param {BundleTarget} target
+ * What else decides the bundle's content. The repository's location is part of it because every module's own
+ * location is written into the bundle: a moved or copied checkout must not read the files of the old one. The files
+ * that build it (this module and the target's) and esbuild's version are recorded as inputs instead, checked by
+ * their status like every other input rather than read on every run.
+ * @param {BundleLocation} at
  */
-function buildKey(at, target) {
-  const esbuild = JSON.parse(readFileSync(join(at.root, 'node_modules', 'esbuild', 'package.json'), 'utf8'));
-  const builder = createHash('sha256');
-  for (const file of [fileURLToPath(import.meta.url), ...target.builders]) builder.update(readFileSync(file));
-  return JSON.stringify({
-    root: resolve(at.root),
-    esbuild: esbuild.version,
-    node: process.versions.node,
-    builder: builder.digest('hex'),
-  });
+function buildKey(at) {
+  return JSON.stringify({ root: resolve(at.root), node: process.versions.node });
 }
 
 /**
@@ -181,20 +174,29 @@ async function fingerprint(file) {
  * @returns {Promise<boolean>}
  */
 export async function bundleIsFresh(at, target) {
+  return freshEntry(at, target) !== undefined;
+}
+
+/**
+ * The file to load when the bundle on disk was built from the files as they are now; undefined when it was not, or
+ * there is none.
+ * @param {BundleLocation} at @param {BundleTarget} target
+ */
+export function freshEntry(at, target) {
   const manifest = readManifest(at, target);
-  if (manifest === undefined || entryOf(at, target, manifest) === undefined) return false;
-  if (manifest.key !== buildKey(at, target)) return false;
+  const entry = manifest === undefined ? undefined : entryOf(at, target, manifest);
+  if (manifest === undefined || entry === undefined || manifest.key !== buildKey(at)) return undefined;
   const entries = Object.entries(manifest.inputs);
   // A few hundred stat calls: one after another, without the thread pool, they take a millisecond or two. The paths
   // are joined by hand: path.join normalizes each one character by character, which costs more than the stat.
   const base = at.root.endsWith('/') ? at.root : `${at.root}/`;
-  return (
+  const fresh =
     entries.length > 0 &&
     entries.every(([file, recorded]) => {
       const now = statSync(`${base}${file}`, { throwIfNoEntry: false });
       return now !== undefined && now.size === recorded[0] && now.mtimeMs === recorded[1];
-    })
-  );
+    });
+  return fresh ? entry : undefined;
 }
 
 // A directory of an earlier build is kept this long after it was replaced, for a process still loading its chunks.
@@ -248,6 +250,9 @@ export async function buildBundle(at, target) {
   // TypeScript settings decide how our sources compile.
   for (const setting of ['package-lock.json', 'tsconfig.json']) tracked.add(setting);
   for (const input of extra) tracked.add(trackedFile(input));
+  // How it is built: these modules, the target's own, and esbuild itself.
+  for (const builder of [fileURLToPath(import.meta.url), ...target.builders]) tracked.add(relative(at.root, builder));
+  tracked.add('node_modules/esbuild/package.json');
   /** @type {Record<string, [number, number]>} */
   const inputs = {};
   await Promise.all(
@@ -260,7 +265,7 @@ export async function buildBundle(at, target) {
   if (target.layout === 'file') await rename(temporary, join(at.cacheDir, `${target.name}.mjs`));
   /** @type {Manifest} */
   const manifest = {
-    key: buildKey(at, target),
+    key: buildKey(at),
     inputs,
     ...(target.layout === 'directory' ? { directory } : {}),
   };

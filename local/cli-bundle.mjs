@@ -10,7 +10,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildBundle, bundleEntry, bundleIsFresh, canBuild, keepModuleLocation, NODE_ESM } from './bundle.mjs';
+import { buildBundle, bundleEntry, canBuild, freshEntry, keepModuleLocation, NODE_ESM } from './bundle.mjs';
 
 /** @typedef {import('./bundle.mjs').BundleLocation} BundleLocation */
 
@@ -315,13 +315,14 @@ async function withBuildLock(at, fn) {
  */
 export async function cliEntry({ at = cliLocation, onBuild } = {}) {
   if (!(await canBuild(at))) return bundleEntry(at, CLI);
-  if (!(await bundleIsFresh(at, CLI))) {
+  const fresh = freshEntry(at, CLI);
+  if (fresh === undefined) {
     await withBuildLock(at, async () => {
       // Another command may have built it while this one waited.
-      if (await bundleIsFresh(at, CLI)) return;
+      if (freshEntry(at, CLI) !== undefined) return;
       onBuild?.();
       await buildBundle(at, CLI);
     });
   }
-  return bundleEntry(at, CLI);
+  return fresh ?? bundleEntry(at, CLI);
 }

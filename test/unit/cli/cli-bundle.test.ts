@@ -111,6 +111,19 @@ process.stdout.write(await run(${JSON.stringify(name)}));`;
     expect(names[0]).toMatch(/^tool-[0-9a-z]+-\d+$/);
   });
 
+  it('is stale when a file that builds it changes', async () => {
+    const builder = join(root, 'build.mjs');
+    await writeFile(builder, '// builds the tool\n');
+    const earlier = new Date(Date.now() - 60_000);
+    await utimes(builder, earlier, earlier);
+    const built: BundleTarget = { ...target, builders: [builder] };
+    await buildBundle(at, built);
+    expect(await bundleIsFresh(at, built)).toBe(true);
+    await writeFile(builder, '// builds the tool another way\n');
+    expect(await bundleIsFresh(at, built)).toBe(false);
+    await buildBundle(at, target);
+  });
+
   it('is stale when a file named by the target changes, or a file is added to a tracked folder', async () => {
     const later = new Date(Date.now() - 60_000);
     await writeFile(join(root, 'src', 'words.txt'), 'hi\n');
