@@ -2,7 +2,7 @@ import { RESOURCES, type ResourceInfo, resourceForKind } from '../cluster/resour
 import { snapshotNow } from '../cluster/snapshot.js';
 import { StoredObject } from '../cluster/stored-object.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
-import { byCodePoint } from '../code-point-order.js';
+import { sortByCodePoint } from '../code-point-order.js';
 import { isEventsGroupEvent, toCoreEvent } from './event-conversion.js';
 import { LabelIndex, type LabelKeyIndex } from './label-index.js';
 
@@ -102,7 +102,7 @@ export function buildCatalog(
   const sorted = new Map<ResourceKind, StoredObject[]>();
   const sortedKeys = new Map<ResourceKind, string[]>();
   for (const [resource, bucket] of byResource) {
-    const keys = [...bucket.keys()].sort(byCodePoint);
+    const keys = sortByCodePoint([...bucket.keys()]);
     sortedKeys.set(resource, keys);
     sorted.set(
       resource,
