@@ -37,8 +37,15 @@ function countBy(objects: readonly KubeObject[], key: (o: KubeObject) => string 
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => byCodePoint(a, b)));
 }
 
-const condition = (o: KubeObject, type: string): string | undefined =>
-  entriesOf<{ type?: unknown; status?: string }>(o.status?.conditions).find((c) => c.type === type)?.status;
+/** The status of the object's first condition of this type. */
+function condition(o: KubeObject, type: string): string | undefined {
+  const conditions = entriesOf<{ type?: unknown; status?: string }>(o.status?.conditions);
+  for (let i = 0; i < conditions.length; i++) {
+    const c = conditions[i] as { type?: unknown; status?: string };
+    if (c.type === type) return c.status;
+  }
+  return undefined;
+}
 
 /** Indexed loops over what may be thousands of pods: this runs once per process, uncompiled. */
 function podsSummary(pods: readonly KubeObject[]) {

@@ -79,15 +79,15 @@ export interface RankOptions {
 }
 
 /**
- * The events about each object name, in their order: a namespace holds thousands of events, and each finding asks
- * about one object. Only events with an involvedObject can be about one.
+ * The events about each of these object names, in their order: a namespace holds thousands of events about
+ * thousands of objects, and the findings ask about a few. Only events with an involvedObject can be about one.
  */
-function eventsByName(events: readonly KubeObject[]): Map<unknown, KubeObject[]> {
+function eventsByName(events: readonly KubeObject[], names: ReadonlySet<unknown>): Map<unknown, KubeObject[]> {
   const byName = new Map<unknown, KubeObject[]>();
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as KubeObject;
     const io = (e as InvolvedEvent).involvedObject;
-    if (!io) continue;
+    if (!io || !names.has(io.name)) continue;
     const list = byName.get(io.name);
     if (list === undefined) byName.set(io.name, [e]);
     else list.push(e);
@@ -100,7 +100,7 @@ const NO_EVENTS: readonly KubeObject[] = [];
 export function rankRootCauses(findings: readonly Finding[], opts: RankOptions): RankedCauseWithFinding[] {
   const referenced = new Set(findings.flatMap((f) => f.related.map(refKey)));
   const current = findings.filter((f) => f.severity !== 'info' && f.stale === undefined);
-  const byName = eventsByName(opts.events);
+  const byName = eventsByName(opts.events, new Set(current.map((f) => f.resource.name)));
   const scored = current
     .map((finding) => {
       const events = byName.get(finding.resource.name) ?? NO_EVENTS;

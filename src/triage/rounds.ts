@@ -323,6 +323,7 @@ interface ContainerStatus {
   lastState?: { terminated?: { exitCode?: number } };
 }
 
+/** The statuses of a pod's init containers, then of its other containers. */
 function containerStatuses(o: KubeObject): ContainerStatus[] {
   const s = o.status;
   return [...entriesOf<ContainerStatus>(s?.initContainerStatuses), ...entriesOf<ContainerStatus>(s?.containerStatuses)];
@@ -338,6 +339,10 @@ function restartsOf(c: ContainerStatus): number {
   return Number.isFinite(n) ? n : 0;
 }
 
+const restarting = (c: ContainerStatus) => restartsOf(c) > 0;
+const waiting = (c: ContainerStatus) => c.state?.waiting !== undefined;
+const terminatedNonzero = (c: ContainerStatus) => nonzero(c.state?.terminated) || nonzero(c.lastState?.terminated);
+
 const CONTAINER_TESTS: Record<ForEach['where'], ((c: ContainerStatus) => boolean) | undefined> = {
   all: undefined,
   pending: undefined,
@@ -345,12 +350,10 @@ const CONTAINER_TESTS: Record<ForEach['where'], ((c: ContainerStatus) => boolean
   unbound: undefined,
   'one-per-workload': undefined,
   'not-ready': (c) => c.ready !== true,
-  restarting: (c) => restartsOf(c) > 0,
-  waiting: (c) => c.state?.waiting !== undefined,
-  'terminated-nonzero': (c) => nonzero(c.state?.terminated) || nonzero(c.lastState?.terminated),
+  restarting,
+  waiting,
+  'terminated-nonzero': terminatedNonzero,
 };
-
-type Scored = { o: KubeObject; index: number; score: number };
 
 /**
  * What the `where` tests and the ordering ask of each object a source read returned, worked out in one walk and
@@ -359,8 +362,12 @@ type Scored = { o: KubeObject; index: number; score: number };
 interface SourceFacts {
   phase: Uint8Array;
   flags: Uint8Array;
-  /** How loudly each object is failing (its containers' restarts), so a bounded fan-out follows the worst first. */
-  trouble: Float64Array;
+  /**
+   * The objects' indexes worst first: those failing loudest (their containers' restarts) by how loudly, then the
+   * quiet ones, then any whose counts are below zero; ties keep the API's order. A bounded fan-out follows the
+   * matching objects in this order and stops at its `max`, so the rest of the namespace is never looked at twice.
+   */
+  order: Uint32Array;
 }
 
 const PENDING = 1;
@@ -378,46 +385,66 @@ const READY = 1;
 const SOME_RESTARTING = 2;
 const SOME_WAITING = 4;
 const SOME_TERMINATED_NONZERO = 8;
-/** The flag an object gets when one of its containers passes the container test of the same `where`. */
-const CONTAINER_FLAGS: ReadonlyArray<readonly [flag: number, test: (c: ContainerStatus) => boolean]> = [
-  [SOME_RESTARTING, (c) => CONTAINER_TESTS.restarting?.(c) === true],
-  [SOME_WAITING, (c) => CONTAINER_TESTS.waiting?.(c) === true],
-  [SOME_TERMINATED_NONZERO, (c) => CONTAINER_TESTS['terminated-nonzero']?.(c) === true],
-];
+/** The flags an object gets from one of its containers: one for each container test of a `where` it passes. */
+function containerFlags(c: ContainerStatus): number {
+  return (
+    (restarting(c) ? SOME_RESTARTING : 0) |
+    (waiting(c) ? SOME_WAITING : 0) |
+    (terminatedNonzero(c) ? SOME_TERMINATED_NONZERO : 0)
+  );
+}
 
 const factsBySource = new WeakMap<readonly KubeObject[], SourceFacts>();
 
 /**
- * The facts of every object at once, in one indexed loop: this runs once per process, uncompiled, where a for-of
+ * The facts of every object at once, in indexed loops: this runs once per process, uncompiled, where a for-of
  * loop or a copied array costs an allocation per step.
  */
 function factsOf(items: readonly KubeObject[]): SourceFacts {
   let facts = factsBySource.get(items);
   if (facts !== undefined) return facts;
-  facts = {
-    phase: new Uint8Array(items.length),
-    flags: new Uint8Array(items.length),
-    trouble: new Float64Array(items.length),
-  };
+  const phase = new Uint8Array(items.length);
+  const flags = new Uint8Array(items.length);
+  const trouble = new Float64Array(items.length);
+  const loud: number[] = [];
+  const below: number[] = [];
   for (let i = 0; i < items.length; i++) {
-    const o = items[i] as KubeObject;
-    facts.phase[i] = PHASES.get(o.status?.phase) ?? 0;
-    let flags = entriesOf<Condition>(o.status?.conditions).some((c) => c.type === 'Ready' && c.status === 'True')
-      ? READY
-      : 0;
-    let trouble = 0;
-    const statuses = containerStatuses(o);
-    for (let j = 0; j < statuses.length; j++) {
-      const c = statuses[j] as ContainerStatus;
-      for (let k = 0; k < CONTAINER_FLAGS.length; k++) {
-        const [flag, test] = CONTAINER_FLAGS[k] as readonly [number, (c: ContainerStatus) => boolean];
-        if (test(c)) flags |= flag;
+    const status = (items[i] as KubeObject).status;
+    phase[i] = PHASES.get(status?.phase) ?? 0;
+    const conditions = entriesOf<Condition>(status?.conditions);
+    let f = 0;
+    for (let j = 0; j < conditions.length; j++) {
+      const c = conditions[j] as Condition;
+      if (c.type === 'Ready' && c.status === 'True') {
+        f = READY;
+        break;
       }
-      trouble += restartsOf(c);
     }
-    facts.flags[i] = flags;
-    facts.trouble[i] = trouble;
+    let score = 0;
+    for (let list = 0; list < 2; list++) {
+      const statuses = entriesOf<ContainerStatus>(
+        list === 0 ? status?.initContainerStatuses : status?.containerStatuses,
+      );
+      for (let j = 0; j < statuses.length; j++) {
+        const c = statuses[j] as ContainerStatus;
+        f |= containerFlags(c);
+        score += restartsOf(c);
+      }
+    }
+    flags[i] = f;
+    trouble[i] = score;
+    if (score > 0) loud.push(i);
+    else if (score < 0) below.push(i);
   }
+  const byScore = (a: number, b: number) => (trouble[b] as number) - (trouble[a] as number) || a - b;
+  loud.sort(byScore);
+  below.sort(byScore);
+  const order = new Uint32Array(items.length);
+  let at = 0;
+  for (let k = 0; k < loud.length; k++) order[at++] = loud[k] as number;
+  for (let i = 0; i < items.length; i++) if (trouble[i] === 0) order[at++] = i;
+  for (let k = 0; k < below.length; k++) order[at++] = below[k] as number;
+  facts = { phase, flags, order };
   factsBySource.set(items, facts);
   return facts;
 }
@@ -446,30 +473,6 @@ function factsMatch(facts: SourceFacts, i: number, where: ForEach['where']): boo
     case 'terminated-nonzero':
       return (flags & SOME_TERMINATED_NONZERO) !== 0;
   }
-}
-
-/**
- * The matching objects, worst first; ties keep the API's order. Most objects of a namespace are not failing at all:
- * only those that are need sorting, the quiet ones keep their places after them.
- */
-function worstFirst(items: readonly KubeObject[], where: ForEach['where']): readonly KubeObject[] {
-  const facts = factsOf(items);
-  const loud: Scored[] = [];
-  const quiet: KubeObject[] = [];
-  const below: Scored[] = [];
-  let index = 0;
-  for (let i = 0; i < items.length; i++) {
-    if (!factsMatch(facts, i, where)) continue;
-    const o = items[i] as KubeObject;
-    const score = facts.trouble[i] as number;
-    if (score > 0) loud.push({ o, index, score });
-    else if (score < 0) below.push({ o, index, score });
-    else quiet.push(o);
-    index++;
-  }
-  if (loud.length === 0 && below.length === 0) return quiet;
-  const byScore = (a: Scored, b: Scored) => b.score - a.score || a.index - b.index;
-  return [...loud.sort(byScore).map((x) => x.o), ...quiet, ...below.sort(byScore).map((x) => x.o)];
 }
 
 /**
@@ -502,9 +505,11 @@ function visitBindings(
 ): void {
   const keep = forEach.where === 'one-per-workload' ? firstOfWorkload() : undefined;
   const test = CONTAINER_TESTS[forEach.where];
-  const ordered = worstFirst(items, forEach.where);
-  for (let i = 0; i < ordered.length; i++) {
-    const item = ordered[i] as KubeObject;
+  const facts = factsOf(items);
+  for (let k = 0; k < facts.order.length; k++) {
+    const i = facts.order[k] as number;
+    if (!factsMatch(facts, i, forEach.where)) continue;
+    const item = items[i] as KubeObject;
     if (keep && !keep(item)) continue;
     if (forEach.each === 'object') {
       if (!visit({ namespace, item, pod: item.metadata.name })) return;

@@ -336,12 +336,12 @@ const CRASH_EVENTS: readonly { reason: string; message: RegExp }[] = [
  */
 function resolvedCrashLoops(ctx: AnalyzerContext, failingOwners: ReadonlySet<string>): FindingInput[] {
   if (ctx.unavailable.has('pods') || ctx.unavailable.has('replicasets')) return [];
-  const present = new Set(namespacePods(ctx).map((p) => p.metadata.name));
   const replicaSets = ctx
     .objects('replicasets')
     .filter((r) => (r.metadata.namespace ?? ctx.namespace) === ctx.namespace);
   // Every warning left behind is traced to a ReplicaSet of the namespace: with none read, none is.
   if (replicaSets.length === 0) return [];
+  const present = new Set(namespacePods(ctx).map((p) => p.metadata.name));
   const byReplicaSet = new Map<string, { rs: KubeObject; pods: Set<string>; events: EventSummary[] }>();
   for (const { reason, message } of CRASH_EVENTS) {
     for (const e of findEvents(ctx, { kind: 'Pod', namespace: ctx.namespace, reasons: [reason], message })) {

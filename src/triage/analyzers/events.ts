@@ -85,7 +85,7 @@ export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSumm
     if (filter.namespace !== undefined && record.namespace !== filter.namespace) continue;
     const reason = record.reason;
     if (filter.reasons !== undefined && !filter.reasons.includes(reason)) continue;
-    const message = record.message;
+    const message = messageOf(record);
     if (filter.message !== undefined && !filter.message.test(message)) continue;
     const key = `${record.kind}\u0000${record.name}\u0000${reason}\u0000${message}`;
     const first = timeOf(firstMs(record));
@@ -116,7 +116,7 @@ export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSumm
 
 /**
  * An event as findEvents reads it: what every question asks about it is worked out once per context, and its
- * times and count the first time they are needed.
+ * message, times and count the first time they are needed.
  */
 interface EventRecord {
   event: KubeObject;
@@ -127,7 +127,8 @@ interface EventRecord {
   namespace: string | undefined;
   fieldPath: string | undefined;
   reason: string;
-  message: string;
+  /** Undefined until first asked. */
+  message?: string;
   /** Epoch ms, null when the event carries none; undefined until first asked. */
   first?: number | null;
   last?: number | null;
@@ -136,17 +137,16 @@ interface EventRecord {
 
 interface EventIndex {
   all: EventRecord[];
-  /** By involved kind, then name. */
-  byObject: Map<string, Map<string, EventRecord[]>>;
+  /** By involved name, whatever the kind: questions about one object name its kind too, and findEvents checks it. */
+  byName: Map<string, EventRecord[]>;
   /** Made when first asked for: most contexts only ever ask by object. */
-  byName?: Map<string, EventRecord[]>;
   byReason?: Map<string, EventRecord[]>;
 }
 
 /**
  * Analyzers ask for the events of one object per pod or claim, or for one reason across the namespace; with
- * thousands of each, scanning every event per question is quadratic. Events are indexed by involved object, by
- * name and by reason once per context.
+ * thousands of each, scanning every event per question is quadratic. Events are indexed by the name of the object
+ * they are about, and by reason, once per context.
  */
 const indexes = new WeakMap<AnalyzerContext, EventIndex>();
 
@@ -161,7 +161,7 @@ const NO_REF: Readonly<Record<string, unknown>> = Object.freeze({});
 function eventIndex(ctx: AnalyzerContext): EventIndex {
   let index = indexes.get(ctx);
   if (index === undefined) {
-    index = { all: [], byObject: new Map() };
+    index = { all: [], byName: new Map() };
     const events = ctx.objects('events');
     for (let i = 0; i < events.length; i++) {
       const event = events[i] as KubeObject;
@@ -177,15 +177,9 @@ function eventIndex(ctx: AnalyzerContext): EventIndex {
         namespace: typeof namespace === 'string' ? namespace : event.metadata.namespace,
         fieldPath: typeof fieldPath === 'string' ? fieldPath : undefined,
         reason: String(event['reason'] ?? ''),
-        message: eventMessage(event),
       };
       index.all.push(record);
-      let byName = index.byObject.get(record.kind);
-      if (byName === undefined) {
-        byName = new Map();
-        index.byObject.set(record.kind, byName);
-      }
-      push(byName, record.name, record);
+      push(index.byName, record.name, record);
     }
     indexes.set(ctx, index);
   }
@@ -195,7 +189,7 @@ function eventIndex(ctx: AnalyzerContext): EventIndex {
 /** Names of the objects of a kind that have at least one event with this reason, in any namespace. */
 export function namesWithReason(ctx: AnalyzerContext, kind: string, reason: string): ReadonlySet<string> {
   const index = eventIndex(ctx);
-  index.byReason ??= grouped(index.all, 'reason');
+  index.byReason ??= groupedByReason(index.all);
   const names = new Set<string>();
   for (const record of index.byReason.get(reason) ?? NONE) if (record.kind === kind) names.add(record.name);
   return names;
@@ -203,33 +197,36 @@ export function namesWithReason(ctx: AnalyzerContext, kind: string, reason: stri
 
 /** The events about one object (by its kind and name, in any namespace), in the context's order. */
 export function eventsInvolving(ctx: AnalyzerContext, kind: string, name: string): KubeObject[] {
-  return (eventIndex(ctx).byObject.get(kind)?.get(name) ?? NONE).map((record) => record.event);
+  const events: KubeObject[] = [];
+  for (const record of eventIndex(ctx).byName.get(name) ?? NONE) if (record.kind === kind) events.push(record.event);
+  return events;
 }
 
 const NONE: readonly EventRecord[] = [];
 
-/** The records by one of their fields, each list in the context's order. */
-function grouped(records: readonly EventRecord[], field: 'name' | 'reason'): Map<string, EventRecord[]> {
+/** The records by reason, each list in the context's order. */
+function groupedByReason(records: readonly EventRecord[]): Map<string, EventRecord[]> {
   const map = new Map<string, EventRecord[]>();
-  for (let i = 0; i < records.length; i++) push(map, (records[i] as EventRecord)[field], records[i] as EventRecord);
+  for (let i = 0; i < records.length; i++) push(map, (records[i] as EventRecord).reason, records[i] as EventRecord);
   return map;
 }
 
 /** The events that can match the filter, in the context's order: a superset of the matches, never fewer. */
 function candidates(ctx: AnalyzerContext, filter: EventFilter): readonly EventRecord[] {
   const index = eventIndex(ctx);
-  if (filter.name !== undefined) {
-    if (filter.kind !== undefined) return index.byObject.get(filter.kind)?.get(filter.name) ?? NONE;
-    index.byName ??= grouped(index.all, 'name');
-    return index.byName.get(filter.name) ?? NONE;
-  }
+  if (filter.name !== undefined) return index.byName.get(filter.name) ?? NONE;
   if (filter.reasons !== undefined) {
-    index.byReason ??= grouped(index.all, 'reason');
+    index.byReason ??= groupedByReason(index.all);
     const byReason = index.byReason;
     const lists = [...new Set(filter.reasons)].flatMap((reason) => byReason.get(reason) ?? []);
     return filter.reasons.length > 1 ? lists.sort((a, b) => a.at - b.at) : lists;
   }
   return index.all;
+}
+
+function messageOf(record: EventRecord): string {
+  if (record.message === undefined) record.message = eventMessage(record.event);
+  return record.message;
 }
 
 function firstMs(record: EventRecord): number | null {

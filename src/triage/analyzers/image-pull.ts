@@ -8,7 +8,7 @@ import {
   containers,
   crashLog,
   EvidenceList,
-  forEachContainer,
+  forEachCrashedContainer,
   healthySiblings,
   nameList,
   ownerKey,
@@ -229,8 +229,7 @@ export const imagePullAnalyzer: Analyzer = {
     }
     // An image that pulled but whose binary cannot execute ("exec format error") is the same platform mismatch.
     const reported = new Set<string>();
-    forEachContainer(ctx, (pod, c) => {
-      if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') return;
+    forEachCrashedContainer(ctx, (pod, c) => {
       const key = `${ownerKey(ctx, pod)}/${c.name}`;
       if (reported.has(key)) return;
       const log = crashLog(ctx, pod, c.name);

@@ -170,11 +170,14 @@ export const ingressAnalyzer: Analyzer = {
   needs: ['ingresses', 'ingressclasses', 'services', 'endpoints', 'pods', 'events'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     if (!canSee(ctx, 'ingresses')) return [];
+    const ingresses = inNamespace(ctx, ctx.objects('ingresses'));
+    // The controllers' logs explain Ingresses: a namespace without one has nothing to read them for.
+    if (ingresses.length === 0) return [];
     const findings: FindingInput[] = [];
     const classes = ctx.objects('ingressclasses');
     const seeClasses = canSee(ctx, 'ingressclasses');
     const logs = readControllerLogs(ctx);
-    for (const ing of inNamespace(ctx, ctx.objects('ingresses'))) {
+    for (const ing of ingresses) {
       const namespace = ing.metadata.namespace ?? ctx.namespace;
       const resource = ref('Ingress', ing.metadata.name, namespace);
       const age = isoAge(ctx.now, ing.metadata.creationTimestamp);

@@ -66,25 +66,26 @@ export const livenessProbeAnalyzer: Analyzer = {
   needs: ['pods', 'events'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
-    const candidates = namespacePods(ctx).flatMap((pod) => {
-      // Most pods have no liveness probe: their events are never looked at.
-      if (!hasLivenessProbe(pod)) return [];
-      const probed = containers(pod).filter((c) => c.spec?.livenessProbe !== undefined);
-      const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace: ctx.namespace });
-      return probed
-        .map((c) => {
-          const mine = (e: EventSummary) =>
-            e.fieldPath === undefined || e.fieldPath.includes(`{${c.name}}`) || e.message.includes(c.name);
-          const failures = events.filter(
-            (e) => e.reason === 'Unhealthy' && /^Liveness probe failed/i.test(e.message) && mine(e),
-          );
-          const kills = events.filter(
-            (e) => e.reason === 'Killing' && /failed liveness probe/i.test(e.message) && mine(e),
-          );
-          return { pod, c, failures, kills };
-        })
-        .filter(({ failures }) => failures.some((e) => isRecent(ctx.now, e.last)));
-    });
+    // Most pods have no liveness probe: their events are never looked at.
+    const candidates = namespacePods(ctx)
+      .filter(hasLivenessProbe)
+      .flatMap((pod) => {
+        const probed = containers(pod).filter((c) => c.spec?.livenessProbe !== undefined);
+        const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace: ctx.namespace });
+        return probed
+          .map((c) => {
+            const mine = (e: EventSummary) =>
+              e.fieldPath === undefined || e.fieldPath.includes(`{${c.name}}`) || e.message.includes(c.name);
+            const failures = events.filter(
+              (e) => e.reason === 'Unhealthy' && /^Liveness probe failed/i.test(e.message) && mine(e),
+            );
+            const kills = events.filter(
+              (e) => e.reason === 'Killing' && /failed liveness probe/i.test(e.message) && mine(e),
+            );
+            return { pod, c, failures, kills };
+          })
+          .filter(({ failures }) => failures.some((e) => isRecent(ctx.now, e.last)));
+      });
     for (const [, unordered] of groupBy(candidates, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
       const group = worstFirst(unordered);
       const { pod, c, failures, kills } = group[0]!;

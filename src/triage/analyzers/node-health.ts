@@ -56,6 +56,22 @@ function conditionWithTaints(ctx: AnalyzerContext, c: any, node: KubeObject): st
   return taints ? `${conditionLine(ctx, c)}; ${taints}` : conditionLine(ctx, c);
 }
 
+const NO_PODS: readonly KubeObject[] = [];
+
+/** The pods on each node that have not run to completion, in the namespace's order: one walk for every node. */
+function activePodsByNode(pods: readonly KubeObject[]): Map<unknown, KubeObject[]> {
+  const byNode = new Map<unknown, KubeObject[]>();
+  for (let i = 0; i < pods.length; i++) {
+    const p = pods[i] as KubeObject;
+    if (p.status?.phase === 'Failed' || p.status?.phase === 'Succeeded') continue;
+    const node: unknown = p.spec?.nodeName;
+    const list = byNode.get(node);
+    if (list === undefined) byNode.set(node, [p]);
+    else list.push(p);
+  }
+  return byNode;
+}
+
 function evictedNode(pod: KubeObject): string | undefined {
   return pod.spec?.nodeName;
 }
@@ -241,12 +257,11 @@ export const nodeHealthAnalyzer: Analyzer = {
     const pods = namespacePods(ctx);
     const evicted = pods.filter((p) => p.status?.phase === 'Failed' && p.status?.reason === 'Evicted');
     const nodes = canSee(ctx, 'nodes') ? ctx.objects('nodes') : [];
+    const onNode = activePodsByNode(pods);
 
     for (const node of nodes) {
       const name = node.metadata.name;
-      const here = pods.filter(
-        (p) => p.spec?.nodeName === name && p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded',
-      );
+      const here = onNode.get(name) ?? NO_PODS;
       const evictedHere = evicted.filter((p) => evictedNode(p) === name);
       const relevant = here.length > 0 || evictedHere.length > 0;
       const ready = condition(node, 'Ready');

@@ -135,11 +135,23 @@ export function ownerOf(ctx: AnalyzerContext, pod: KubeObject): ResourceRef | un
 
 /** The owner ownerOf gives, shared rather than copied: for comparing, never for handing on or changing. */
 export function ownerRefOf(ctx: AnalyzerContext, pod: KubeObject): Readonly<ResourceRef> | undefined {
+  return ownerIn(ownersOf(ctx), ctx, pod);
+}
+
+function ownersOf(ctx: AnalyzerContext): Map<KubeObject, ResourceRef | undefined> {
   let owners = ownersByContext.get(ctx);
   if (owners === undefined) {
     owners = new Map();
     ownersByContext.set(ctx, owners);
   }
+  return owners;
+}
+
+function ownerIn(
+  owners: Map<KubeObject, ResourceRef | undefined>,
+  ctx: AnalyzerContext,
+  pod: KubeObject,
+): Readonly<ResourceRef> | undefined {
   let owner = owners.get(pod);
   if (owner === undefined && !owners.has(pod)) {
     owner = findOwner(ctx, pod);
@@ -160,9 +172,10 @@ export function podsOwnedBy(ctx: AnalyzerContext, kind: string, name: string): r
   if (index === undefined) {
     index = new Map();
     const pods = ctx.objects('pods');
+    const owners = ownersOf(ctx);
     for (let i = 0; i < pods.length; i++) {
       const pod = pods[i] as KubeObject;
-      const owner = ownerRefOf(ctx, pod);
+      const owner = ownerIn(owners, ctx, pod);
       if (owner === undefined) continue;
       let byName = index.get(owner.kind);
       if (byName === undefined) {
@@ -243,7 +256,7 @@ function byName(
 
 /** Group key so that 30 replicas of one Deployment produce one finding, not thirty. */
 export function ownerKey(ctx: AnalyzerContext, pod: KubeObject): string {
-  const owner = ownerOf(ctx, pod);
+  const owner = ownerRefOf(ctx, pod);
   return owner === undefined ? `Pod/${pod.metadata.name}` : `${owner.kind}/${owner.name}`;
 }
 
@@ -309,6 +322,35 @@ function namespaceContainers(ctx: AnalyzerContext): NamespaceContainers {
 export function forEachContainer(ctx: AnalyzerContext, visit: (pod: KubeObject, c: ContainerView) => void): void {
   const all = namespaceContainers(ctx);
   for (let i = 0; i < all.views.length; i++) visit(all.pods[i] as KubeObject, all.views[i] as ContainerView);
+}
+
+const crashedByContext = new WeakMap<AnalyzerContext, NamespaceContainers>();
+
+/**
+ * Calls `visit` with every container of the namespace's pods that has restarted or waits in CrashLoopBackOff (the
+ * ones with a crashed run whose log tells why), pod by pod in name order, beside its pod. Several analyzers read
+ * those logs; the few such containers among thousands are picked out once per context.
+ */
+export function forEachCrashedContainer(
+  ctx: AnalyzerContext,
+  visit: (pod: KubeObject, c: ContainerView) => void,
+): void {
+  let crashed = crashedByContext.get(ctx);
+  if (crashed === undefined) {
+    const all = namespaceContainers(ctx);
+    const pods: KubeObject[] = [];
+    const views: ContainerView[] = [];
+    for (let i = 0; i < all.views.length; i++) {
+      const c = all.views[i] as ContainerView;
+      if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') continue;
+      pods.push(all.pods[i] as KubeObject);
+      views.push(c);
+    }
+    crashed = { pods, views };
+    crashedByContext.set(ctx, crashed);
+  }
+  for (let i = 0; i < crashed.views.length; i++)
+    visit(crashed.pods[i] as KubeObject, crashed.views[i] as ContainerView);
 }
 
 export interface LogVerdict {
@@ -529,20 +571,31 @@ export function currentBadness(pod: KubeObject, c: ContainerView): number {
 
 /** The group's replicas, worst first; ties keep name order so output never wobbles. */
 export function worstFirst<T extends PodContainer>(group: readonly T[]): T[] {
-  const finished = (g: T) => Date.parse(String((g.c.lastTerminated ?? g.c.terminated)?.finishedAt ?? '')) || 0;
-  return [...group].sort(
-    (a, b) =>
-      currentBadness(b.pod, b.c) - currentBadness(a.pod, a.c) ||
-      finished(b) - finished(a) ||
-      byCodePoint(a.pod.metadata.name, b.pod.metadata.name),
-  );
+  // Each replica is judged once, not in every comparison it takes part in.
+  const judged = group.map((g) => ({
+    g,
+    badness: currentBadness(g.pod, g.c),
+    finished: Date.parse(String((g.c.lastTerminated ?? g.c.terminated)?.finishedAt ?? '')) || 0,
+  }));
+  return judged
+    .sort(
+      (a, b) =>
+        b.badness - a.badness || b.finished - a.finished || byCodePoint(a.g.pod.metadata.name, b.g.pod.metadata.name),
+    )
+    .map((j) => j.g);
 }
 
 /** `a, b, c and 2 more`: names in evidence stay readable however many replicas fail. */
 export function nameList(names: readonly string[], max = 5): string {
-  const unique = [...new Set(names)];
-  if (unique.length <= max) return unique.join(', ');
-  return `${unique.slice(0, max).join(', ')} and ${unique.length - max} more`;
+  const unique = new Set(names);
+  if (unique.size <= max) return [...unique].join(', ');
+  // Thousands of ready replicas may be counted: only the names shown are copied out.
+  const shown: string[] = [];
+  for (const name of unique) {
+    if (shown.length === max) break;
+    shown.push(name);
+  }
+  return `${shown.join(', ')} and ${unique.size - max} more`;
 }
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';

@@ -328,7 +328,9 @@ export function isNginxController(pod: KubeObject): boolean {
     const c = views[i] as ContainerView;
     if (c.init) continue;
     if (String(c.spec?.image ?? '').includes('ingress-nginx/controller')) return true;
-    if (runsNginx(c.spec?.command ?? []) || runsNginx(c.spec?.args ?? [])) return true;
+    const command = c.spec?.command;
+    const args = c.spec?.args;
+    if ((command != null && runsNginx(command)) || (args != null && runsNginx(args))) return true;
   }
   return false;
 }

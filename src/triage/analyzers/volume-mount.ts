@@ -7,7 +7,7 @@ import {
   containers,
   crashLog,
   decisiveLogLine,
-  forEachContainer,
+  forEachCrashedContainer,
   groupBy,
   isPodReady,
   namespacePods,
@@ -347,8 +347,7 @@ export const volumeMountAnalyzer: Analyzer = {
 
     // Permission denied on a mounted path, reported by the application itself.
     const seen = new Set<string>();
-    forEachContainer(ctx, (pod, c) => {
-      if (c.restartCount === 0 && c.waitingReason !== 'CrashLoopBackOff') return;
+    forEachCrashedContainer(ctx, (pod, c) => {
       const key = `${ownerKey(ctx, pod)}/${c.name}`;
       if (seen.has(key)) return;
       const log = crashLog(ctx, pod, c.name);

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
-import { canSee, describeEvent, findEvents, formatAge, isRecent } from './events.js';
+import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from './events.js';
 import { inNamespace, ownerOf, ref } from './pods.js';
 import { type LabelSelector, matchesSelector } from './selectors.js';
 
@@ -257,9 +257,11 @@ function newerSuccessfulSibling(ctx: AnalyzerContext, job: KubeObject): boolean 
 }
 
 function blockedDrains(ctx: AnalyzerContext, findings: FindingInput[]): void {
-  const events = findEvents(ctx, { message: /violate the pod's disruption budget|disruption budget/ });
+  // Every event of the namespace is searched, so only once a budget that allows no disruption asks.
+  let events: EventSummary[] | undefined;
   for (const pdb of inNamespace(ctx, ctx.objects('poddisruptionbudgets'))) {
     if (pdb.status?.disruptionsAllowed !== 0) continue;
+    events ??= findEvents(ctx, { message: /violate the pod's disruption budget|disruption budget/ });
     // A drain blocks on the budget only where its pods run; when they were not read, any cordoned node may be one.
     const hosts = new Set(
       inNamespace(ctx, ctx.objects('pods'))

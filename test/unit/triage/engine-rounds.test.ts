@@ -108,6 +108,54 @@ describe('executeRound', () => {
     expect(outcome).toMatchObject({ status: 'nothing-to-follow', evidence: 'logs' });
   });
 
+  it('follows every where over one worst-first order: loudest first, the quiet in API order, counts below zero last', async () => {
+    const ready = (o: KubeObject): KubeObject => ({
+      ...o,
+      status: { ...o.status, conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const pods: ReadOutcome = {
+      status: 'ok',
+      readId: 'pods',
+      evidence: 'pods',
+      kind: 'pods',
+      label: 'pods',
+      objects: [
+        ready(pod('a')),
+        pod('b', { restarts: 2 }),
+        pod('c', { phase: 'Pending' }),
+        pod('d', { restarts: 5 }),
+        pod('e', { restarts: -1 }),
+        pod('f', { restarts: 2 }),
+      ],
+    };
+    const reader = fakeReader({ objects: {} });
+    const follow = (id: string, where: string, each: string, max = 10) => ({
+      id,
+      kind: 'logs',
+      evidence: 'logs',
+      forEach: { read: 'pods', where, each, max },
+    });
+    await executeRound(
+      round(
+        follow('all', 'all', 'object'),
+        follow('not-running', 'not-running', 'object'),
+        follow('not-ready', 'not-ready', 'object'),
+        follow('restarting', 'restarting', 'container', 3),
+      ),
+      ctx(reader, { pods: [pods] }),
+    );
+    const followed = reader.calls.map((c) => {
+      const q = c.query as LogQuery;
+      return q.container === undefined ? q.pod : `${q.pod}/${q.container}`;
+    });
+    expect(followed).toEqual([
+      ...['d', 'b', 'f', 'a', 'c', 'e'],
+      'c',
+      ...['d', 'b', 'f', 'c', 'e'],
+      ...['d/app', 'b/app', 'f/app'],
+    ]);
+  });
+
   it('records a log the kubelet does not have (400, 404) as read and empty, but a refused log as a gap', async () => {
     const pods: ReadOutcome = {
       status: 'ok',
