@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeCacheFile } from '../../../local/compiled-script.mjs';
+import { type CalmopsRun, collectOutput } from '../../support/calmops-bin.js';
 
 /**
  * A bundled CommonJS file run through its code cache, in a process of its own as bin/calmops.js runs it: the cache
@@ -40,37 +41,26 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function run(code = 0): Promise<{ status: number | null; out: string; err: string }> {
+function run(code = 0): Promise<CalmopsRun> {
   const script = `const { requireCompiled } = await import(${JSON.stringify(loader)});
 await requireCompiled(${JSON.stringify(file)}).run(${code});`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...process.env, NODE_OPTIONS: '' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out, err }));
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, NODE_OPTIONS: '' },
   });
+  return collectOutput(child);
 }
 
 describe('a script compiled with its code cache', () => {
   it('runs as require() would, and writes no cache when the run fails', async () => {
     const failed = await run(3);
-    expect(failed.status).toBe(3);
-    expect(failed.out).toBe(`CACHED tool.cjs ${dir.split('/').pop()} /`);
+    expect(failed.code).toBe(3);
+    expect(failed.stdout).toBe(`CACHED tool.cjs ${dir.split('/').pop()} /`);
     expect((await readdir(dir)).filter((n) => n.includes('v8cache'))).toEqual([]);
   });
 
   it('writes the cache after a run that succeeds, and reads it afterwards without writing it again', async () => {
     const first = await run();
-    expect(first).toMatchObject({ status: 0, err: '' });
+    expect(first).toMatchObject({ code: 0, stderr: '' });
     const cache = codeCacheFile(file);
     const written = await stat(cache);
     expect(written.size).toBeGreaterThan(0);
@@ -95,7 +85,7 @@ describe('a script compiled with its code cache', () => {
     // A directory where the cache would go: the rename fails whatever the process's permissions.
     await mkdir(cache);
     const result = await run();
-    expect(result).toMatchObject({ status: 0, err: '' });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
     expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     await rm(cache, { recursive: true });
   });

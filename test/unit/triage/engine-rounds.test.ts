@@ -17,6 +17,11 @@ const service = (name: string, selector?: Record<string, string>): KubeObject =>
   spec: selector ? { selector } : {},
 });
 
+/** A pods read that succeeded with these objects, as a round's source. */
+function podsRead(objects: KubeObject[]): ReadOutcome {
+  return { status: 'ok', readId: 'pods', evidence: 'pods', kind: 'pods', label: 'pods', objects };
+}
+
 function ctx(reader: ReturnType<typeof fakeReader>, previous: Record<string, ReadOutcome[]> = {}) {
   return {
     reader,
@@ -92,14 +97,7 @@ describe('executeRound', () => {
   });
 
   it('reports nothing to follow when no source object matches', async () => {
-    const pods: ReadOutcome = {
-      status: 'ok',
-      readId: 'pods',
-      evidence: 'pods',
-      kind: 'pods',
-      label: 'pods',
-      objects: [pod('web-1')],
-    };
+    const pods = podsRead([pod('web-1')]);
     const reader = fakeReader({ objects: {} });
     const [outcome] = await executeRound(
       round({ id: 'logs', kind: 'logs', evidence: 'logs', forEach: { read: 'pods', where: 'restarting' } }),
@@ -113,21 +111,14 @@ describe('executeRound', () => {
       ...o,
       status: { ...o.status, conditions: [{ type: 'Ready', status: 'True' }] },
     });
-    const pods: ReadOutcome = {
-      status: 'ok',
-      readId: 'pods',
-      evidence: 'pods',
-      kind: 'pods',
-      label: 'pods',
-      objects: [
-        ready(pod('a')),
-        pod('b', { restarts: 2 }),
-        pod('c', { phase: 'Pending' }),
-        pod('d', { restarts: 5 }),
-        pod('e', { restarts: -1 }),
-        pod('f', { restarts: 2 }),
-      ],
-    };
+    const pods = podsRead([
+      ready(pod('a')),
+      pod('b', { restarts: 2 }),
+      pod('c', { phase: 'Pending' }),
+      pod('d', { restarts: 5 }),
+      pod('e', { restarts: -1 }),
+      pod('f', { restarts: 2 }),
+    ]);
     const reader = fakeReader({ objects: {} });
     const follow = (id: string, where: string, each: string, max = 10) => ({
       id,
@@ -157,14 +148,11 @@ describe('executeRound', () => {
   });
 
   it('records a log the kubelet does not have (400, 404) as read and empty, but a refused log as a gap', async () => {
-    const pods: ReadOutcome = {
-      status: 'ok',
-      readId: 'pods',
-      evidence: 'pods',
-      kind: 'pods',
-      label: 'pods',
-      objects: [pod('web-1', { restarts: 3 }), pod('web-2', { restarts: 2 }), pod('web-3', { restarts: 1 })],
-    };
+    const pods = podsRead([
+      pod('web-1', { restarts: 3 }),
+      pod('web-2', { restarts: 2 }),
+      pod('web-3', { restarts: 1 }),
+    ]);
     const answers: Record<string, () => never> = {
       'web-1': () => {
         throw new ClusterReadError('previous terminated container "app" in pod "web-1" not found', 'invalid', 400);
