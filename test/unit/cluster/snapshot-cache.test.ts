@@ -173,23 +173,37 @@ describe('the parsed-snapshot cache', () => {
       '/api/v1/pods?limit=1',
     ];
 
-    async function answers(objects: Parameters<typeof startSnapshotServer>[0]['objects']): Promise<string[]> {
+    type Served = Parameters<typeof startSnapshotServer>[0]['objects'];
+
+    /** Runs `use` against a snapshot API server serving `objects`, closing it afterwards. */
+    async function serving<T>(objects: Served, use: (url: string) => Promise<T>): Promise<T> {
       const server = await startSnapshotServer({ objects, port: 0, now: new Date('2025-03-01T09:00:00Z') });
       try {
+        return await use(server.url);
+      } finally {
+        await server.close();
+      }
+    }
+
+    function answers(objects: Served): Promise<string[]> {
+      return serving(objects, async (url) => {
         const texts: string[] = [];
         for (const query of QUERIES) {
-          const response = await fetch(`${server.url}${query}`);
+          const response = await fetch(`${url}${query}`);
           // A continue token carries the moment it was issued.
           texts.push(`${response.status} ${(await response.text()).replace(/"continue":"[^"]+"/, '"continue":…')}`);
         }
-        const table = await fetch(`${server.url}/api/v1/namespaces/shop/pods`, {
+        const table = await fetch(`${url}/api/v1/namespaces/shop/pods`, {
           headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
         });
         texts.push(`${table.status} ${await table.text()}`);
         return texts;
-      } finally {
-        await server.close();
-      }
+      });
+    }
+
+    /** The one entry a test's cache directory holds. */
+    async function entryIn(cacheDir: string): Promise<string> {
+      return join(cacheDir, (await readdir(cacheDir)).find((name) => name.endsWith('.json')) as string);
     }
 
     it('serves lists, selectors, gets, logs and tables exactly as the parsed snapshot does', async () => {
@@ -218,23 +232,16 @@ describe('the parsed-snapshot cache', () => {
       expect(cached.objects[0]?.status?.['message']).toBe(message);
       expect(cached.stored[0]?.text).toContain(message);
       // Cut out where its length in bytes says, not read whole from the objects: the entry records bytes.
-      const entry = (await readdir(cacheDir)).find((name) => name.endsWith('.json')) as string;
-      const first = (await readFile(join(cacheDir, entry), 'utf8')).split('\n')[0] as string;
+      const first = (await readFile(await entryIn(cacheDir), 'utf8')).split('\n')[0] as string;
       const lengths = (JSON.parse(`${first}]}`) as { lengths: number[] }).lengths;
       expect(lengths[0]).toBe(Buffer.byteLength(cached.stored[0]?.text ?? '', 'utf8'));
       expect(lengths[0]).toBeGreaterThan((cached.stored[0]?.text ?? '').length);
       // Served as the bytes it was kept as.
-      const server = await startSnapshotServer({
-        objects: cached.stored,
-        port: 0,
-        now: new Date('2025-03-01T09:00:00Z'),
-      });
-      try {
-        const list = (await (await fetch(`${server.url}/api/v1/pods`)).json()) as { items: KubeObject[] };
-        expect(list.items[0]?.status?.['message']).toBe(message);
-      } finally {
-        await server.close();
-      }
+      const list = await serving(
+        cached.stored,
+        async (url) => (await (await fetch(`${url}/api/v1/pods`)).json()) as { items: KubeObject[] },
+      );
+      expect(list.items[0]?.status?.['message']).toBe(message);
     });
 
     it('is read whole, from its objects, when the texts are not where their lengths say', async () => {
@@ -242,8 +249,7 @@ describe('the parsed-snapshot cache', () => {
       await writeFile(file, DUMP);
       const cacheDir = join(dir, 'cache');
       const parsed = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
-      const entry = (await readdir(cacheDir)).find((name) => name.endsWith('.json')) as string;
-      const path = join(cacheDir, entry);
+      const path = await entryIn(cacheDir);
       const text = await readFile(path, 'utf8');
       const shifted = text.replace(/"lengths":\[(\d+)/, (_match, first: string) => `"lengths":[${Number(first) + 1}`);
       expect(shifted).not.toBe(text);
@@ -258,8 +264,7 @@ describe('the parsed-snapshot cache', () => {
       await writeFile(file, DUMP);
       const cacheDir = join(dir, 'cache');
       await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
-      const entry = (await readdir(cacheDir)).find((name) => name.endsWith('.json')) as string;
-      const path = join(cacheDir, entry);
+      const path = await entryIn(cacheDir);
       const text = await readFile(path, 'utf8');
       const heads = text.split('\n').filter((line) => line.startsWith('["v1","Pod","web-1"'));
       expect(heads).toHaveLength(1);
