@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
 // The installed `calmops` command. It runs from a bundle of the command line (local/cli-bundle.mjs), made by the
 // package's prepare script and made again here when a source has changed since; with no esbuild installed (a
 // production install) the bundle there is is used as it is. The bundle's files are compiled with their code cache
 // (local/compiled-script.mjs).
+
+import { existsSync } from 'node:fs';
 import module from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describeBuildError } from '../local/bundle.mjs';
-import { cliEntry, cliLocation } from '../local/cli-bundle.mjs';
+import { cliEntry, cliLocation, commandFile } from '../local/cli-bundle.mjs';
 import { requireCompiled } from '../local/compiled-script.mjs';
 
 // Node 22.1 and later can keep the compiled code of these ES modules on disk too.
@@ -26,11 +27,10 @@ try {
   process.exitCode = 1;
 }
 if (entry !== undefined) {
-  const commands = join(dirname(entry), 'commands');
   const { runCli } = requireCompiled(entry);
   await runCli(process.argv.slice(2), async (name) => {
     // Only names main.ts lists reach here; a command this build lacks is "not available", as in the sources.
-    const file = join(commands, `${name}.cjs`);
+    const file = commandFile(entry, name);
     return existsSync(file) ? requireCompiled(file) : undefined;
   });
 } else if (process.exitCode === undefined) {

@@ -20,6 +20,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const cliLocation = { root, cacheDir: join(root, 'node_modules', '.cache', 'calmops') };
 
 const COMMANDS_DIR = 'src/cli/commands';
+// The bundle's files are CommonJS scripts: `main.cjs`, and `commands/<name>.cjs` beside it.
+const SCRIPT_EXTENSION = '.cjs';
 const TEMPLATES_DIR = 'templates';
 
 /**
@@ -237,7 +239,7 @@ const socksAgentWhenUsed = {
 export const CLI = {
   name: 'cli',
   layout: 'directory',
-  entry: 'main.cjs',
+  entry: `main${SCRIPT_EXTENSION}`,
   builders: [fileURLToPath(import.meta.url)],
   options: async (at) => {
     const commands = (await readdir(join(at.root, COMMANDS_DIR)))
@@ -253,7 +255,7 @@ export const CLI = {
         format: 'cjs',
         // Each file whole: code splitting needs ES modules.
         splitting: false,
-        outExtension: { '.js': '.cjs' },
+        outExtension: { '.js': SCRIPT_EXTENSION },
         // `import()` becomes `require`: a script compiled with a code cache may not import (compiled-script.mjs).
         supported: { 'dynamic-import': false },
         // What `import.meta.url` is in an ES module: the file's own URL. Our sources have theirs written in at
@@ -262,7 +264,7 @@ export const CLI = {
         // A string for JSON.parse: much quicker to load than the same data as an object literal.
         define: {
           'import.meta.url': '__calmopsModuleUrl',
-          CALMOPS_COMMAND_EXTENSION: JSON.stringify('.cjs'),
+          CALMOPS_COMMAND_EXTENSION: JSON.stringify(SCRIPT_EXTENSION),
           CALMOPS_BUILT_TEMPLATES: JSON.stringify(JSON.stringify(built.list)),
           // No fingerprint (the sources were not readable) leaves the bundle to compute it as the sources do.
           ...(typeof built.fingerprint === 'string'
@@ -306,6 +308,14 @@ async function withBuildLock(at, fn) {
   } finally {
     await rm(lock, { recursive: true, force: true });
   }
+}
+
+/**
+ * The bundled module of command `name`, beside the bundle's entry file.
+ * @param {string} entry @param {string} name
+ */
+export function commandFile(entry, name) {
+  return join(dirname(entry), 'commands', `${name}${SCRIPT_EXTENSION}`);
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleTarget, buildBundle, bundleEntry, bundleIsFresh } from '../../../local/bundle.mjs';
-import { cliEntry } from '../../../local/cli-bundle.mjs';
+import { cliEntry, commandFile } from '../../../local/cli-bundle.mjs';
 import { codeCacheFile } from '../../../local/compiled-script.mjs';
 import { main } from '../../../src/cli/main.js';
 import { parserFingerprint } from '../../../src/cluster/snapshot-cache.js';
@@ -169,7 +169,7 @@ describe('the calmops command line bundle', () => {
     expect(await cliEntry({ at })).toBe(entry);
   });
 
-  const command = (name: string) => readFile(join(entry as string, '..', 'commands', `${name}.cjs`), 'utf8');
+  const command = (name: string) => readFile(commandFile(entry as string, name), 'utf8');
 
   it('answers as the sources do, with the templates built in', async () => {
     const bundled = (await import(pathToFileURL(entry as string).href)) as { main: typeof main };
@@ -192,10 +192,12 @@ describe('the calmops command line bundle', () => {
         .sort(),
     );
     // As bin/calmops.js runs it.
-    const script = `import { requireCompiled } from ${JSON.stringify(pathToFileURL(join(repository, 'local', 'compiled-script.mjs')).href)};
+    const local = (file: string) => JSON.stringify(pathToFileURL(join(repository, 'local', file)).href);
+    const script = `import { requireCompiled } from ${local('compiled-script.mjs')};
+import { commandFile } from ${local('cli-bundle.mjs')};
 const entry = ${JSON.stringify(entry)};
 const { runCli } = requireCompiled(entry);
-await runCli(process.argv.slice(1), async (name) => requireCompiled(entry.replace(/main.cjs$/, 'commands/' + name + '.cjs')));`;
+await runCli(process.argv.slice(1), async (name) => requireCompiled(commandFile(entry, name)));`;
     const first = await node(['--input-type=module', '-e', script, 'intents', '--json'], {});
     const fromSources = capture();
     expect(await main(['intents', '--json'], fromSources)).toBe(0);
