@@ -124,7 +124,7 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined {
   const rest = summaryOf(summary);
   const lengths = (summary as { lengths?: unknown }).lengths;
   // The heads are one JSON array as they stand: read in one parse, which is much quicker than one per line.
-  const heads: unknown = JSON.parse(`[${text(bytes.subarray(firstEnd + 1, headsEnd))}]`);
+  const heads: unknown = JSON.parse(`[${entryText(bytes.subarray(firstEnd + 1, headsEnd))}]`);
   if (rest === undefined || !Array.isArray(heads) || !Array.isArray(lengths) || heads.length !== lengths.length) {
     return undefined;
   }
@@ -154,7 +154,7 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined {
  * text as it is), and ASCII is read as Latin-1 with a copy instead of decoded as UTF-8: a large entry's decode is a
  * good part of reading it back.
  */
-function text(bytes: Buffer): string {
+function entryText(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
@@ -176,7 +176,7 @@ function summaryOf(parsed: unknown, objects?: () => readonly KubeObject[]): Omit
 function parseEntry(bytes: Buffer): StoredSnapshot | undefined {
   const laidOut = readLaidOut(bytes);
   if (laidOut !== undefined) return laidOut;
-  const parsed: unknown = JSON.parse(text(bytes));
+  const parsed: unknown = JSON.parse(entryText(bytes));
   const objects = (parsed as { objects?: unknown } | null)?.objects;
   if (!Array.isArray(objects) || !objects.every((o) => typeof o === 'object' && o !== null && !Array.isArray(o))) {
     return undefined;

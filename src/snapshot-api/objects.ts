@@ -70,6 +70,6 @@ export function answerGet(target: RouteOf<'get'>, { state, url, req, res }: Rout
   } else if (format.as === 'PartialObjectMetadata') {
     writeJson(res, 200, partial(object.object, format.version));
   } else {
-    writeJsonText(res, 200, object.text);
+    writeJsonText(res, 200, object.bytes);
   }
 }

@@ -50,8 +50,8 @@ export interface Page<T> {
 }
 
 /**
- * Cut one page out of `items` (already filtered, and sorted by `keyOf` as `<` orders strings). `limit` ≤ 0 or absent returns everything,
- * as the real server does.
+ * Cut one page out of `items` (already filtered, and sorted by `keyOf` as `<` orders strings). `limit` ≤ 0 or absent
+ * returns everything, as the real server does.
  */
 export function paginate<T>(
   ctx: ContinueContext,
