@@ -1,5 +1,6 @@
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
 import { byCodePoint } from '../code-point-order.js';
+import { podCondition } from './analyzers/pods.js';
 import { entriesOf } from './entries.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Domain } from './findings.js';
@@ -37,16 +38,6 @@ function countBy(objects: readonly KubeObject[], key: (o: KubeObject) => string 
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => byCodePoint(a, b)));
 }
 
-/** The status of the object's first condition of this type. */
-function condition(o: KubeObject, type: string): string | undefined {
-  const conditions = entriesOf<{ type?: unknown; status?: string }>(o.status?.conditions);
-  for (let i = 0; i < conditions.length; i++) {
-    const c = conditions[i] as { type?: unknown; status?: string };
-    if (c.type === type) return c.status;
-  }
-  return undefined;
-}
-
 /** Indexed loops over what may be thousands of pods: this runs once per process, uncompiled. */
 function podsSummary(pods: readonly KubeObject[]) {
   const restarting: KubeObject[] = [];
@@ -54,7 +45,7 @@ function podsSummary(pods: readonly KubeObject[]) {
   for (let i = 0; i < pods.length; i++) {
     const p = pods[i] as KubeObject;
     if (isRestarting(p)) restarting.push(p);
-    if (p.status?.phase !== 'Succeeded' && condition(p, 'Ready') !== 'True') notReady.push(p);
+    if (p.status?.phase !== 'Succeeded' && podCondition(p, 'Ready')?.status !== 'True') notReady.push(p);
   }
   return {
     total: pods.length,
@@ -102,7 +93,7 @@ export function summarizeEvidence(
   if (nodes) {
     sections.infrastructure.nodes = {
       total: nodes.length,
-      notReady: names(nodes.filter((n) => condition(n, 'Ready') !== 'True')),
+      notReady: names(nodes.filter((n) => podCondition(n, 'Ready')?.status !== 'True')),
       unschedulable: names(nodes.filter((n) => n.spec?.unschedulable === true)),
     };
   }
