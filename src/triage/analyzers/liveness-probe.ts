@@ -1,9 +1,7 @@
-import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput } from '../findings.js';
 import { describeEvent, type EventSummary, findEvents, isRecent } from './events.js';
 import {
-  type ContainerView,
   containers,
   EvidenceList,
   groupBy,
@@ -53,12 +51,6 @@ function portMismatch(spec: any): string | undefined {
   return `probe port ${port} is not a declared containerPort (container declares ${list})`;
 }
 
-function hasLivenessProbe(pod: KubeObject): boolean {
-  const views = containers(pod);
-  for (let i = 0; i < views.length; i++) if ((views[i] as ContainerView).spec?.livenessProbe !== undefined) return true;
-  return false;
-}
-
 export const livenessProbeAnalyzer: Analyzer = {
   name: NAME,
   domain: 'compute',
@@ -66,26 +58,25 @@ export const livenessProbeAnalyzer: Analyzer = {
   needs: ['pods', 'events'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
-    // Most pods have no liveness probe: their events are never looked at.
-    const candidates = namespacePods(ctx)
-      .filter(hasLivenessProbe)
-      .flatMap((pod) => {
-        const probed = containers(pod).filter((c) => c.spec?.livenessProbe !== undefined);
-        const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace: ctx.namespace });
-        return probed
-          .map((c) => {
-            const mine = (e: EventSummary) =>
-              e.fieldPath === undefined || e.fieldPath.includes(`{${c.name}}`) || e.message.includes(c.name);
-            const failures = events.filter(
-              (e) => e.reason === 'Unhealthy' && /^Liveness probe failed/i.test(e.message) && mine(e),
-            );
-            const kills = events.filter(
-              (e) => e.reason === 'Killing' && /failed liveness probe/i.test(e.message) && mine(e),
-            );
-            return { pod, c, failures, kills };
-          })
-          .filter(({ failures }) => failures.some((e) => isRecent(ctx.now, e.last)));
-      });
+    const candidates = namespacePods(ctx).flatMap((pod) => {
+      const probed = containers(pod).filter((c) => c.spec?.livenessProbe !== undefined);
+      // Most pods have no liveness probe: their events are never looked at.
+      if (probed.length === 0) return [];
+      const events = findEvents(ctx, { kind: 'Pod', name: pod.metadata.name, namespace: ctx.namespace });
+      return probed
+        .map((c) => {
+          const mine = (e: EventSummary) =>
+            e.fieldPath === undefined || e.fieldPath.includes(`{${c.name}}`) || e.message.includes(c.name);
+          const failures = events.filter(
+            (e) => e.reason === 'Unhealthy' && /^Liveness probe failed/i.test(e.message) && mine(e),
+          );
+          const kills = events.filter(
+            (e) => e.reason === 'Killing' && /failed liveness probe/i.test(e.message) && mine(e),
+          );
+          return { pod, c, failures, kills };
+        })
+        .filter(({ failures }) => failures.some((e) => isRecent(ctx.now, e.last)));
+    });
     for (const [, unordered] of groupBy(candidates, ({ pod, c }) => `${ownerKey(ctx, pod)}/${c.name}`)) {
       const group = worstFirst(unordered);
       const { pod, c, failures, kills } = group[0]!;
