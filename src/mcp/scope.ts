@@ -1,0 +1,116 @@
+import {
+  ClusterReadError,
+  type ClusterReader,
+  type GetQuery,
+  type KubeObject,
+  type ListQuery,
+  type LogQuery,
+} from '../cluster/types.js';
+import { isClusterScoped } from '../diagnosis/kinds.js';
+import { CLUSTER_SCOPED_READABLE, checkReadScope, type ReadScope } from '../workflow/read-scope.js';
+
+/**
+ * The namespaces an assistant may read through the MCP server: a list (from `--namespaces` or the channel policy's
+ * `allowedNamespaces`), or every namespace one at a time when the person who started the server said so
+ * (`--namespaces '*'`). Cluster-scoped kinds (nodes, storage classes, …) are readable either way, as from a thread.
+ * Reading a namespaced kind across all namespaces at once (`-A`) is outside every scope.
+ */
+export type NamespaceScope = { kind: 'all' } | { kind: 'list'; namespaces: readonly [string, ...string[]] };
+
+export type ScopeVerdict = { allowed: true } | { allowed: false; reason: string };
+
+export function describeScope(scope: NamespaceScope): string {
+  const kinds = `the cluster-scoped kinds (${CLUSTER_SCOPED_READABLE.join(', ')})`;
+  if (scope.kind === 'all') return `any one namespace at a time, and ${kinds}`;
+  const [first, ...rest] = scope.namespaces;
+  const names = rest.length === 0 ? `namespace ${first}` : `namespaces ${scope.namespaces.join(', ')}`;
+  return `${names}, and ${kinds}`;
+}
+
+function threadScope(scope: Extract<NamespaceScope, { kind: 'list' }>): ReadScope {
+  const [namespace, ...extraNamespaces] = scope.namespaces;
+  return { namespace, extraNamespaces };
+}
+
+/**
+ * Judges one read by the thread's own rule (`checkReadScope`), in words for a model: what was refused and what it
+ * may read instead.
+ */
+export function judgeRead(
+  read: { verb: 'get' | 'list' | 'logs' | 'events'; kind: string; namespace?: string | undefined },
+  scope: NamespaceScope,
+  options: { allNamespaces?: boolean } = {},
+): ScopeVerdict {
+  const spec = {
+    verb: read.verb,
+    kind: read.kind,
+    ...(read.namespace === undefined ? {} : { namespace: read.namespace }),
+  };
+  if (scope.kind === 'all') {
+    // Every namespace is readable, but still one at a time: the rule's `-A` refusal holds.
+    const decision = checkReadScope(spec, { namespace: read.namespace ?? '', extraNamespaces: [] }, options);
+    if (decision.allowed || decision.code !== 'all-namespaces') return { allowed: true };
+    return {
+      allowed: false,
+      reason: `reading ${read.kind} across all namespaces is outside this server's scope; name one namespace (it reads ${describeScope(scope)})`,
+    };
+  }
+  const decision = checkReadScope(spec, threadScope(scope), options);
+  if (decision.allowed) return { allowed: true };
+  if (decision.code === 'all-namespaces') {
+    return {
+      allowed: false,
+      reason: `reading ${read.kind} across all namespaces is outside this server's scope; it reads ${describeScope(scope)}`,
+    };
+  }
+  return {
+    allowed: false,
+    reason: `namespace "${decision.namespace ?? ''}" is outside this server's scope; it reads ${describeScope(scope)}`,
+  };
+}
+
+/** Whether a namespace may be triaged or captured under the scope. */
+export function namespaceAllowed(namespace: string, scope: NamespaceScope): ScopeVerdict {
+  return judgeRead({ verb: 'list', kind: 'pods', namespace }, scope);
+}
+
+function refused(reason: string): ClusterReadError {
+  return new ClusterReadError(reason, 'refused-by-policy');
+}
+
+/**
+ * The reader a triage runs through under a scope: a read in a namespace outside it is refused before it leaves the
+ * process (the triage records it as a `refused-by-policy` gap), and a list across all namespaces (how a triage finds
+ * the namespace a request's words point at) lists each allowed namespace instead, so nothing outside the scope is
+ * read at all.
+ */
+export function scopedReader(reader: ClusterReader, scope: NamespaceScope): ClusterReader {
+  if (scope.kind === 'all') return reader;
+  const inScope = (namespace: string | undefined) => namespace !== undefined && scope.namespaces.includes(namespace);
+  const check = (kind: string, namespace: string | undefined) => {
+    if (isClusterScoped(kind) || inScope(namespace)) return;
+    const verdict = judgeRead({ verb: 'list', kind, ...(namespace === undefined ? {} : { namespace }) }, scope);
+    if (!verdict.allowed) throw refused(verdict.reason);
+  };
+  return {
+    async list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]> {
+      if (isClusterScoped(query.kind) || query.namespace !== undefined) {
+        check(query.kind, query.namespace);
+        return reader.list(query, signal);
+      }
+      const lists = await Promise.all(
+        scope.namespaces.map((namespace) => reader.list({ ...query, namespace }, signal)),
+      );
+      const all = lists.flat();
+      return query.maxItems === undefined ? all : all.slice(0, query.maxItems);
+    },
+    async get(query: GetQuery, signal?: AbortSignal): Promise<KubeObject> {
+      check(query.kind, query.namespace);
+      return reader.get(query, signal);
+    },
+    async logs(query: LogQuery, signal?: AbortSignal): Promise<string> {
+      check('pods', query.namespace);
+      return reader.logs(query, signal);
+    },
+  };
+}
