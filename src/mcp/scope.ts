@@ -79,30 +79,23 @@ function refused(reason: string): ClusterReadError {
 }
 
 /**
- * The reader a triage runs through under a scope: a read in a namespace outside it is refused before it leaves the
- * process (the triage records it as a `refused-by-policy` gap), and a list across all namespaces (how a triage finds
- * the namespace a request's words point at) lists each allowed namespace instead, so nothing outside the scope is
- * read at all.
+ * The reader a triage runs through under a scope. A read in a named namespace outside it is refused before it leaves
+ * the process, and the triage records it as a `refused-by-policy` gap. A list across all namespaces keeps the
+ * identity's reach, as a triage started in Slack does: it is how the triage finds the namespace a request's words
+ * point at and checks the cluster's own components (CoreDNS, ingress controllers), and filtering it to the scope
+ * would make a controller that runs elsewhere look absent.
  */
 export function scopedReader(reader: ClusterReader, scope: NamespaceScope): ClusterReader {
   if (scope.kind === 'all') return reader;
-  const inScope = (namespace: string | undefined) => namespace !== undefined && scope.namespaces.includes(namespace);
   const check = (kind: string, namespace: string | undefined) => {
-    if (isClusterScoped(kind) || inScope(namespace)) return;
-    const verdict = judgeRead({ verb: 'list', kind, ...(namespace === undefined ? {} : { namespace }) }, scope);
+    if (isClusterScoped(kind) || namespace === undefined || scope.namespaces.includes(namespace)) return;
+    const verdict = judgeRead({ verb: 'list', kind, namespace }, scope);
     if (!verdict.allowed) throw refused(verdict.reason);
   };
   return {
     async list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]> {
-      if (isClusterScoped(query.kind) || query.namespace !== undefined) {
-        check(query.kind, query.namespace);
-        return reader.list(query, signal);
-      }
-      const lists = await Promise.all(
-        scope.namespaces.map((namespace) => reader.list({ ...query, namespace }, signal)),
-      );
-      const all = lists.flat();
-      return query.maxItems === undefined ? all : all.slice(0, query.maxItems);
+      check(query.kind, query.namespace);
+      return reader.list(query, signal);
     },
     async get(query: GetQuery, signal?: AbortSignal): Promise<KubeObject> {
       check(query.kind, query.namespace);

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -19,13 +20,20 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-export async function startMcp(
-  args: string[],
-  options: { cwd: string; env?: Record<string, string> },
-): Promise<McpSession> {
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface StartMcpOptions {
+  cwd: string;
+  env?: Record<string, string>;
+  /** `npx`: as docs/mcp.md registers it, `npx --prefix <checkout> calmops mcp …`; default `node bin/calmops.js mcp …`. */
+  via?: 'node' | 'npx';
+}
+
+export async function startMcp(args: string[], options: StartMcpOptions): Promise<McpSession> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CALMOPS_BIN, 'mcp', ...args],
+    ...(options.via === 'npx'
+      ? { command: 'npx', args: ['--prefix', ROOT, 'calmops', 'mcp', ...args] }
+      : { command: process.execPath, args: [CALMOPS_BIN, 'mcp', ...args] }),
     cwd: options.cwd,
     env: {
       ...(process.env as Record<string, string>),

@@ -203,6 +203,23 @@ describe('calmops mcp over stdio', () => {
   });
 });
 
+describe('calmops mcp as an assistant registers it', () => {
+  it('starts through npx from any folder and serves the same tools', async () => {
+    const elsewhere = await startMcp(['--snapshot', join(dir, 'incident.yaml'), '--namespaces', 'orders'], {
+      cwd: tmpdir(),
+      via: 'npx',
+    });
+    try {
+      const { tools } = await elsewhere.client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['intents', 'read', 'snapshot', 'triage']);
+      const read = await elsewhere.call('read', { command: 'kubectl get deployments' });
+      expect(textOf(read)).toMatch(/^kubectl get deployments: \d+ deployments\norder-worker ready /);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+});
+
 describe('calmops mcp flags', () => {
   const calmops = (args: string[]) =>
     runCalmopsBin(['mcp', ...args], { cwd: dir, env: { ...process.env, HOME: dir, KUBECONFIG: '' } });
