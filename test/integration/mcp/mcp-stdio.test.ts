@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { REDACTED } from '../../../src/redact/index.js';
 import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
-import { runCalmopsBin } from '../../support/calmops-bin.js';
+import { CALMOPS_BIN, collectOutput, runCalmopsBin } from '../../support/calmops-bin.js';
 import { type McpSession, startMcp, textOf } from '../../support/mcp-client.js';
 
 /**
@@ -200,6 +201,59 @@ describe('calmops mcp over stdio', () => {
     await other.close();
     await other.closed;
     expect(() => process.kill(other.pid, 0)).toThrow();
+  });
+});
+
+describe('calmops mcp on a raw pipe', () => {
+  it('keeps standard output to the protocol, skips a line that is not JSON, and exits 0 when its input ends', async () => {
+    const child = spawn(
+      process.execPath,
+      [CALMOPS_BIN, 'mcp', '--snapshot', join(dir, 'incident.yaml'), '--namespaces', 'orders', '--verbose'],
+      { cwd: dir, env: { ...process.env, NODE_OPTIONS: '' } },
+    );
+    const run = collectOutput(child);
+    const answered = new Map<number, Record<string, unknown>>();
+    const both = new Promise<void>((resolve) => {
+      let buffered = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+          const message = JSON.parse(buffered.slice(0, end)) as { id?: number };
+          buffered = buffered.slice(end + 1);
+          if (typeof message.id === 'number') answered.set(message.id, message);
+          if (answered.has(1) && answered.has(2)) resolve();
+        }
+      });
+    });
+    const send = (message: unknown) =>
+      child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '0' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send('this is not JSON {');
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'triage', arguments: { text: 'crashloop in orders' } },
+    });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read', arguments: { command: 'get pods' } } });
+    await both;
+    child.stdin.end();
+    const { code, stdout, stderr } = await run;
+    expect(code).toBe(0);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .every((line) => JSON.parse(line).jsonrpc === '2.0'),
+    ).toBe(true);
+    expect(answered.get(1)).toMatchObject({ result: { structuredContent: { routing: { namespace: 'orders' } } } });
+    expect(stderr).toContain('Triage engaged: intent=');
   });
 });
 
