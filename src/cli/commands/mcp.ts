@@ -17,6 +17,7 @@ import {
   type TriageLogger,
   triageReader,
 } from '../../triage/index.js';
+import { parseStepBudget, parseTimeoutSeconds } from '../bounds.js';
 import { parseCommandLine } from '../flags.js';
 import {
   checkInputFile,
@@ -125,24 +126,8 @@ function parse(args: string[]): McpOptions | 'help' {
   if (values.namespace !== undefined && !NAMESPACE.test(values.namespace)) {
     throw new UsageError(`--namespace: "${shown(values.namespace, 80)}" is not a namespace name`);
   }
-  let stepBudget = DEFAULT_STEP_BUDGET;
-  if (values['step-budget'] !== undefined) {
-    const n = values['step-budget'];
-    if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > MAX_STEP_BUDGET) {
-      throw new UsageError(
-        `--step-budget: expected a whole number from 1 to ${MAX_STEP_BUDGET}, got "${shown(n, 40)}"`,
-      );
-    }
-    stepBudget = Number(n);
-  }
-  let timeoutMs = DEFAULT_TIMEOUT_MS;
-  if (values.timeout !== undefined) {
-    const s = Number(values.timeout);
-    if (values.timeout.trim() === '' || !Number.isFinite(s) || s <= 0 || s > 300) {
-      throw new UsageError(`--timeout: expected seconds between 0 and 300, got "${shown(values.timeout, 40)}"`);
-    }
-    timeoutMs = Math.round(s * 1000);
-  }
+  const stepBudget = values['step-budget'] === undefined ? DEFAULT_STEP_BUDGET : parseStepBudget(values['step-budget']);
+  const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseTimeoutSeconds(values.timeout);
   const snapshotDir = resolve(values['snapshot-dir'] ?? '.');
   if (!existsSync(snapshotDir) || !statSync(snapshotDir).isDirectory()) {
     throw new UsageError(`--snapshot-dir: folder ${shown(snapshotDir)} does not exist`);
