@@ -1,6 +1,11 @@
 import type { ClusterReader } from '../cluster/types.js';
 import type { TriageEnvelope } from '../triage/envelope.js';
-import { AmbiguousNamespaceError, InvalidNamespaceError, UnknownIntentError } from '../triage/errors.js';
+import {
+  AmbiguousNamespaceError,
+  InvalidNamespaceError,
+  type NamespaceCandidate,
+  UnknownIntentError,
+} from '../triage/errors.js';
 import { type TriageLogger, type TriageRequest, triage } from '../triage/index.js';
 import { describeScope, type NamespaceScope, namespaceAllowed, scopedReader } from './scope.js';
 
@@ -67,14 +72,10 @@ export async function runTriageTool(args: TriageToolArgs, context: TriageToolCon
   try {
     envelope = await triage(request, { reader, logger: context.logger });
   } catch (error) {
-    // Words that point at no namespace, on a server that reads one: that namespace is the one meant.
-    const only =
-      context.scope.kind === 'list' && context.scope.namespaces.length === 1 ? context.scope.namespaces[0] : undefined;
-    if (!(error instanceof InvalidNamespaceError && error.value === '' && request.namespace === undefined && only)) {
-      throw explain(error, context.scope);
-    }
+    const meant = request.namespace === undefined ? namespaceMeant(error, context.scope) : undefined;
+    if (meant === undefined) throw explain(error, context.scope);
     try {
-      envelope = await triage({ ...request, namespace: only }, { reader, logger: context.logger });
+      envelope = await triage({ ...request, namespace: meant }, { reader, logger: context.logger });
     } catch (retried) {
       throw explain(retried, context.scope);
     }
@@ -91,11 +92,33 @@ export async function runTriageTool(args: TriageToolArgs, context: TriageToolCon
   return { envelope, text: triageSummaryText(envelope, note) };
 }
 
+const inScope = (candidates: readonly NamespaceCandidate[], scope: NamespaceScope) =>
+  candidates.filter((c) => namespaceAllowed(c.namespace, scope).allowed);
+
+/**
+ * The namespace a request that names none means when the cluster leaves one choice within the scope: words that
+ * match no namespace on a server that reads one, or words that match several of which one is in the scope.
+ */
+function namespaceMeant(error: unknown, scope: NamespaceScope): string | undefined {
+  if (scope.kind !== 'list') return undefined;
+  if (error instanceof InvalidNamespaceError && error.value === '' && scope.namespaces.length === 1) {
+    return scope.namespaces[0];
+  }
+  if (error instanceof AmbiguousNamespaceError) {
+    const candidates = inScope(error.candidates, scope);
+    return candidates.length === 1 ? candidates[0]?.namespace : undefined;
+  }
+  return undefined;
+}
+
 function explain(error: unknown, scope: NamespaceScope): Error {
   if (error instanceof AmbiguousNamespaceError) {
-    const candidates = error.candidates.map((c) => `${c.namespace} (${c.why})`).join('; ');
+    const candidates = inScope(error.candidates, scope);
+    const listed = candidates.map((c) => `${c.namespace} (${c.why})`).join('; ');
     return new TriageToolError(
-      `${error.message}. Call triage again with "namespace" set to the one meant: ${candidates}.`,
+      candidates.length === 0
+        ? `No namespace given, and the request matches several, none of them one this server reads (it reads ${describeScope(scope)}): call triage again with "namespace" set to the one meant.`
+        : `No namespace given, and the request matches several namespaces: ${listed}. Call triage again with "namespace" set to the one meant.`,
       { cause: error },
     );
   }

@@ -153,6 +153,11 @@ describe('calmops mcp over stdio', () => {
     expect(textOf(outside)).toMatch(
       /^Not triaged: the request points at namespace "wiki": namespace "wiki" is outside this server's scope; it reads namespaces orders, payments, ml-team/,
     );
+    const several = await mcp.call('triage', { text: 'the worker keeps restarting' });
+    expect(several.isError).toBe(true);
+    expect(textOf(several)).toMatch(
+      /^No namespace given, and the request matches several namespaces: orders \(.*order-worker\); payments \(.*ledger-worker\)\. Call triage again with "namespace" set to the one meant\.$/,
+    );
     const nowhere = await mcp.call('triage', { text: 'something is off' });
     expect(nowhere.isError).toBe(true);
     expect(textOf(nowhere)).toContain(
@@ -198,6 +203,10 @@ describe('calmops mcp over stdio', () => {
     const vague = await other.call('triage', { text: 'is anything wrong?' });
     expect(vague.isError, textOf(vague)).toBeFalsy();
     expect(TriageEnvelopeSchema.parse(vague.structuredContent).routing.namespace).toBe('payments');
+    // Words that match a workload here and one elsewhere mean the one this server reads.
+    const worker = await other.call('triage', { text: 'the worker keeps restarting' });
+    expect(worker.isError, textOf(worker)).toBeFalsy();
+    expect(TriageEnvelopeSchema.parse(worker.structuredContent).routing.namespace).toBe('payments');
     await other.close();
     await other.closed;
     expect(() => process.kill(other.pid, 0)).toThrow();
