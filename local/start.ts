@@ -17,6 +17,7 @@ import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from './demo/index.js';
 import { type HealthReport, type LocalHttpServer, type SlackHttpHandler, startLocalHttpServer } from './http-server.js';
 import { createBotClient } from './sandbox/bot-client.js';
 import type { SandboxDemoCluster } from './sandbox/demo-routes.js';
+import { createMcpPanel, type SandboxMcpOptions } from './sandbox/mcp-panel.js';
 import { createSandbox, type Sandbox } from './sandbox/server.js';
 import { buildWorkspace, sandboxChannels } from './sandbox/workspace.js';
 import { type SlackStandIn, startSlackStandIn } from './slack/index.js';
@@ -202,6 +203,13 @@ export function clusterSource(env: Env): ClusterSource {
   return { kind: 'demo', file: DEMO_SNAPSHOT };
 }
 
+/** Where the sandbox's MCP server writes the snapshots it is asked for. */
+async function snapshotFolder(dataDir: string): Promise<string> {
+  const dir = join(dataDir, 'snapshots');
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
 function namespacesOf(objects: readonly KubeObject[]): string[] {
   return [...new Set(objects.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined))].sort();
 }
@@ -233,6 +241,25 @@ export function sandboxDemoCluster(
       broken: snapshot,
       serve: (fixed) => kube.setObjects(fixed.objects, fixed.logs),
     }),
+  };
+}
+
+/**
+ * `calmops mcp` as the sandbox's "MCP tools" pane starts it: the kubeconfig the bot reads with, the served
+ * namespaces (any one at a time for your own cluster), snapshots written under the data folder.
+ */
+export function sandboxMcpOptions(
+  kubeconfigFile: string | undefined,
+  namespaces: readonly string[],
+  snapshotDir: string,
+): SandboxMcpOptions | { unavailable: string } {
+  if (kubeconfigFile === undefined) {
+    return { unavailable: 'No kubeconfig is served with this sandbox, so no MCP server can read the cluster.' };
+  }
+  const scope = namespaces.length > 0 ? namespaces.join(',') : '*';
+  return {
+    args: ['--kubeconfig', kubeconfigFile, '--namespaces', scope, '--snapshot-dir', snapshotDir],
+    cwd: snapshotDir,
   };
 }
 
@@ -365,6 +392,13 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
             ...(demoCluster === undefined ? {} : { demoCluster }),
             // The page fires sample alerts through the server, which alone holds the token.
             alerts: { url: () => `${origin}${ALERTMANAGER_PATH}`, token: alertToken },
+            mcp: createMcpPanel(
+              sandboxMcpOptions(
+                stack.kubeconfigFile,
+                namespaces.map((n) => n.namespace),
+                await snapshotFolder(dataDir),
+              ),
+            ),
           });
     if (sandbox !== undefined) closers.push(async () => sandbox.close());
 

@@ -4,6 +4,7 @@ import type { SlackStandIn } from '../slack/server.js';
 import { stopClientBuilds } from './assets.js';
 import type { BotClient } from './bot-client.js';
 import { demoClusterView, isDemoRoute, type SandboxDemoCluster } from './demo-routes.js';
+import type { McpPanel } from './mcp-panel.js';
 import { createPageState, type SandboxState } from './page-state.js';
 import { sampleAlertRoute } from './routes/alerts.js';
 import { demoClusterRoute } from './routes/demo.js';
@@ -39,6 +40,8 @@ export interface SandboxOptions {
    * `/_sandbox/alerts/sample`). The token never reaches the page. Absent: no sample alerts.
    */
   alerts?: SampleAlertTarget;
+  /** `calmops mcp` against the served cluster, for the "MCP tools" pane (under `/sandbox/api/mcp`). */
+  mcp?: McpPanel;
 }
 
 export interface Sandbox {
@@ -50,6 +53,8 @@ export interface Sandbox {
   /** Ends waiting state requests and writes the history file one last time. */
   close(): Promise<void>;
 }
+
+const NO_MCP = 'No MCP server is started with this sandbox.';
 
 /**
  * The sandbox's server side: serves the page, and turns what a person does on it into the signed requests Slack
@@ -83,6 +88,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     '/sandbox/app.css': reads.css,
     '/sandbox/api/workspace': reads.workspace,
     '/sandbox/api/state': reads.state,
+    '/sandbox/api/mcp': async (response) => {
+      sendJson(
+        response,
+        200,
+        options.mcp === undefined ? { available: false, reason: NO_MCP } : await options.mcp.view(),
+      );
+    },
   };
   const actions: Record<string, (body: unknown) => Promise<unknown>> = {
     '/sandbox/api/compose': messages.compose,
@@ -90,6 +102,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     '/sandbox/api/view/submit': interactions.submit,
     '/sandbox/api/view/close': interactions.close,
     '/sandbox/api/home': messages.openHome,
+    '/sandbox/api/mcp/call': async (body) => {
+      if (options.mcp === undefined) throw new SandboxRequestError(NO_MCP, 409);
+      return options.mcp.call(body);
+    },
   };
 
   const answerPage = async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> => {
@@ -155,6 +171,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     state: page.state,
     warm: reads.warm,
     async close() {
+      await options.mcp?.close();
       await page.close();
       await stopClientBuilds().catch(() => undefined);
     },

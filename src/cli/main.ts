@@ -16,6 +16,7 @@ const COMMANDS: ReadonlyArray<{ name: string; summary: string }> = [
   { name: 'intents', summary: 'list what calmops can triage, with example phrasings' },
   { name: 'snapshot', summary: 'capture a namespace from a cluster into a replayable snapshot' },
   { name: 'serve-snapshot', summary: 'serve a snapshot through the Kubernetes API for kubectl and calmops' },
+  { name: 'mcp', summary: 'serve triage and reads to an assistant over the Model Context Protocol (stdio)' },
   { name: 'stats', summary: 'show triage and session statistics' },
   { name: 'doctor', summary: 'check an install: Slack secret and token, kubeconfigs, RBAC, channel policy' },
   { name: 'manifest', summary: "print the Slack app manifest with your deployment's request URLs" },

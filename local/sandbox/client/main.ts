@@ -1,5 +1,6 @@
 import type { DemoClusterChange } from '../../demo/control.js';
 import type { StandInMessage, StandInView } from '../../slack/records.js';
+import type { McpCallAnswer, McpPanelView } from '../mcp-panel.js';
 import type { SampleAlertResult } from '../sample-alerts.js';
 import type { SandboxNotice, SandboxState } from '../server.js';
 import type { SandboxChannel, SandboxWorkspace } from '../workspace.js';
@@ -7,6 +8,7 @@ import { chosenSample, renderAlertPanel, sampleAlertMessage } from './alert-pane
 import { type BlockContext, collectState, hasValue, renderBlocks } from './blocks.js';
 import { demoChangeMessage, renderDemoPanel } from './demo-panel.js';
 import { escapeHtml } from './html.js';
+import { exampleArguments, type McpPaneState, renderMcpPane } from './mcp-pane.js';
 import { mrkdwnToHtml, plainToHtml } from './mrkdwn.js';
 
 /**
@@ -15,7 +17,7 @@ import { mrkdwnToHtml, plainToHtml } from './mrkdwn.js';
  * into the signed request Slack would send to the app.
  */
 
-type Pane = { kind: 'channel'; channel: string } | { kind: 'home' };
+type Pane = { kind: 'channel'; channel: string } | { kind: 'home' } | { kind: 'mcp' };
 type Json = Record<string, unknown>;
 
 interface Ui {
@@ -33,6 +35,9 @@ interface Ui {
   /** The namespace chosen in the "Alerts" panel, and whether its alert is on its way. */
   alertNamespace: string;
   alertBusy: boolean;
+  /** The "MCP tools" pane, and what it last drew (typing arguments does not redraw it). */
+  mcp: McpPaneState;
+  mcpDrawn: string;
 }
 
 const $ = <T extends HTMLElement>(selector: string): T => {
@@ -71,6 +76,8 @@ const ui: Ui = {
   demoBusy: new Set(),
   alertNamespace: '',
   alertBusy: false,
+  mcp: { tool: 'triage', args: exampleArguments('triage'), busy: false },
+  mcpDrawn: '',
 };
 
 function userName(id: string): string | undefined {
@@ -183,10 +190,12 @@ function renderSidebar(): void {
     .map(item)
     .join('');
   const homeActive = ui.pane.kind === 'home';
+  const mcpActive = ui.pane.kind === 'mcp';
   $('#sidebar-apps').innerHTML =
     `<button type="button" class="side-item${homeActive ? ' active' : ''}" data-home>◎ ${escapeHtml(
       ui.workspace.botName,
-    )} <span class="side-hint">Home</span></button>`;
+    )} <span class="side-hint">Home</span></button>` +
+    `<button type="button" class="side-item${mcpActive ? ' active' : ''}" data-mcp>⚙ MCP tools <span class="side-hint">calmops mcp</span></button>`;
   $('#sidebar-demo').innerHTML = renderDemoPanel(ui.state.demoCluster, ui.demoBusy);
   const alerts = renderAlertPanel(ui.state.alerts, ui.alertNamespace, ui.alertBusy);
   // Redrawn only when it changed, so a choice being made in its list is not interrupted by a poll.
@@ -207,6 +216,21 @@ function renderMain(): void {
   const header = $('#pane-header');
   const list = $('#messages');
   const composer = $('#composer');
+  if (ui.pane.kind === 'mcp') {
+    header.innerHTML =
+      '<div class="pane-title">⚙ MCP tools</div><span class="pane-note">calmops for assistants, over the Model Context Protocol</span>';
+    delete list.dataset['containerType'];
+    list.className = 'messages mcp';
+    composer.hidden = true;
+    const { args: _, ...drawn } = ui.mcp;
+    const key = JSON.stringify(drawn);
+    if (key !== ui.mcpDrawn || list.querySelector('.mcp-pane, .empty') === null) {
+      ui.mcpDrawn = key;
+      list.innerHTML = renderMcpPane(ui.mcp);
+    }
+    return;
+  }
+  ui.mcpDrawn = '';
   if (ui.pane.kind === 'home') {
     header.innerHTML = `<div class="pane-title">◎ ${escapeHtml(ui.workspace.botName)}</div><div class="pane-tabs"><span class="tab active">Home</span></div>`;
     const home = ui.state.homes[ui.me];
@@ -552,6 +576,47 @@ async function sendSampleAlert(status: 'firing' | 'resolved'): Promise<void> {
   }
 }
 
+function openMcp(): void {
+  ui.pane = { kind: 'mcp' };
+  delete ui.thread;
+  render();
+  if (ui.mcp.view !== undefined && ui.mcp.failure === undefined) return;
+  delete ui.mcp.failure;
+  void api<McpPanelView>('/sandbox/api/mcp')
+    .then((view) => {
+      ui.mcp.view = view;
+    })
+    .catch((error: Error) => {
+      ui.mcp.failure = error.message;
+    })
+    .finally(render);
+}
+
+/** Calls one tool as an assistant would, and shows the answer with the JSON-RPC messages of the call. */
+async function callMcpTool(): Promise<void> {
+  if (ui.mcp.busy) return;
+  const tool = ui.mcp.tool;
+  let args: unknown;
+  try {
+    args = JSON.parse(ui.mcp.args.trim() === '' ? '{}' : ui.mcp.args);
+  } catch (error) {
+    ui.mcp.last = { tool, error: `The arguments are not JSON: ${(error as Error).message}` };
+    render();
+    return;
+  }
+  ui.mcp.busy = true;
+  render();
+  try {
+    const answer = await api<McpCallAnswer>('/sandbox/api/mcp/call', { tool, arguments: args });
+    ui.mcp.last = { tool, answer };
+  } catch (error) {
+    ui.mcp.last = { tool, error: (error as Error).message };
+  } finally {
+    ui.mcp.busy = false;
+    render();
+  }
+}
+
 function openHome(): void {
   ui.pane = { kind: 'home' };
   delete ui.thread;
@@ -600,10 +665,26 @@ function wire(): void {
       return;
     }
     if (target.closest('[data-home]') !== null) openHome();
+    if (target.closest('[data-mcp]') !== null) openMcp();
+  });
+  document.addEventListener('submit', (event) => {
+    if ((event.target as HTMLElement).id !== 'mcp-form') return;
+    event.preventDefault();
+    void callMcpTool();
+  });
+  document.addEventListener('input', (event) => {
+    const target = event.target as HTMLElement;
+    if (target instanceof HTMLTextAreaElement && target.id === 'mcp-args') ui.mcp.args = target.value;
   });
   document.addEventListener('change', (event) => {
     const target = event.target as HTMLElement;
     if (target instanceof HTMLSelectElement && target.dataset['interactive'] !== undefined) void interact(target);
+    if (target instanceof HTMLSelectElement && target.id === 'mcp-tool') {
+      ui.mcp.tool = target.value;
+      ui.mcp.args = exampleArguments(target.value);
+      delete ui.mcp.last;
+      render();
+    }
     if (target instanceof HTMLSelectElement && target.id === 'alert-namespace') {
       ui.alertNamespace = target.value;
       renderSidebar();

@@ -1,3 +1,4 @@
+import { intentSummaries } from '../../triage/intent-list.js';
 import { loadTemplates } from '../../triage/template-registry.js';
 import { parseCommandLine } from '../flags.js';
 import type { CliCommand } from '../io.js';
@@ -29,17 +30,9 @@ export const run: CliCommand = async (args, io) => {
   }
   const format = outputFormat(values, ['text', 'json', 'yaml'], 'text');
 
-  const templates = loadTemplates().list();
+  const templates = intentSummaries(loadTemplates());
   if (format !== 'text') {
-    const out = templates.map((t) => ({
-      id: t.id,
-      domain: t.domain,
-      title: t.title,
-      description: t.description,
-      examples: t.examples,
-      relatedDomains: t.relatedDomains,
-    }));
-    io.stdout(renderData(format, out));
+    io.stdout(renderData(format, templates));
     return 0;
   }
 

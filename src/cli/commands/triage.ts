@@ -15,6 +15,7 @@ import {
 } from '../../triage/errors.js';
 import { formatReport, triage, triageReader } from '../../triage/index.js';
 import { TemplateValidationError } from '../../triage/template-registry.js';
+import { parseStepBudget, parseTimeoutSeconds } from '../bounds.js';
 import { painterFor } from '../colour.js';
 import { parseCommandLine } from '../flags.js';
 import {
@@ -90,20 +91,8 @@ function parse(args: string[]): Parsed {
   if (values.intent !== undefined) request.intent = values.intent;
   if (values.namespace !== undefined) request.namespace = values.namespace;
   if (values.now !== undefined) request.now = parseNowOption('--now', values.now);
-  if (values['step-budget'] !== undefined) {
-    const n = values['step-budget'];
-    if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > MAX_STEP_BUDGET) {
-      throw new UsageError(`--step-budget: expected a whole number from 1 to ${MAX_STEP_BUDGET}, got "${n}"`);
-    }
-    request.stepBudget = Number(n);
-  }
-  if (values.timeout !== undefined) {
-    const s = Number(values.timeout);
-    if (values.timeout.trim() === '' || !Number.isFinite(s) || s <= 0 || s > 300) {
-      throw new UsageError(`--timeout: expected seconds between 0 and 300, got "${values.timeout}"`);
-    }
-    request.timeoutMs = Math.round(s * 1000);
-  }
+  if (values['step-budget'] !== undefined) request.stepBudget = parseStepBudget(values['step-budget']);
+  if (values.timeout !== undefined) request.timeoutMs = parseTimeoutSeconds(values.timeout);
   return {
     request,
     ...(values.snapshot !== undefined ? { snapshot: values.snapshot } : {}),
