@@ -179,9 +179,12 @@ export async function decide(
   note?: string,
   approvalId?: string,
 ) {
+  // The session's pending artifact may still name an approval just decided (a revision is posted before its own
+  // approval is recorded): only one the store still holds as pending is decided.
   const pending = await waitFor(`a pending ${kind} approval`, async () => {
     const p = await h.deps.artifacts.getPending(sessionId, kind);
-    return p && (approvalId === undefined || p.approvalId === approvalId) ? p : undefined;
+    if (!p || (approvalId !== undefined && p.approvalId !== approvalId)) return undefined;
+    return (await h.deps.store.approvals.get(p.approvalId))?.status === 'pending' ? p : undefined;
   });
   const decided = await h.deps.store.approvals.decide(
     pending.approvalId,
@@ -201,11 +204,10 @@ export async function decide(
 
 /** Asks for changes to the plan under review, then waits until the revised plan is itself pending review. */
 export async function requestPlanChanges(h: Harness, sessionId: string, userId: string, note: string, what: string) {
-  const reviewed = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-  await decide(h, sessionId, 'plan-review', 'request-changes', userId, note);
+  const reviewed = await decide(h, sessionId, 'plan-review', 'request-changes', userId, note);
   return waitFor(what, async () => {
     const p = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-    return p && p.approvalId !== reviewed?.approvalId ? p : undefined;
+    return p && p.approvalId !== reviewed.id ? p : undefined;
   });
 }
 

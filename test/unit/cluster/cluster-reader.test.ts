@@ -312,13 +312,11 @@ describe('cluster reader: failures are classified', () => {
   });
 
   it("the caller's signal cancels a read in flight", async () => {
-    api = await startFakeApi(() => {
-      // never answer
-    });
-    const reader = createClusterReader({ kubeconfig: { yaml: kubeconfigFor(api.url) }, requestTimeoutMs: 60_000 });
     const controller = new AbortController();
+    // Never answers: the caller cancels once the request has reached the server.
+    api = await startFakeApi(() => controller.abort());
+    const reader = createClusterReader({ kubeconfig: { yaml: kubeconfigFor(api.url) }, requestTimeoutMs: 60_000 });
     const pending = reader.logs({ namespace: 'shop', pod: 'web-1' }, controller.signal);
-    setTimeout(() => controller.abort(), 50);
     const error = await failureOf(pending);
     expect(error.reason).toBe('timeout');
     expect(error.message).toContain('cancelled');
