@@ -55,10 +55,14 @@ export function useHarness(options: Partial<LocalStackOptions> = {}): Harness {
   return startedForSuite(() => startHarness(options));
 }
 
+/**
+ * Polls `probe` until it finds something. The timeout only turns a hang into a message naming what never came: it is
+ * sized for a shared machine running two suites at once, and a test asserts on what happened, never on how soon.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
+  timeoutMs = 120_000,
   intervalMs = 50,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -148,7 +152,7 @@ export async function waitForThread(
   h: Harness,
   threadTs: string,
   pattern: RegExp,
-  timeoutMs = 20_000,
+  timeoutMs = 120_000,
 ): Promise<string> {
   return waitFor(
     `a thread message matching ${pattern}`,
@@ -158,7 +162,7 @@ export async function waitForThread(
 }
 
 /** Waits until the session's execution parks on its input wait (its wait item is stored and unclaimed). */
-export async function waitForInputWait(h: Harness, sessionId: string, timeoutMs = 20_000) {
+export async function waitForInputWait(h: Harness, sessionId: string, timeoutMs = 120_000) {
   return waitFor(
     'the input wait',
     async () => {
