@@ -84,13 +84,14 @@ export function findProgram(command, env = process.env) {
 }
 
 /**
- * Where a prerequisite is on this machine, if it is.
- * @param {Prerequisite} prerequisite
+ * Where a prerequisite (by its command) is on this machine, if it is: the tests run it from there.
+ * @param {string} command
  * @param {NodeJS.ProcessEnv} [env]
  */
-export function locate(prerequisite, env = process.env) {
-  const named = prerequisite.envPath === undefined ? undefined : env[prerequisite.envPath];
-  return findProgram(named !== undefined && named !== '' ? named : prerequisite.command, env);
+export function locate(command, env = process.env) {
+  const envPath = PREREQUISITES.find((p) => p.command === command)?.envPath;
+  const named = envPath === undefined ? undefined : env[envPath];
+  return findProgram(named !== undefined && named !== '' ? named : command, env);
 }
 
 /**
@@ -115,7 +116,7 @@ export function missingPrerequisites(env = process.env) {
   /** @type {{ prerequisite: Prerequisite, reason: string }[]} */
   const missing = [];
   for (const prerequisite of PREREQUISITES) {
-    const found = locate(prerequisite, env);
+    const found = locate(prerequisite.command, env);
     if (found === undefined) {
       const where =
         prerequisite.envPath !== undefined && env[prerequisite.envPath]
