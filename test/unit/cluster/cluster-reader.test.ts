@@ -25,7 +25,8 @@ async function serve(handler: FakeHandler, options: Parameters<typeof kubeconfig
   const reader = createClusterReader({
     kubeconfig: { yaml: kubeconfigFor(api.url, options), allowExec: options.exec !== undefined },
     pageSize,
-    requestTimeoutMs: 2_000,
+    // A guard against a hang only: the tests of the request timeout make readers of their own.
+    requestTimeoutMs: 60_000,
   });
   return { api, reader };
 }
