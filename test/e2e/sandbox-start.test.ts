@@ -66,7 +66,8 @@ async function state(origin: string): Promise<SandboxState> {
 }
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
+  // A guard against a hang, sized for a shared machine running two suites at once.
+  const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
     const found = await probe();
     if (found !== undefined) return found;

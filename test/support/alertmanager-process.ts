@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../local/free-port.js';
 import { writeYaml as stringify } from '../../src/yaml-text.js';
+import { locate } from '../prerequisites.mjs';
 
 /**
  * A real Prometheus Alertmanager (Debian's `prometheus-alertmanager`) as a child process: its own configuration,
  * storage and loopback port, clustering off, alerts pushed through its v2 API exactly as Prometheus pushes them.
  */
 
-export const ALERTMANAGER_BINARY = '/usr/bin/prometheus-alertmanager';
+/** Found on PATH as the prerequisites check finds it (test/prerequisites.mjs); Debian installs it in /usr/bin. */
+export const ALERTMANAGER_BINARY = locate('prometheus-alertmanager') ?? '/usr/bin/prometheus-alertmanager';
 
 export class AlertmanagerProcessError extends Error {
   override readonly name = 'AlertmanagerProcessError';
@@ -74,7 +76,7 @@ export async function requireAlertmanagerBinary(binary = ALERTMANAGER_BINARY): P
     await access(binary, constants.X_OK);
   } catch (error) {
     throw new AlertmanagerProcessError(
-      `${binary} is missing: install it with "apt-get install -y prometheus-alertmanager" (CI does, see .ci/run)`,
+      `${binary} is missing: install it with "apt-get install -y prometheus-alertmanager" (node test/prerequisites.mjs lists what the tests need)`,
       { cause: error },
     );
   }

@@ -55,10 +55,14 @@ export function useHarness(options: Partial<LocalStackOptions> = {}): Harness {
   return startedForSuite(() => startHarness(options));
 }
 
+/**
+ * Polls `probe` until it finds something. The timeout only turns a hang into a message naming what never came: it is
+ * sized for a shared machine running two suites at once, and a test asserts on what happened, never on how soon.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
+  timeoutMs = 120_000,
   intervalMs = 50,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -148,7 +152,7 @@ export async function waitForThread(
   h: Harness,
   threadTs: string,
   pattern: RegExp,
-  timeoutMs = 20_000,
+  timeoutMs = 120_000,
 ): Promise<string> {
   return waitFor(
     `a thread message matching ${pattern}`,
@@ -158,7 +162,7 @@ export async function waitForThread(
 }
 
 /** Waits until the session's execution parks on its input wait (its wait item is stored and unclaimed). */
-export async function waitForInputWait(h: Harness, sessionId: string, timeoutMs = 20_000) {
+export async function waitForInputWait(h: Harness, sessionId: string, timeoutMs = 120_000) {
   return waitFor(
     'the input wait',
     async () => {
@@ -179,9 +183,12 @@ export async function decide(
   note?: string,
   approvalId?: string,
 ) {
+  // The session's pending artifact may still name an approval just decided (a revision is posted before its own
+  // approval is recorded): only one the store still holds as pending is decided.
   const pending = await waitFor(`a pending ${kind} approval`, async () => {
     const p = await h.deps.artifacts.getPending(sessionId, kind);
-    return p && (approvalId === undefined || p.approvalId === approvalId) ? p : undefined;
+    if (!p || (approvalId !== undefined && p.approvalId !== approvalId)) return undefined;
+    return (await h.deps.store.approvals.get(p.approvalId))?.status === 'pending' ? p : undefined;
   });
   const decided = await h.deps.store.approvals.decide(
     pending.approvalId,
@@ -201,11 +208,10 @@ export async function decide(
 
 /** Asks for changes to the plan under review, then waits until the revised plan is itself pending review. */
 export async function requestPlanChanges(h: Harness, sessionId: string, userId: string, note: string, what: string) {
-  const reviewed = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-  await decide(h, sessionId, 'plan-review', 'request-changes', userId, note);
+  const reviewed = await decide(h, sessionId, 'plan-review', 'request-changes', userId, note);
   return waitFor(what, async () => {
     const p = await h.deps.artifacts.getPending(sessionId, 'plan-review');
-    return p && p.approvalId !== reviewed?.approvalId ? p : undefined;
+    return p && p.approvalId !== reviewed.id ? p : undefined;
   });
 }
 

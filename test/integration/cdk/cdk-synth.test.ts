@@ -49,14 +49,14 @@ describe.skipIf(missing.length > 0)(`cdk synth with bundling and cdk-nag${reason
           '-c',
           'alarmEmail=oncall@example.com',
         ],
-        { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024, timeout: 170_000 },
+        { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 },
       );
     } catch (error) {
       const { stdout, stderr } = error as { stdout?: string; stderr?: string };
       throw new Error(`cdk synth failed:\n${stderr ?? ''}\n${stdout ?? ''}`.slice(0, 20_000), { cause: error });
     }
     template = JSON.parse(readFileSync(join(outdir, 'Calmops.template.json'), 'utf8'));
-  }, 180_000);
+  }, 660_000);
 
   afterAll(() => {
     if (outdir) rmSync(outdir, { recursive: true, force: true });

@@ -220,8 +220,8 @@ describe('buttons and modals through the real handler', () => {
   });
 
   it('answers a click on an expired approval with an ephemeral "expired" and nothing else', async () => {
-    const target = await approvalMessage('handoff', { expiresInMs: 30 });
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // Created a minute ago, expired a second ago.
+    const target = await approvalMessage('handoff', { expiresInMs: -1_000 });
     await click(engineer, target);
     expect(h.slack.calls().map((c) => c.method)).toEqual(['chat.postEphemeral']);
     expect(ephemeralTexts()).toEqual([EXPIRED_TEXT]);

@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeKubeconfig } from '../../../src/snapshot-api/kubeconfig.js';
 import type { SnapshotServer } from '../../../src/snapshot-api/server.js';
 import { readYaml } from '../../../src/yaml-text.js';
+import { kubectlInstructions } from '../../prerequisites.mjs';
 import { startDemoServer } from '../../support/kube-demo.js';
 
 const run = promisify(execFile);
 const kubectlFound = !spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).error;
 const title = kubectlFound
   ? 'kubectl against the snapshot API server'
-  : 'kubectl against the snapshot API server (skipped: kubectl is not on PATH)';
+  : `kubectl against the snapshot API server (skipped: kubectl is not on PATH; ${kubectlInstructions({ root: false })})`;
 
 describe.skipIf(!kubectlFound)(title, () => {
   let server: SnapshotServer;

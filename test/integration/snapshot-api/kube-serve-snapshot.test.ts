@@ -21,6 +21,8 @@ interface Captured {
   io: CliIo;
   out: () => string;
   err: () => string;
+  /** Resolves once the command has printed its "Press Ctrl-C" line: it is serving. */
+  serving: Promise<void>;
   interrupt: () => void;
 }
 
@@ -31,17 +33,31 @@ function capture(): Captured {
   const interrupted = new Promise<void>((resolve) => {
     interrupt = resolve;
   });
+  let announced = () => {};
+  const serving = new Promise<void>((resolve) => {
+    announced = resolve;
+  });
+  const stdout = (text: string) => {
+    out += text;
+    if (out.includes('Press Ctrl-C')) announced();
+  };
   return {
-    io: { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, interrupted },
+    io: { stdout, stderr: (t) => (err += t), env: {}, interrupted },
     out: () => out,
     err: () => err,
+    serving,
     interrupt: () => interrupt(),
   };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i += 1) await new Promise((r) => setTimeout(r, 25));
-  if (!check()) throw new Error('condition not reached');
+/** Waits until the command serves; a command that ends first fails the test with what it printed. */
+async function untilServing(cli: Captured, exit: Promise<number>): Promise<void> {
+  let served = false;
+  const ended = exit.then((code) => {
+    if (!served) throw new Error(`serve-snapshot exited ${code} before serving:\n${cli.out()}${cli.err()}`);
+  });
+  await Promise.race([cli.serving, ended]);
+  served = true;
 }
 
 let dir: string;
@@ -57,7 +73,7 @@ describe('calmops serve-snapshot', () => {
     const cli = capture();
     const kubeconfig = join(dir, 'nested', 'snap.kubeconfig');
     const exit = run([DEMO_SNAPSHOT, '--kubeconfig', kubeconfig], cli.io);
-    await until(() => cli.out().includes('Press Ctrl-C'));
+    await untilServing(cli, exit);
 
     expect(cli.out()).toMatch(/^Serving 26 objects from .*demo\.yaml at http:\/\/127\.0\.0\.1:\d+ \(read-only\)$/m);
     expect(cli.out()).toMatch(/^Logs: 4 container logs from .*demo\.logs\.json$/m);
@@ -86,7 +102,7 @@ describe('calmops serve-snapshot', () => {
       [DEMO_SNAPSHOT, '--logs', logs, '--kubeconfig', kubeconfig, '-n', 'payments', '--latency', '5', '--port', '0'],
       cli.io,
     );
-    await until(() => cli.out().includes('Press Ctrl-C'));
+    await untilServing(cli, exit);
     expect(cli.out()).toContain('Logs: 1 container logs from');
     expect(cli.out()).toContain('Injected: 5 ms latency');
     const config = await readKubeconfig(kubeconfig);
@@ -127,7 +143,7 @@ describe('calmops serve-snapshot', () => {
     const first = capture();
     const kubeconfig = join(dir, 'c.kubeconfig');
     const exit = run([DEMO_SNAPSHOT, '--kubeconfig', kubeconfig], first.io);
-    await until(() => first.out().includes('Press Ctrl-C'));
+    await untilServing(first, exit);
     const port = new URL((await readKubeconfig(kubeconfig)).clusters[0]!.cluster.server).port;
     const second = capture();
     expect(await run([DEMO_SNAPSHOT, '--port', port, '--kubeconfig', join(dir, 'd.kubeconfig')], second.io)).toBe(2);

@@ -5,6 +5,7 @@ import {
   ftruncateSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -32,15 +33,21 @@ const ESC = '\u001b';
 // Raw control characters other than newline and tab.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-async function calmops(args: string[], timeoutMs = 60_000): Promise<CalmopsRun & { ms: number }> {
-  const started = Date.now();
-  const run = await runCalmopsBin(args, {
+async function calmops(args: string[], timeoutMs = 60_000, env: NodeJS.ProcessEnv = {}): Promise<CalmopsRun> {
+  return runCalmopsBin(args, {
     cwd: dir,
     // No colour asked for from outside: every escape byte in the output would then be one that leaked through.
-    env: { ...process.env, NODE_OPTIONS: '', KUBECONFIG: '', HOME: dir, FORCE_COLOR: '0' },
+    env: { ...process.env, NODE_OPTIONS: '', KUBECONFIG: '', HOME: dir, FORCE_COLOR: '0', ...env },
     timeoutMs,
   });
-  return { ...run, ms: Date.now() - started };
+}
+
+/** The environment that makes a run list every file it opens (test/support/opened-files.mjs) into `log`. */
+function recordingOpens(log: string): NodeJS.ProcessEnv {
+  return {
+    NODE_OPTIONS: `--import=${new URL('../../support/opened-files.mjs', import.meta.url).href}`,
+    OPENED_FILES_LOG: log,
+  };
 }
 
 function file(name: string, text: string): string {
@@ -101,13 +108,21 @@ describe('calmops on bad input files', () => {
     const fd = openSync(path, 'w');
     ftruncateSync(fd, 300 * 1024 * 1024);
     closeSync(fd);
-    const result = await calmops(['triage', 'pods pending in shop', '--snapshot', path]);
+    const opened = join(dir, 'huge.opened');
+    const result = await calmops(
+      ['triage', 'pods pending in shop', '--snapshot', path],
+      60_000,
+      recordingOpens(opened),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `calmops triage: snapshot file ${path} is 300 MiB, over the 256 MiB limit for an input file; not read ` +
         '(raise the limit with --max-bytes)\n',
     );
-    expect(result.ms).toBeLessThan(15_000);
+    // Never opened: the command's own files were, so the list is this run's.
+    const files = readFileSync(opened, 'utf8').split('\n');
+    expect(files.some((f) => f.endsWith('triage.cjs'))).toBe(true);
+    expect(files).not.toContain(path);
   });
 
   it('--max-bytes lowers and raises the limit, for the snapshot and its logs', async () => {

@@ -91,8 +91,9 @@ describe('exactly-once input delivery under a storm of signed Slack requests', (
     });
     standIn = running.standIn as SlackStandIn;
     store = createStore({ client: running.stack.docClient, tableName: running.stack.env['CALMOPS_TABLE'] ?? '' });
-    slack = signedSlack({ url: running.origin, signingSecret: SECRET });
-  }, 90_000);
+    // An answer later than Slack's 3 s still counts here: `npm run bench` measures how soon it comes.
+    slack = signedSlack({ url: running.origin, signingSecret: SECRET, timeoutMs: 180_000 });
+  }, 180_000);
 
   afterAll(async () => {
     await running?.close();
@@ -100,15 +101,11 @@ describe('exactly-once input delivery under a storm of signed Slack requests', (
   });
 
   /** Until the session's execution is parked on its input wait: stored, and claimed by no sender. */
-  const waitForInput = (session: Session, timeoutMs: number) =>
-    waitFor(
-      `session ${session.index} to wait for input`,
-      async () => {
-        const wait = await store.waits.get(session.sessionId);
-        return wait && !wait.claimedAt ? wait : undefined;
-      },
-      timeoutMs,
-    );
+  const waitForInput = (session: Session) =>
+    waitFor(`session ${session.index} to wait for input`, async () => {
+      const wait = await store.waits.get(session.sessionId);
+      return wait && !wait.claimedAt ? wait : undefined;
+    });
 
   /** `/triage … <marker>`, then the session bound to the root message that carries the marker. */
   const open = async (index: number): Promise<Session> => {
@@ -174,7 +171,7 @@ describe('exactly-once input delivery under a storm of signed Slack requests', (
     const sessions = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => open(i)));
     const expected = new Map<string, Map<string, number>>();
     let strandedClaim: unknown;
-    const forged = signedSlack({ url: running.origin, signingSecret: `${SECRET}-not` });
+    const forged = signedSlack({ url: running.origin, signingSecret: `${SECRET}-not`, timeoutMs: 180_000 });
     let forgedKey = '';
     let forgedAnswer: SlackAnswer | undefined;
 
@@ -185,7 +182,7 @@ describe('exactly-once input delivery under a storm of signed Slack requests', (
         expected.set(session.sessionId, waves);
         if (session.index === STRANDED) {
           // Parked on its input wait with nothing buffered, so no one else claims it: this claim always wins.
-          await waitForInput(session, 60_000);
+          await waitForInput(session);
           strandedClaim = await store.waits.claim(session.sessionId, new Date());
         }
         for (let wave = 0; wave <= WAVES; wave++) {
@@ -227,7 +224,7 @@ describe('exactly-once input delivery under a storm of signed Slack requests', (
         );
         return done ? state : undefined;
       },
-      60_000,
+      undefined,
       250,
     ).catch(async (error: unknown) => {
       // Which session is behind, and whether its input sits in the inbox or never arrived.
@@ -261,7 +258,7 @@ describe('exactly-once input delivery under a storm of signed Slack requests', (
     // Each session still answers: once it waits for input again, a new reply gets a new message in its thread.
     await Promise.all(
       sessions.map(async (session) => {
-        await waitForInput(session, 30_000);
+        await waitForInput(session);
         const before = threadMessages(standIn, session.threadTs).length;
         const ts = `${1_800_000_100 + session.index}.000001`;
         const answer = await send(
@@ -279,15 +276,14 @@ describe('exactly-once input delivery under a storm of signed Slack requests', (
           async () =>
             threadMessages(standIn, session.threadTs).length > before &&
             (await consumedKeys(session.sessionId)).includes(`${incidents}:${ts}`),
-          30_000,
         );
         // And goes back to waiting: nothing of it is still running when the stack stops.
-        await waitForInput(session, 30_000);
+        await waitForInput(session);
         // Nothing of the storm was consumed late, either.
         expect((await consumedKeys(session.sessionId)).sort()).toEqual(
           [...(expected.get(session.sessionId)?.keys() ?? []), `${incidents}:${ts}`].sort(),
         );
       }),
     );
-  }, 120_000);
+  }, 600_000);
 });

@@ -69,7 +69,6 @@ describe('calmops snapshot: bounds', () => {
     );
     const out = join(dir, 'loop.yaml');
     const io = captureIo();
-    const started = Date.now();
     const code = await run(['-n', 'shop', '-o', out, '--kubeconfig', kubeconfig], io);
     expect(code).toBe(1);
     expect(io.err).toContain(
@@ -78,7 +77,6 @@ describe('calmops snapshot: bounds', () => {
     );
     expect(existsSync(out)).toBe(false);
     expect(podRequests()).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('an endless list of fresh tokens stops at --max-items per kind, with a warning, and the snapshot is written', async () => {
@@ -117,24 +115,25 @@ describe('calmops snapshot: bounds', () => {
   });
 
   it('a capture past --deadline fails with the deadline in the message, and stops reading', async () => {
-    let served = 0;
-    const kubeconfig = await cluster((_req, res) => {
-      // Empty pages with a fresh token, slowly: no bound on items is ever reached.
-      served++;
-      setTimeout(() => sendJson(res, 200, { kind: 'PodList', metadata: { continue: `t-${served}` }, items: [] }), 100);
+    // The first page comes at once with a fresh token; the second never does. Only the deadline can end the capture.
+    const held: Promise<void>[] = [];
+    const kubeconfig = await cluster((req, res) => {
+      if (req.query.get('continue') === null) {
+        sendJson(res, 200, { kind: 'PodList', metadata: { continue: 't-1' }, items: [pod('a')] });
+      } else {
+        held.push(new Promise((resolve) => res.on('close', () => resolve())));
+      }
     });
     const out = join(dir, 'slow.yaml');
     const io = captureIo();
-    const started = Date.now();
     const code = await run(['-n', 'shop', '-o', out, '--kubeconfig', kubeconfig, '--deadline', '1'], io);
-    const elapsed = Date.now() - started;
     expect(code).toBe(1);
     expect(io.err).toContain('calmops snapshot: the capture did not finish within 1 s; nothing was written');
     expect(existsSync(out)).toBe(false);
-    expect(elapsed).toBeLessThan(3_000);
-    const after = served;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(served).toBe(after);
+    // The read in flight is abandoned (its connection closed by the client, not by the server), and none follows.
+    // (On a busy machine the deadline may pass before the second page is asked for: then there is none to close.)
+    await Promise.all(held);
+    expect([[null, 't-1'], [null], []]).toContainEqual(podRequests().map((r) => r.query.get('continue')));
   });
 
   it('rejects bad bounds as usage errors', async () => {

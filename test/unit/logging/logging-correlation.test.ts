@@ -63,16 +63,36 @@ beforeEach(() => {
 afterEach(() => logs.restore());
 
 describe('the cluster reader', () => {
-  const emptyCluster = (delayMs = 0): ClusterReader => ({
-    list: async () => {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      return [];
-    },
+  const emptyCluster = (): ClusterReader => ({
+    list: async () => [],
     get: async () => {
       throw new ClusterReadError('not found', 'not-found', 404);
     },
     logs: async () => '',
   });
+  /** A reader per invocation whose lists answer only once two invocations have both asked: they overlap. */
+  const overlappingReaders = () => {
+    let readersAsking = 0;
+    let bothAsking = () => {};
+    const together = new Promise<void>((resolve) => {
+      bothAsking = resolve;
+    });
+    return async (): Promise<ClusterReader> => {
+      let asked = false;
+      return {
+        ...emptyCluster(),
+        list: async () => {
+          if (!asked) {
+            asked = true;
+            readersAsking += 1;
+            if (readersAsking === 2) bothAsking();
+          }
+          await together;
+          return [];
+        },
+      };
+    };
+  };
   const triage = (sessionId: string) => ({
     step: 'triage',
     sessionId,
@@ -103,7 +123,7 @@ describe('the cluster reader', () => {
   it('keeps overlapping invocations apart', async () => {
     const handler = createClusterReaderHandler(
       { CALMOPS_CLUSTERS: JSON.stringify({ default: { kubeconfigFile: '/unused' } }) },
-      { logger: new Logger({ serviceName: 'calmops', logLevel: 'INFO' }), readerFor: async () => emptyCluster(20) },
+      { logger: new Logger({ serviceName: 'calmops', logLevel: 'INFO' }), readerFor: overlappingReaders() },
     );
     await Promise.all([handler(triage('SESSIONA'), lambdaContext('req-a')), handler(triage('SESSIONB'))]);
     const bySession = (id: string) => logs.lines.filter((l) => l['sessionId'] === id);
