@@ -12,6 +12,8 @@ export const ENV = {
   slackSigningSecret: 'SLACK_SIGNING_SECRET',
   slackBotToken: 'SLACK_BOT_TOKEN',
   clusters: 'CALMOPS_CLUSTERS',
+  /** The cluster names alone, for the functions that validate an alert's `cluster` label but never read a cluster. */
+  clusterNames: 'CALMOPS_CLUSTER_NAMES',
   kubeconfig: 'KUBECONFIG',
   policyJson: 'CALMOPS_POLICY_JSON',
   policyFile: 'CALMOPS_POLICY',

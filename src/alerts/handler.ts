@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeText } from '../mrkdwn/escape.js';
-import { checkIntent, type Policy } from '../policy/channel-policy.js';
+import { checkIntent, checkNamespace, type Policy } from '../policy/channel-policy.js';
 import { redactText } from '../redact/index.js';
 import type { DeliverInputInput, SlackLogger, StartSessionInput } from '../slack/deps.js';
 import type { AlertGroupRecord, Store } from '../store/index.js';
@@ -33,6 +33,8 @@ export interface AlertHandlerDeps {
     startSession(input: StartSessionInput): Promise<{ sessionId: string }>;
     deliverInput(input: DeliverInputInput): Promise<unknown>;
   };
+  /** The clusters calmops has a kubeconfig for: an alert's `cluster` label must name one of them. */
+  clusters?: readonly string[];
   /** Who alert sessions are requested by: the bot's own Slack user, so every view names a real user. */
   requester(): Promise<string>;
   now(): Date;
@@ -103,6 +105,26 @@ function allowedIntent(policy: Policy, channelId: string, intent: string): strin
   return checkIntent(channel, SWEEP_INTENT).allowed ? SWEEP_INTENT : undefined;
 }
 
+/**
+ * Why an alert cannot open a session in its channel, said without reading anything: its namespace is outside the
+ * channel's namespaces, or its `cluster` label names a cluster calmops has no kubeconfig for.
+ */
+function alertRefusal(
+  deps: AlertHandlerDeps,
+  channel: NonNullable<ReturnType<Policy['forChannel']>>,
+  target: AlertTarget,
+): string | undefined {
+  if (target.cluster !== undefined && deps.clusters !== undefined && !deps.clusters.includes(target.cluster)) {
+    const known = deps.clusters.map((c) => `\`${c}\``).join(', ') || 'none';
+    return `its \`cluster\` label names \`${escapeText(target.cluster.slice(0, 128))}\`, which is not a cluster calmops is configured for (configured: ${known}); nothing was read.`;
+  }
+  if (target.namespace !== undefined) {
+    const decision = checkNamespace(channel, target.namespace);
+    if (!decision.allowed) return decision.reason;
+  }
+  return undefined;
+}
+
 async function open(
   deps: AlertHandlerDeps,
   group: AlertGroup,
@@ -128,6 +150,16 @@ async function open(
     );
     return { outcome: 'refused', reason, notified: true };
   }
+  const refusal = alertRefusal(deps, channel, target);
+  if (refusal !== undefined) {
+    await deps.store.alertGroups.release(claim);
+    await deps.slack.post(
+      channelId,
+      undefined,
+      alertNotStartedView(`${escapeText(target.alert.name) || 'an alert'}: ${refusal}`),
+    );
+    return { outcome: 'refused', reason: refusal, notified: true };
+  }
   const cluster = target.cluster ?? channel.cluster;
   const chosen = { ...target, intent };
   let threadTs: string;
@@ -146,6 +178,7 @@ async function open(
         intent,
         ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
         cluster,
+        scope: [...channel.scope.namespaces],
       }));
     } catch (error) {
       await deps.slack

@@ -15,6 +15,8 @@ export interface StartSessionInput {
   /** Absent when the request names none: the workflow's triage locates it in the cluster. */
   namespace?: string;
   cluster: string;
+  /** The channel's namespaces; every read of the session stays inside them. */
+  scope: string[];
   note?: string;
 }
 

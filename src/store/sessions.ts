@@ -59,6 +59,8 @@ export const SessionRecordSchema = z.object({
   intent: z.string().min(1).max(64),
   namespace: z.string().max(253),
   cluster: z.string().min(1).max(128).optional(),
+  /** The namespaces the session may read: its channel's scope when it opened (read-only-guard.ts). */
+  scope: z.array(z.string().min(1).max(64)).max(50).optional(),
   channelId: KeyPartSchema,
   threadTs: KeyPartSchema.optional(),
   requester: z.string().min(1).max(64),
@@ -84,6 +86,7 @@ export const NewSessionSchema = z.strictObject({
   intent: z.string().min(1).max(64),
   namespace: z.string().max(253),
   cluster: z.string().min(1).max(128).optional(),
+  scope: z.array(z.string().min(1).max(64)).max(50).optional(),
   channelId: KeyPartSchema,
   threadTs: KeyPartSchema.optional(),
   requester: z.string().min(1).max(64),

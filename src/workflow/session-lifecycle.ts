@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SCOPE_ENTRY } from '../cluster/read-only-guard.js';
 import { StaleVersionError } from '../store/errors.js';
 import { resolveEntry } from '../triage/dictionary.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
@@ -32,6 +33,8 @@ export const StartSessionInputSchema = z.object({
   /** Absent when the request names none: the first triage locates it, and the session keeps what it found. */
   namespace: z.string().min(1).max(253).optional(),
   cluster: z.string().min(1).max(128),
+  /** The channel's namespaces (read-only-guard.ts `ReadScope`): every read of the session stays inside them. */
+  scope: z.array(z.string().regex(SCOPE_ENTRY)).min(1).max(50),
   note: z.string().max(500).optional(),
 });
 export type StartSessionInput = z.input<typeof StartSessionInputSchema>;
@@ -44,7 +47,13 @@ export type SessionDeps = Pick<
 /** The diagnostic execution's input: everything the cluster reader needs travels with it, nothing else. */
 export function executionInput(
   deps: Pick<SessionDeps, 'timeouts'>,
-  session: { id: string; intent: string; namespace: string; cluster?: string | undefined },
+  session: {
+    id: string;
+    intent: string;
+    namespace: string;
+    cluster?: string | undefined;
+    scope?: readonly string[] | undefined;
+  },
   resume: number,
   text = '',
 ) {
@@ -53,8 +62,20 @@ export function executionInput(
     resume,
     idleTimeoutSeconds: deps.timeouts.idleTimeoutSeconds,
     approvalTimeoutSeconds: deps.timeouts.approvalTimeoutSeconds,
-    session: { intent: session.intent, namespace: session.namespace, cluster: session.cluster ?? 'default', text },
+    session: {
+      intent: session.intent,
+      namespace: session.namespace,
+      cluster: session.cluster ?? 'default',
+      text,
+      scope: sessionScope(session),
+    },
   };
+}
+
+/** A session kept from before scopes were recorded reads its own namespace only. */
+export function sessionScope(session: { namespace: string; scope?: readonly string[] | undefined }): string[] {
+  if (session.scope !== undefined && session.scope.length > 0) return [...session.scope];
+  return session.namespace === '' ? [] : [session.namespace];
 }
 
 export async function startSession(
@@ -79,6 +100,7 @@ export async function startSession(
       // An empty namespace means "not located yet": the session item keeps one shape either way.
       namespace: parsed.namespace ?? '',
       cluster: parsed.cluster,
+      scope: parsed.scope,
       channelId: parsed.channelId,
       threadTs: parsed.threadTs,
       requester: parsed.requester,

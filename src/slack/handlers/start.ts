@@ -1,4 +1,4 @@
-import { checkIntent, noChannelPolicy } from '../../policy/channel-policy.js';
+import { checkIntent, checkNamespace, noChannelPolicy } from '../../policy/channel-policy.js';
 import type { SlackAppDeps } from '../deps.js';
 import type { StartCommand } from '../grammar.js';
 import { startedNotice, threadRootView } from '../notices.js';
@@ -30,6 +30,13 @@ export async function startTriage(
     await auditRefusal(deps, undefined, { actor: input.userId, action: 'start', decision: intentDecision });
     return { ok: false, message: intentDecision.reason };
   }
+  if (input.command.namespace !== undefined) {
+    const namespaceDecision = checkNamespace(channel, input.command.namespace);
+    if (!namespaceDecision.allowed) {
+      await auditRefusal(deps, undefined, { actor: input.userId, action: 'start', decision: namespaceDecision });
+      return { ok: false, message: namespaceDecision.reason };
+    }
+  }
 
   const root = threadRootView({ requester: input.userId, command: input.command, cluster: channel.cluster });
   let threadTs = input.threadTs;
@@ -60,6 +67,7 @@ export async function startTriage(
       intent: input.command.intent,
       ...(input.command.namespace === undefined ? {} : { namespace: input.command.namespace }),
       cluster: channel.cluster,
+      scope: [...channel.scope.namespaces],
       ...(input.command.note === undefined ? {} : { note: input.command.note }),
     });
     return { ok: true, sessionId, threadTs };

@@ -78,6 +78,7 @@ describe('the cluster reader', () => {
     sessionId,
     namespace: 'payments',
     cluster: 'default',
+    scope: ['payments'],
     intent: 'crashloop-analysis',
   });
 
