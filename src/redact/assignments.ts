@@ -83,9 +83,23 @@ function isProse(value: string): boolean {
   return PROSE.has(value.toLowerCase());
 }
 
-function lineStartOf(text: string, index: number): number {
-  return text.lastIndexOf('\n', index - 1) + 1;
+/**
+ * What stands between the start of the line and a key, when that is only indentation (and a YAML list's `- `);
+ * undefined when anything else does. It looks back over whitespace only, so every key costs the length of its own
+ * indentation, never the length of its line.
+ */
+function indentBefore(text: string, keyStart: number): string | undefined {
+  let i = keyStart;
+  while (i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
+  if (i > 0 && text[i - 1] === '-' && i < keyStart) {
+    i--;
+    while (i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
+  }
+  return i === 0 || text[i - 1] === '\n' ? text.slice(i, keyStart) : undefined;
 }
+
+/** The longest value any rule looks at: a value is cut here, and the search for its closing quote stops here. */
+export const MAX_VALUE = 4096;
 
 function lineEndOf(text: string, index: number): number {
   const end = text.indexOf('\n', index);
@@ -103,7 +117,9 @@ function valueSpan(
   const first = text[at];
   if (first === undefined || first === '\n' || first === '\r') return undefined;
   if (first === '"' || first === "'" || first === '`') {
-    for (let i = at + 1; i < text.length; i++) {
+    const limit = Math.min(text.length, at + 1 + MAX_VALUE);
+    let i = at + 1;
+    for (; i < limit; i++) {
       const c = text[i];
       if (c === '\\' && first === '"') {
         i++;
@@ -112,12 +128,12 @@ function valueSpan(
       if (c === first) return { start: at + 1, end: i, quoted: true, yamlLine: false };
       if (c === '\n') break;
     }
-    return { start: at + 1, end: lineEndOf(text, at), quoted: true, yamlLine: false };
+    const end = Math.min(i, limit);
+    return { start: at + 1, end: text[end - 1] === '\r' ? end - 1 : end, quoted: true, yamlLine: false };
   }
-  const lineStart = lineStartOf(text, keyStart);
-  const lead = text.slice(lineStart, keyStart);
-  const yamlLine = separator === ':' && /^[ \t]*(?:-[ \t]+)?$/.test(lead);
-  if (yamlLine) {
+  const lead = separator === ':' ? indentBefore(text, keyStart) : undefined;
+  const yamlLine = lead !== undefined;
+  if (lead !== undefined) {
     const end = lineEndOf(text, at);
     const rest = text.slice(at, end);
     if (/^[|>][+-]?\d?[ \t]*(?:#.*)?$/.test(rest)) {
@@ -139,7 +155,7 @@ function valueSpan(
     const value = rest.replace(/[ \t]+#.*$/, '').trimEnd();
     return { start: at, end: at + value.length, quoted: false, yamlLine };
   }
-  const word = /^[^\s"'`,;&<>(){}[\]|]+/.exec(text.slice(at, at + 8192));
+  const word = /^[^\s"'`,;&<>(){}[\]|]+/.exec(text.slice(at, at + MAX_VALUE));
   return word ? { start: at, end: at + word[0].length, quoted: false, yamlLine } : undefined;
 }
 

@@ -112,6 +112,13 @@ const LOOKUP_KEY_QUALIFIERS = new Set([
   'kms',
 ]);
 
+/**
+ * Every credential name holds one of these letters in a row; one test of a short pattern settles the great majority
+ * of names (`level`, `msg`, `ts`) before the name is split into words.
+ */
+const MAY_NAME_CREDENTIAL = /pass|pw|secret|token|key|auth|cred|cookie|sig|cert/i;
+const MAY_NAME_KEY = /key/i;
+
 /** Split at separators and camelCase humps: `AWSSecretAccessKey` → aws, secret, access, key. */
 export function nameWords(name: string): string[] {
   return name
@@ -131,12 +138,14 @@ function meaningfulWords(name: string): string[] {
  * credential depends on the value (see `isCredentialLike`), unlike `cache_key` or `partition_key`.
  */
 export function isVendorKeyName(name: string): boolean {
+  if (!MAY_NAME_KEY.test(name)) return false;
   const words = meaningfulWords(name);
   const previous = words.at(-2);
   return words.at(-1) === 'key' && previous !== undefined && !LOOKUP_KEY_QUALIFIERS.has(previous);
 }
 
 export function isSensitiveName(name: string): boolean {
+  if (!MAY_NAME_CREDENTIAL.test(name)) return false;
   const words = meaningfulWords(name);
   const last = words.at(-1);
   if (last === undefined) return false;

@@ -153,24 +153,62 @@ const HEADER_RULES: readonly Rule[] = [
 
 const COOKIE_ATTRIBUTES = new Set(['path', 'domain', 'expires', 'max-age', 'samesite', 'priority', 'partitioned']);
 
-const URL_RULES: readonly Rule[] = [
-  // scheme://user:password@host — the user stays, it tells which account failed.
-  {
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@'"<>]*):([^\s/?'"<>]+)@/gi,
-    replace: (match, scheme: string, user: string, password: string) =>
-      isPlaceholder(password) ? match : `${scheme}${user}:${REDACTED}@`,
-  },
-  // scheme://token@host, as git and some SDKs write it.
-  {
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([A-Za-z0-9._~+-]{20,})@/gi,
-    replace: (match, scheme: string, user: string) => (tokenish(user) ? `${scheme}${REDACTED}@` : match),
-  },
-  // Slack incoming webhooks carry their credential in the path.
-  {
-    pattern: /\b(https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]+/g,
-    replace: `$1${REDACTED}`,
-  },
-];
+/** Characters of a URL scheme (RFC 3986), and of a userinfo: anything up to the `@` but separators and quotes. */
+const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
+const MAX_SCHEME = 32;
+/** A userinfo longer than this is not one: the search for its `@` stops here, so it costs a bounded look per URL. */
+const MAX_USERINFO = 512;
+const USERINFO_END = new Set([' ', '\t', '\r', '\n', '/', '?', '#', "'", '"', '<', '>', '`']);
+
+/**
+ * `scheme://user:password@host` keeps the user (it tells which account failed) and loses the password;
+ * `scheme://token@host`, as git and some SDKs write it, loses the token; a Slack incoming webhook loses its path.
+ * Found from each `://` outwards, so the cost is a bounded look per URL whatever surrounds it.
+ */
+function redactUrls(text: string): string {
+  if (!text.includes('://')) return text;
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
+    let schemeStart = at;
+    while (schemeStart > 0 && at - schemeStart < MAX_SCHEME && SCHEME_CHAR.test(text[schemeStart - 1] as string)) {
+      schemeStart--;
+    }
+    if (schemeStart === at || !/[A-Za-z]/.test(text[schemeStart] as string)) continue;
+    const hostStart = at + 3;
+    if (text.startsWith('hooks.slack.com/', hostStart)) {
+      const path = /^hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/.exec(
+        text.slice(hostStart, hostStart + 256),
+      );
+      if (path !== null) {
+        const keep = path[0].indexOf('/', 'hooks.slack.com/'.length) + 1;
+        out += `${text.slice(from, hostStart + keep)}${REDACTED}`;
+        from = hostStart + path[0].length;
+        at = from - 3;
+      }
+      continue;
+    }
+    let end = hostStart;
+    while (end < text.length && end - hostStart < MAX_USERINFO && !USERINFO_END.has(text[end] as string)) {
+      if (text[end] === '@') break;
+      end++;
+    }
+    if (text[end] !== '@') continue;
+    const userinfo = text.slice(hostStart, end);
+    const colon = userinfo.indexOf(':');
+    if (colon !== -1) {
+      const password = userinfo.slice(colon + 1);
+      if (password === '' || isPlaceholder(password)) continue;
+      out += `${text.slice(from, hostStart + colon + 1)}${REDACTED}`;
+    } else {
+      if (userinfo.length < 20 || !tokenish(userinfo)) continue;
+      out += `${text.slice(from, hostStart)}${REDACTED}`;
+    }
+    from = end;
+    at = end - 2;
+  }
+  return out + text.slice(from);
+}
 
 function applyRules(text: string, rules: readonly Rule[]): string {
   let out = text;
@@ -184,5 +222,5 @@ export function redactTokens(text: string): string {
   let out = redactSkKeys(redactAwsLines(text));
   if (ANY_VENDOR_TOKEN.test(out)) for (const pattern of VENDOR_TOKENS) out = out.replace(pattern, REDACTED);
   out = applyRules(out, HEADER_RULES);
-  return applyRules(out, URL_RULES);
+  return redactUrls(out);
 }
