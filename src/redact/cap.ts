@@ -11,17 +11,21 @@
 export const MAX_LINE = 8192;
 /** How far back the cut looks for a separator before it gives up and cuts inside the word. */
 const MAX_WORD_BACKTRACK = 256;
-const SEPARATORS = new Set([' ', '\t', ',', ';', '&', '"', "'", '{', '}', '[', ']', '(', ')', '<', '>', '|']);
+const SEPARATORS = new Set([' ', '\t', ',', ';', '&']);
 
 export function cutMarker(lost: number): string {
   return ` … [${lost} characters not shown]`;
 }
 
+/** Room for the marker, so a cut line is within MAX_LINE and a second pass leaves it as it is. */
+const MARKER_ROOM = 48;
+
 function cutLine(line: string): string {
-  let cut = MAX_LINE;
-  const limit = MAX_LINE - MAX_WORD_BACKTRACK;
+  const target = MAX_LINE - MARKER_ROOM;
+  let cut = target;
+  const limit = target - MAX_WORD_BACKTRACK;
   while (cut > limit && !SEPARATORS.has(line[cut] as string) && !SEPARATORS.has(line[cut - 1] as string)) cut--;
-  if (cut === limit) cut = MAX_LINE;
+  if (cut === limit) cut = target;
   return `${line.slice(0, cut)}${cutMarker(line.length - cut)}`;
 }
 

@@ -6,6 +6,8 @@ import {
   redactXmlElements,
 } from './assignments.js';
 import { capLines } from './cap.js';
+import { redactCommandLines } from './command-line.js';
+import { redactContextValues } from './context.js';
 import { redactHighEntropy } from './entropy.js';
 import { isPlaceholder, REDACTED } from './marker.js';
 import { isSensitiveName } from './names.js';
@@ -46,11 +48,15 @@ export function redactText(text: string, options: RedactOptions = {}): string {
   out = redactXmlElements(out);
   out = redactAssignments(out);
   out = redactFlags(out);
+  out = redactCommandLines(out);
   out = redactPasswordPhrases(out);
+  out = redactContextValues(out);
   out = redactHighEntropy(out);
   // Personal data: email addresses (not the `git@host` of SSH remotes).
-  if (!out.includes('@')) return out;
-  return out.replace(EMAIL, (address) => (address.startsWith('git@') ? address : '[EMAIL]'));
+  if (out.includes('@')) out = out.replace(EMAIL, (address) => (address.startsWith('git@') ? address : '[EMAIL]'));
+  // A marker is longer than many values it replaces: cut again, so what comes out is within the cap too and a
+  // second pass finds nothing to do.
+  return capLines(out);
 }
 
 /**

@@ -30,7 +30,7 @@ const VALUE_SUFFIXES = new Set([
 
 /** A last word that is a credential on its own, optionally glued to a prefix (`dbpassword`, `csrftoken`). */
 const CREDENTIAL_WORD =
-  /^(?:[a-z0-9]*(?:password|passwd|passphrase|secret|token|apikey|accesskey|secretkey|privatekey|accountkey|credentials?|cookie)\d*|pass\d*|pw|auth|sig|signature)$/;
+  /^(?:[a-z0-9]*(?:password|passwd|passphrase|secret|token|apikey|accesskey|secretkey|privatekey|accountkey|credentials?|cookie)\d*|pass\d*|pw|auth|sig|signature|requirepass|masterauth|masterpass)$/;
 
 /** `*_key` is a credential when the word before says what kind: `api_key`, `AccountKey`, `tls.key`. */
 const KEY_QUALIFIERS = new Set([
@@ -82,7 +82,6 @@ const LOOKUP_KEY_QUALIFIERS = new Set([
   'cache',
   'primary',
   'foreign',
-  'routing',
   'idempotency',
   'object',
   'hash',
