@@ -17,7 +17,10 @@ interface CommandRule {
 const VALUE = String.raw`(?<quote>["']?)(?<value>[^\s"']+)\k<quote>`;
 
 const COMMAND_RULES: readonly CommandRule[] = [
-  { program: /\bredis-cli\b/, flag: new RegExp(String.raw`(?<head>(?<![^\s])(?:-a|--pass|--askpass)[ \t]+)${VALUE}`, 'g') },
+  {
+    program: /\bredis-cli\b/,
+    flag: new RegExp(String.raw`(?<head>(?<![^\s])(?:-a|--pass|--askpass)[ \t]+)${VALUE}`, 'g'),
+  },
   { program: /\blogin\b/, flag: new RegExp(String.raw`(?<head>(?<![^\s])-p[ \t]+)${VALUE}`, 'g') },
   {
     program: /\b(?:mysql(?:dump|admin|sh|import|check)?|mariadb(?:-dump|-admin)?)\b/,
@@ -25,10 +28,7 @@ const COMMAND_RULES: readonly CommandRule[] = [
   },
   {
     program: /\b(?:curl|wget|http|https|xh)\b/,
-    flag: new RegExp(
-      String.raw`(?<head>(?<![^\s])(?:-u|--user|--proxy-user)[ \t]+["']?[^\s:"']+:)(?<quote>)(?<value>[^\s"']+)`,
-      'g',
-    ),
+    flag: /(?<head>(?<![^\s])(?:-u|--user|--proxy-user)[ \t]+["']?[^\s:"']+:)(?<quote>)(?<value>[^\s"']+)/g,
   },
 ];
 

@@ -11,8 +11,7 @@ import { REDACTED } from './marker.js';
  * A run of base64 characters, with `=` padding at its end or between pieces (tokens glued from two encoded parts,
  * `…==…`). Each piece is bounded by `=` signs, so a failed match gives nothing back to try again: linear.
  */
-const CANDIDATE =
-  /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{8,}(?:={1,2}[A-Za-z0-9+/_-]{8,})*={0,2}(?![A-Za-z0-9+/_=-])/g;
+const CANDIDATE = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{8,}(?:={1,2}[A-Za-z0-9+/_-]{8,})*={0,2}(?![A-Za-z0-9+/_=-])/g;
 const MIN_CANDIDATE = 32;
 const MIN_BITS_PER_CHAR = 4;
 /**
