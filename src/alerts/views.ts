@@ -4,6 +4,7 @@ import { SWEEP_INTENT } from '../triage/routing.js';
 import { code, context, fitMessage, section, type ThreadMessage, truncate } from '../views/limits.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
 import type { AlertTarget } from './map.js';
+import { safeLink } from './safe-link.js';
 
 /** The messages an alert group posts: the thread root that opens its session, and the updates in that thread. */
 
@@ -69,7 +70,8 @@ function counts(group: AlertGroup): string {
 
 function sourceLink(group: AlertGroup): string {
   const name = group.source === 'alertmanager' ? 'Alertmanager' : group.source;
-  return group.link === undefined ? `from ${name}` : `from <${group.link}|${name}>`;
+  const link = group.link === undefined ? undefined : safeLink(group.link);
+  return link === undefined ? `from ${name}` : `from <${link}|${name}>`;
 }
 
 /** The top-level message that opens an alert's incident thread. */

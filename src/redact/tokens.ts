@@ -216,7 +216,7 @@ const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
 const MAX_SCHEME = 32;
 /** A userinfo longer than this is not one: the search for its `@` stops here, so it costs a bounded look per URL. */
 const MAX_USERINFO = 512;
-const USERINFO_END = new Set([' ', '\t', '\r', '\n', '/', '?', '#', "'", '"', '<', '>', '`']);
+const USERINFO_END = new Set([' ', '\t', '\r', '\n', '/', '?', "'", '"', '<', '>', '`']);
 
 /**
  * `scheme://user:password@host` keeps the user (it tells which account failed) and loses the password;

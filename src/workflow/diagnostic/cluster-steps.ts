@@ -3,7 +3,7 @@ import { SCOPE_ENTRY } from '../../cluster/read-only-guard.js';
 import { ReadSpecSchema } from '../../cluster/read-spec.js';
 import { createClusterReader, type KubeClusterReader } from '../../cluster/reader.js';
 import { scopeReader } from '../../cluster/scoped-reader.js';
-import type { ClusterReader } from '../../cluster/types.js';
+import { ClusterReadError, type ClusterReader, ReadOnlyViolationError } from '../../cluster/types.js';
 import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
 import { ANALYZERS } from '../../triage/analyzers/index.js';
 import { runTriage, type TriageLogger } from '../../triage/engine.js';
@@ -153,6 +153,37 @@ function unlocated(error: AmbiguousNamespaceError | InvalidNamespaceError): Unlo
   };
 }
 
+/**
+ * A namespace named by a person or an alert that the cluster does not have is "not found", said in the thread
+ * instead of a triage of nothing (which would read as "no fault"). Outside the session's scope it is refused the
+ * same way, without reading. A read that cannot tell (no permission on namespaces, a timeout) lets the triage run.
+ */
+async function namespaceMissing(
+  reader: ClusterReader,
+  namespace: string,
+  cluster: string,
+): Promise<UnlocatedResult | undefined> {
+  try {
+    await reader.get({ kind: 'namespaces', name: namespace }, AbortSignal.timeout(8_000));
+    return undefined;
+  } catch (error) {
+    const shown = namespace.slice(0, 63);
+    if (error instanceof ReadOnlyViolationError) {
+      return { unlocated: { reason: 'not-found', message: error.message.slice(0, 1000), candidates: [] } };
+    }
+    if (error instanceof ClusterReadError && error.reason === 'not-found') {
+      return {
+        unlocated: {
+          reason: 'not-found',
+          message: `Namespace "${shown}" was not found on cluster ${cluster.slice(0, 128)}: the API server has no such namespace, so nothing there was triaged.`,
+          candidates: [],
+        },
+      };
+    }
+    return undefined;
+  }
+}
+
 export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload): Promise<unknown> {
   switch (payload.step) {
     case 'triage': {
@@ -162,6 +193,10 @@ export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload)
       // suggestions as tie-breakers and explains the choice, which an intent given by id would not.
       const byWords = payload.intent === SWEEP_INTENT && text !== '';
       const locating = payload.namespace === '';
+      if (!locating) {
+        const missing = await namespaceMissing(reader, payload.namespace, payload.cluster);
+        if (missing !== undefined) return missing;
+      }
       try {
         const envelope: TriageEnvelope = await runTriage(
           {
