@@ -68,6 +68,12 @@ export type AlertOutcome =
 
 const POLL_MS = 200;
 const RETRY_AFTER_SECONDS = 5;
+/**
+ * How long a delivery's hold on a notification and on its group lasts before another may finish its work: opening
+ * takes a post and a few writes, so a hold this old belongs to a delivery that died. Until then, repeats are asked
+ * to come again (503), never told they are duplicates.
+ */
+const OPENING_LEASE_SECONDS = 15;
 
 /** The alert's own words, as the session's request text: what locating a namespace and breaking ties read. */
 export function sessionText(alert: NormalizedAlert): string {
@@ -165,12 +171,19 @@ async function open(
   let threadTs: string;
   try {
     const requester = await deps.requester();
-    const root = await deps.slack.post(channelId, undefined, alertRootView({ group, target: chosen, cluster }));
-    if (root.ts === '') throw new Error('Slack did not return the thread message');
-    threadTs = root.ts;
+    // A takeover of an interrupted opening uses the root it posted: one thread per group, even across a crash.
+    if (claim.rootTs !== undefined) threadTs = claim.rootTs;
+    else {
+      const root = await deps.slack.post(channelId, undefined, alertRootView({ group, target: chosen, cluster }));
+      if (root.ts === '') throw new Error('Slack did not return the thread message');
+      threadTs = root.ts;
+      await deps.store.alertGroups.noteRoot(claim, threadTs);
+    }
     let sessionId: string;
     try {
       ({ sessionId } = await deps.workflow.startSession({
+        // The claim's planned id: starting again after a crash completes that session instead of opening another.
+        ...(claim.plannedSessionId === undefined ? {} : { id: claim.plannedSessionId }),
         channelId,
         threadTs,
         requester,
@@ -213,7 +226,7 @@ async function open(
     };
   } catch (error) {
     logger?.error('an alert session could not be opened', { channelId, error: (error as Error).message });
-    await deps.store.alertGroups.release(claim).catch(() => undefined);
+    await deps.store.alertGroups.abandon(claim, deps.now()).catch(() => undefined);
     return { outcome: 'retry', reason: 'the session could not be started', retryAfterSeconds: RETRY_AFTER_SECONDS };
   }
 }
@@ -249,11 +262,26 @@ async function firing(deps: AlertHandlerDeps, group: AlertGroup, groupId: string
     if (channelId === undefined) {
       return { outcome: 'refused', reason: 'the channel policy has no alerts section', notified: false };
     }
+    const interrupted = existing?.phase === 'opening' ? existing : undefined;
     const claim = await deps.store.alertGroups.claim(
       { groupId, source: group.source, groupKey: group.key, channelId },
       {
         now: deps.now(),
+        leaseSeconds: OPENING_LEASE_SECONDS,
         ...(existing?.phase === 'bound' && existing.sessionId !== undefined ? { replacing: existing.sessionId } : {}),
+        // What a delivery that died while opening had done: its session id and its thread root, to finish with.
+        ...(interrupted === undefined
+          ? {}
+          : {
+              inherit: {
+                ...(interrupted.plannedSessionId === undefined
+                  ? {}
+                  : { plannedSessionId: interrupted.plannedSessionId }),
+                ...(interrupted.rootTs === undefined || interrupted.channelId !== channelId
+                  ? {}
+                  : { rootTs: interrupted.rootTs }),
+              },
+            }),
       },
     );
     // Lost the race: the next look finds the winner's claim (and waits for it) or its session.
@@ -302,12 +330,23 @@ async function resolved(deps: AlertHandlerDeps, group: AlertGroup, groupId: stri
 /** Handles one notification of an alert group. */
 export async function handleAlertGroup(deps: AlertHandlerDeps, group: AlertGroup): Promise<AlertOutcome> {
   const groupId = alertGroupId(group);
-  const claim = await deps.store.dedupe.claim(`alert:${groupId}:${notificationDigest(group)}`, {
+  const dedupeKey = `alert:${groupId}:${notificationDigest(group)}`;
+  const claim = await deps.store.dedupe.claim(dedupeKey, {
     ttlSeconds: deps.duplicateWindowSeconds ?? 60,
-    leaseSeconds: 30,
+    leaseSeconds: OPENING_LEASE_SECONDS,
     now: deps.now(),
   });
-  if (claim === undefined) return { outcome: 'duplicate' };
+  if (claim === undefined) {
+    // Held but not finished: its delivery may have died, so the sender must keep trying until one finishes.
+    if (await deps.store.dedupe.isPending(dedupeKey, deps.now())) {
+      return {
+        outcome: 'retry',
+        reason: 'an earlier delivery of this notification is still being handled',
+        retryAfterSeconds: RETRY_AFTER_SECONDS,
+      };
+    }
+    return { outcome: 'duplicate' };
+  }
   try {
     const outcome =
       group.status === 'resolved' ? await resolved(deps, group, groupId) : await firing(deps, group, groupId);

@@ -25,6 +25,14 @@ export class UnknownIntentForSessionError extends Error {
 }
 
 export const StartSessionInputSchema = z.object({
+  /**
+   * The id to open the session under, chosen by a caller that must be able to finish an interrupted start (an alert
+   * delivery that died midway): starting again with the same id completes that session instead of opening another.
+   */
+  id: z
+    .string()
+    .regex(/^[0-9A-Za-z-]{1,64}$/)
+    .optional(),
   channelId: z.string().min(1).max(64),
   threadTs: z.string().min(1).max(64),
   requester: z.string().min(1).max(64),
@@ -94,8 +102,9 @@ export async function startSession(
     );
   }
   const now = deps.now();
-  const session = await deps.store.sessions.create(
+  const { session, created } = await deps.store.sessions.createIfAbsent(
     {
+      ...(parsed.id === undefined ? {} : { id: parsed.id }),
       intent,
       // An empty namespace means "not located yet": the session item keeps one shape either way.
       namespace: parsed.namespace ?? '',
@@ -107,10 +116,13 @@ export async function startSession(
     },
     now,
   );
+  if (!created && (parsed.id === undefined || session.status !== 'open')) {
+    throw new SessionStartError(`Session ${session.id} already exists and is ${session.status}`);
+  }
   // Two independent items of the new session: written together, as the Slack acknowledgement waits for this.
   await Promise.all([
     deps.store.threads.bind(parsed.channelId, parsed.threadTs, session.id, now),
-    recordEvent(deps, session.id, 'intent_captured', {
+    recordEvent(deps, session.id, created ? 'intent_captured' : 'session.start_completed', {
       actor: parsed.requester,
       summary: `${intent} in ${parsed.namespace ?? '(namespace to be located)'} on ${parsed.cluster}`,
       data: {
@@ -127,10 +139,21 @@ export async function startSession(
     `${session.id}-0`,
     executionInput(deps, session, 0, parsed.text),
   );
-  if (!started.started) throw new SessionStartError(`Session ${session.id} already has its first execution`);
+  if (!started.started) {
+    if (created) throw new SessionStartError(`Session ${session.id} already has its first execution`);
+    // An interrupted start whose first execution was started: the session only lacks the record of it.
+    const executionArn = session.executionArn ?? executionArnOf(deps.stateMachines.diagnosticArn, `${session.id}-0`);
+    if (session.executionArn === undefined) await recordExecution(deps, session, executionArn);
+    return { sessionId: session.id, executionArn };
+  }
   const { executionArn } = started;
   await recordExecution(deps, session, executionArn);
   return { sessionId: session.id, executionArn };
+}
+
+/** An execution's ARN, as Step Functions forms it from its state machine's and its name. */
+export function executionArnOf(stateMachineArn: string, name: string): string {
+  return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 }
 
 /**
