@@ -419,6 +419,11 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
 }
 
 /** The one block `npm start` prints. */
+/** Enough of a token to tell which one it is, not enough to use it. */
+export function shortToken(token: string): string {
+  return token.length <= 8 ? '…' : `${token.slice(0, 4)}…`;
+}
+
 export function banner(running: RunningCalmops): string {
   const lines: string[] = [];
   if (running.mode === 'socket') {
@@ -455,7 +460,9 @@ export function banner(running: RunningCalmops): string {
   }
   if (running.alerts !== undefined) {
     const { url, token, channel } = running.alerts;
-    lines.push(`Alertmanager webhook: ${url}   Authorization: Bearer ${token}`);
+    // Cut short: a start-up block ends up in terminals' scrollback, screen shares and pasted logs.
+    lines.push(`Alertmanager webhook: ${url}   Authorization: Bearer ${shortToken(token)}`);
+    lines.push(`  the whole token: ${ENV.alertsToken} if you set it, else the file alerts-token in the data directory`);
     lines.push(
       channel === undefined
         ? '  (your channel policy has no alerts section: alerts are refused until it names a channel)'

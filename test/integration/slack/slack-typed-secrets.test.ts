@@ -52,4 +52,30 @@ describe('secrets typed by a person', () => {
       .join('\n');
     expect(thread).not.toContain(TOKEN);
   }, 120_000);
+
+  it('runs a read whose words are longer than a step may carry, and the session goes on', async () => {
+    const { threadTs } = await triage('crashloop in orders');
+    const labels = Array.from({ length: 40 }, (_, i) => `team-${i}`).join(',');
+    const long = `kubectl get pods -n orders -l 'app in (order-worker),team notin (${labels})'`;
+    expect(long.length).toBeGreaterThan(300);
+    const threadText = () =>
+      slack()
+        .messages(channel)
+        .filter((m) => m.thread_ts === threadTs)
+        .map(renderMessage);
+    await say(threadTs, long);
+    await waitFor(
+      'the long read answered',
+      async () =>
+        threadText().find((t) => /kubectl get pods -n orders -l/.test(t) && /pod|No resources|matched/i.test(t)),
+      60_000,
+    );
+    expect(threadText().some((t) => /Something failed/i.test(t))).toBe(false);
+    await say(threadTs, 'kubectl get configmaps -n orders');
+    await waitFor(
+      'the next read answered',
+      async () => threadText().find((t) => /`kubectl get configmaps -n orders`/.test(t)),
+      60_000,
+    );
+  }, 150_000);
 });
