@@ -23,6 +23,8 @@ export const ENV = {
   minTimeInStateSeconds: 'CALMOPS_MIN_TIME_IN_STATE_SECONDS',
   alertsToken: 'ALERTS_TOKEN',
   alertsTokenSecretArn: 'ALERTS_TOKEN_SECRET_ARN',
+  /** How many alert-opened sessions may be open at once before new groups go to the overflow thread. */
+  alertSessionCap: 'CALMOPS_ALERT_SESSION_CAP',
   templatesDir: 'CALMOPS_TEMPLATES_DIR',
   parametersSecretsEndpoint: 'CALMOPS_PARAMETERS_SECRETS_ENDPOINT',
 } as const;

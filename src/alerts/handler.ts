@@ -9,7 +9,7 @@ import type { TemplateRegistry } from '../triage/template-registry.js';
 import type { ThreadMessage } from '../views/limits.js';
 import { type AlertGroup, alertGroupId, type NormalizedAlert } from './group.js';
 import { type AlertTarget, mapAlertGroup } from './map.js';
-import { alertNotStartedView, alertResolvedView, alertRootView, alertUpdateView } from './views.js';
+import { alertNotStartedView, alertOverflowView, alertResolvedView, alertRootView, alertUpdateView } from './views.js';
 
 /**
  * The core of alert intake, free of HTTP and of any one sender: a normalized alert group in, at most one session per
@@ -33,6 +33,11 @@ export interface AlertHandlerDeps {
     startSession(input: StartSessionInput): Promise<{ sessionId: string }>;
     deliverInput(input: DeliverInputInput): Promise<unknown>;
   };
+  /**
+   * At most this many alert-opened sessions are open at once; past it, new groups are listed in one overflow thread
+   * per source and channel instead of each opening a thread and a triage (a storm must not take the stack down).
+   */
+  maxOpenAlertSessions?: number;
   /** The clusters calmops has a kubeconfig for: an alert's `cluster` label must name one of them. */
   clusters?: readonly string[];
   /** Who alert sessions are requested by: the bot's own Slack user, so every view names a real user. */
@@ -60,6 +65,8 @@ export type AlertOutcome =
   | { outcome: 'updated'; sessionId: string; channelId: string; threadTs: string }
   | { outcome: 'validating'; sessionId: string; channelId: string; threadTs: string }
   | { outcome: 'duplicate' }
+  /** Over the cap on open alert sessions: listed in the overflow thread, no session opened. */
+  | { outcome: 'overflow'; channelId: string; threadTs: string }
   | { outcome: 'ignored'; reason: string }
   /** Not something a retry can change: the policy takes no alerts, or the channel runs no intent that fits. */
   | { outcome: 'refused'; reason: string; notified: boolean }
@@ -74,6 +81,38 @@ const RETRY_AFTER_SECONDS = 5;
  * to come again (503), never told they are duplicates.
  */
 const OPENING_LEASE_SECONDS = 15;
+/** Well above an ordinary burst (a few dozen groups after a node or a zone goes down). */
+export const DEFAULT_MAX_OPEN_ALERT_SESSIONS = 150;
+
+/**
+ * Lists a group in its source's overflow thread in the channel, opening that thread once (a claim on a group of its
+ * own, bound to the thread rather than to a session).
+ */
+async function overflow(
+  deps: AlertHandlerDeps,
+  group: AlertGroup,
+  channelId: string,
+  cap: number,
+): Promise<AlertOutcome> {
+  const overflowId = alertGroupId({ source: group.source, key: `calmops-overflow:${channelId}`, commonLabels: {} });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const record = await deps.store.alertGroups.get(overflowId);
+    if (record?.phase === 'bound' && record.threadTs !== undefined) {
+      await deps.slack.post(channelId, record.threadTs, alertUpdateView(group));
+      return { outcome: 'overflow', channelId, threadTs: record.threadTs };
+    }
+    const claim = await deps.store.alertGroups.claim(
+      { groupId: overflowId, source: group.source, groupKey: 'calmops-overflow', channelId },
+      { now: deps.now(), leaseSeconds: OPENING_LEASE_SECONDS },
+    );
+    if (!claim.claimed) continue;
+    const root = await deps.slack.post(channelId, undefined, alertOverflowView(group.source, cap));
+    await deps.store.alertGroups.bind(claim.record, { sessionId: 'overflow', threadTs: root.ts }, deps.now());
+    await deps.slack.post(channelId, root.ts, alertUpdateView(group));
+    return { outcome: 'overflow', channelId, threadTs: root.ts };
+  }
+  return { outcome: 'retry', reason: 'the overflow thread is being opened', retryAfterSeconds: RETRY_AFTER_SECONDS };
+}
 
 /** The alert's own words, as the session's request text: what locating a namespace and breaking ties read. */
 export function sessionText(alert: NormalizedAlert): string {
@@ -165,6 +204,14 @@ async function open(
       alertNotStartedView(`${escapeText(target.alert.name) || 'an alert'}: ${refusal}`),
     );
     return { outcome: 'refused', reason: refusal, notified: true };
+  }
+  const cap = deps.maxOpenAlertSessions ?? DEFAULT_MAX_OPEN_ALERT_SESSIONS;
+  if (claim.plannedSessionId === undefined || (await deps.store.sessions.get(claim.plannedSessionId)) === undefined) {
+    const requester = await deps.requester();
+    if ((await deps.store.sessions.countOpenByRequester(requester, cap)) >= cap) {
+      await deps.store.alertGroups.release(claim);
+      return overflow(deps, group, channelId, cap);
+    }
   }
   const cluster = target.cluster ?? channel.cluster;
   const chosen = { ...target, intent };

@@ -130,6 +130,12 @@ export function alertResolvedView(group: AlertGroup): ThreadMessage {
 }
 
 /** The root when the session could not start, so the channel knows the alert arrived and what to do. */
+/** The one thread a storm's groups beyond the cap are listed in, instead of each opening its own. */
+export function alertOverflowView(source: string, cap: number): ThreadMessage {
+  const text = `More than ${cap} alert sessions are open: further ${source} alert groups are listed in this thread instead of each opening a triage. They open their own when fewer are open and the alert is delivered again.`;
+  return { text, blocks: [section(`:rotating_light: *Alert overflow* ${escapeText(text)}`)] };
+}
+
 export function alertNotStartedView(reason: string): ThreadMessage {
   return {
     text: `calmops could not start a triage for this alert: ${reason}`,

@@ -3,7 +3,7 @@ import { parseAlarmStateChange } from '../alerts/cloudwatch.js';
 import type { AlertHandlerDeps, AlertOutcome } from '../alerts/handler.js';
 import { handleAlertGroup } from '../alerts/handler.js';
 import { createAlertsHttpHandler, type RoutedHttpHandler } from '../alerts/http.js';
-import { loadConfig, resolveAlertsToken } from '../config.js';
+import { ConfigError, loadConfig, resolveAlertsToken } from '../config.js';
 import { ENV } from '../env-names.js';
 import type { SlackAppDeps } from '../slack/deps.js';
 import { webClientPoster } from '../workflow/deps.js';
@@ -17,7 +17,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function createAlertsRoute(env: Env, slack: SlackAppDeps): RoutedHttpHandler {
   const config = loadConfig(env, ['alerts']);
-  const handlerDeps = alertHandlerDeps(slack, configuredClusters(env));
+  const handlerDeps = alertHandlerDeps(slack, configuredClusters(env), alertSessionCap(env));
   return createAlertsHttpHandler({
     token: () => resolveAlertsToken(config.alerts),
     handle: (group) => handleAlertGroup(handlerDeps(), group),
@@ -26,7 +26,24 @@ export function createAlertsRoute(env: Env, slack: SlackAppDeps): RoutedHttpHand
 }
 
 /** The handler's dependencies over the Slack function's, read again per notification (the policy can change). */
-function alertHandlerDeps(slack: SlackAppDeps, clusters?: readonly string[]): () => AlertHandlerDeps {
+/** The cap on open alert-opened sessions, when set; a value that is not a positive whole number is refused. */
+export function alertSessionCap(env: Env): number | undefined {
+  const raw = env[ENV.alertSessionCap]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const cap = Number(raw);
+  if (!Number.isSafeInteger(cap) || cap < 1) {
+    throw new ConfigError([
+      `${ENV.alertSessionCap}: must be a positive whole number, got ${JSON.stringify(raw.slice(0, 20))}`,
+    ]);
+  }
+  return cap;
+}
+
+function alertHandlerDeps(
+  slack: SlackAppDeps,
+  clusters?: readonly string[],
+  maxOpenAlertSessions?: number,
+): () => AlertHandlerDeps {
   let botUser: Promise<string> | undefined;
   const requester = (): Promise<string> => {
     if (slack.botUserId !== undefined) return Promise.resolve(slack.botUserId);
@@ -53,6 +70,7 @@ function alertHandlerDeps(slack: SlackAppDeps, clusters?: readonly string[]): ()
     workflow: slack.workflow,
     requester,
     ...(clusters === undefined ? {} : { clusters }),
+    ...(maxOpenAlertSessions === undefined ? {} : { maxOpenAlertSessions }),
     now: slack.now ?? (() => new Date()),
     ...(slack.logger === undefined ? {} : { logger: slack.logger }),
   });
@@ -97,7 +115,7 @@ export type AlarmEventHandler = (event: unknown) => Promise<AlarmEventOutcome>;
  * what a retry can fix is thrown, and Lambda delivers the event again.
  */
 export function createAlarmEventHandler(slack: SlackAppDeps, env: Env = process.env): AlarmEventHandler {
-  const handlerDeps = alertHandlerDeps(slack, configuredClusters(env));
+  const handlerDeps = alertHandlerDeps(slack, configuredClusters(env), alertSessionCap(env));
   const logger = slack.logger;
   return async (event) => {
     const parsed = parseAlarmStateChange(event);

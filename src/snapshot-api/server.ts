@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
-import { hostRefusal } from '../http/request-guard.js';
 import type { AddressInfo } from 'node:net';
 import type { SnapshotLogs } from '../cluster/snapshot.js';
 import type { StoredObject } from '../cluster/stored-object.js';
 import type { KubeObject } from '../cluster/types.js';
+import { hostRefusal } from '../http/request-guard.js';
 import type { SnapshotCatalog } from './catalog.js';
 import { FaultInjector, type FaultRule } from './faults.js';
 import { READ_METHODS, type RouteTable, requestListener } from './handler.js';

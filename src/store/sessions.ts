@@ -344,6 +344,25 @@ export class SessionRepository {
   }
 
   /**
+   * How many open sessions a person (or the bot, for alert-opened ones) has, counted up to `limit` on the index
+   * alone: cheap enough to ask on every alert, and an entry left by an unfinished close only counts a little high.
+   */
+  async countOpenByRequester(userId: string, limit: number): Promise<number> {
+    const user = parseInput(KeyPartSchema, userId, 'user id');
+    const entries = await queryItems(
+      this.ctx,
+      {
+        IndexName: GSI1,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1.openSessionsOfRequester(user) },
+        ProjectionExpression: 'sessionId',
+      },
+      limit,
+    );
+    return entries.length;
+  }
+
+  /**
    * Every open session, oldest first, a page at a time: the reconciler's worklist. Pass the returned `next` to read
    * the following page; entries whose session closed meanwhile are skipped.
    */

@@ -80,6 +80,46 @@ describe('alert boundaries', () => {
     expect(posted).toContain('https://alertmanager.example.com/?silenced=false');
   });
 
+  it('past the cap on open alert sessions, lists further groups in one overflow thread', async () => {
+    const open = (await alerts.store.sessions.listOpenByChannel(ONCALL)).length;
+    const capped = createSlackFunction(
+      { ...alerts.stack.env, CALMOPS_ALERT_SESSION_CAP: String(open + 1) },
+      { logger: new Logger({ logLevel: 'SILENT' }) },
+    );
+    const server = await startLocalHttpServer({
+      slack: (r) => capped(r),
+      health: async () => ({ ok: true, services: {} }),
+    });
+    try {
+      const outcomes: (AlertOutcome & Record<string, unknown>)[] = [];
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${server.origin}/alerts/alertmanager`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+          body: JSON.stringify(
+            alertmanagerBody({
+              alerts: [crashLooping('orders', `order-worker-69b7c4d8f5-s${i}`)],
+              groupBy: ['namespace', 'alertname', 'pod'],
+            }),
+          ),
+        });
+        expect(response.status).toBe(200);
+        outcomes.push((await response.json()) as AlertOutcome & Record<string, unknown>);
+      }
+      expect(outcomes.map((o) => o.outcome)).toEqual(['opened', 'overflow', 'overflow', 'overflow']);
+      const threads = new Set(outcomes.slice(1).map((o) => o.threadTs));
+      expect(threads.size).toBe(1);
+      const overflowTs = [...threads][0] ?? '';
+      expect(alerts.slack.messages(ONCALL).filter((m) => /Alert overflow/.test(JSON.stringify(m)))).toHaveLength(1);
+      expect(
+        alerts.slack.messages(ONCALL).filter((m) => m.thread_ts === overflowTs && m.ts !== overflowTs),
+      ).toHaveLength(3);
+      expect((await alerts.store.sessions.listOpenByChannel(ONCALL)).length).toBe(open + 1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('says a namespace the cluster does not have was not found, rather than triaging nothing', async () => {
     const { json } = await post(alertmanagerBody({ alerts: [crashLooping('ghost-town', 'web-0')] }));
     expect(json.outcome).toBe('opened');
