@@ -514,6 +514,9 @@ export async function main(): Promise<void> {
     }
     stoppingSince = Date.now();
     process.stdout.write(`\n${signal}: stopping calmops…\n`);
+    // A stop that hangs (a server that will not close) must not keep the port and the data directory: nobody may be
+    // left to press Ctrl-C again once the parent is gone.
+    setTimeout(() => process.exit(1), STOP_DEADLINE_MS).unref();
     running.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -527,6 +530,8 @@ export async function main(): Promise<void> {
   process.on('SIGHUP', () => stop('SIGHUP'));
   watchParent(() => stop('parent exited'));
 }
+
+const STOP_DEADLINE_MS = 10_000;
 
 /**
  * npm does not pass a SIGTERM sent to `npm start` on to this process; it exits and this one is re-parented. Noticing
