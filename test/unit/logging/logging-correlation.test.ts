@@ -68,7 +68,8 @@ describe('the cluster reader', () => {
       await new Promise((resolve) => setTimeout(resolve, delayMs));
       return [];
     },
-    get: async () => {
+    get: async (query) => {
+      if (query.kind === 'namespaces') return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: query.name } };
       throw new ClusterReadError('not found', 'not-found', 404);
     },
     logs: async () => '',
