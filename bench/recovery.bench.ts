@@ -3,7 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { DEMO_IDS } from '../local/slack/index.js';
-import { startLocalStack } from '../local/stack.js';
+import { DEMO_SCOPE, startLocalStack } from '../local/stack.js';
 import { stepFunctionsEngine } from '../src/app/step-functions-engine.js';
 import { parseSnapshot } from '../src/cluster/snapshot.js';
 import { loadConfig } from '../src/config.js';
@@ -93,6 +93,7 @@ async function reconcilerCost() {
           intent: 'pvc-binding',
           namespace: 'student03',
           cluster: 'default',
+          scope: DEMO_SCOPE,
         }),
       );
     }

@@ -7,7 +7,7 @@ import {
   SendTaskSuccessCommand,
 } from '@aws-sdk/client-sfn';
 import { DEMO_IDS } from '../local/slack/index.js';
-import { startLocalStack } from '../local/stack.js';
+import { DEMO_SCOPE, startLocalStack } from '../local/stack.js';
 import { createWorkflowRuntime } from '../src/app/workflow-runtime.js';
 import { parseSnapshot } from '../src/cluster/snapshot.js';
 import { deliverInput } from '../src/workflow/deliver-input.js';
@@ -85,6 +85,7 @@ export default async function bench(): Promise<object> {
       intent: 'pvc-binding',
       namespace: 'student03',
       cluster: 'default',
+      scope: DEMO_SCOPE,
     });
     return { ...started, threadTs };
   };

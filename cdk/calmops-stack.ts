@@ -177,6 +177,7 @@ export class CalmopsStack extends Stack {
     const slackEnv: Record<string, string> = {
       ...sessionEnv,
       [ENV.alertsTokenSecretArn]: this.alertsTokenSecret.secretArn,
+      [ENV.clusterNames]: settings.clusters.join(','),
     };
 
     const common = {

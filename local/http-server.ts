@@ -122,6 +122,12 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
           return;
         }
         if (url.pathname === '/healthz' && request.method === 'GET') {
+          // What runs where is this machine's business: only a request to its own loopback address is told.
+          const refusal = hostRefusal(request);
+          if (refusal !== undefined) {
+            refuse(response, refusal);
+            return;
+          }
           const report = await options.health();
           sendJson(response, report.ok ? 200 : 503, report);
           return;

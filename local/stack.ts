@@ -143,9 +143,20 @@ export function validateLocalStateMachines(validatedDefinitionsFile = localCache
   validateStateMachines(stateMachineRegistrations(), { validatedDefinitionsFile });
 }
 
+/**
+ * The demo channel is the platform team's: every tenant namespace, and the platform namespaces the demo's incidents
+ * lead to (cluster DNS, the router).
+ */
+export const DEMO_SCOPE = ['*', 'kube-system', 'openshift-dns', 'openshift-ingress', 'ingress-nginx'];
+
 export function defaultLocalPolicy(): unknown {
   return {
-    defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors },
+    defaults: {
+      cluster: 'default',
+      approverGroup: DEMO_IDS.approvers,
+      seniorGroup: DEMO_IDS.seniors,
+      allowedNamespaces: DEMO_SCOPE,
+    },
     // Alerts open their sessions in the incident channel.
     alerts: { channel: DEMO_IDS.incidents },
   };

@@ -453,6 +453,11 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
 }
 
 /** The one block `npm start` prints. */
+/** Enough of a token to tell which one it is, not enough to use it. */
+export function shortToken(token: string): string {
+  return token.length <= 8 ? '…' : `${token.slice(0, 4)}…`;
+}
+
 export function banner(running: RunningCalmops): string {
   const lines: string[] = [];
   if (running.mode === 'socket') {
@@ -489,7 +494,9 @@ export function banner(running: RunningCalmops): string {
   }
   if (running.alerts !== undefined) {
     const { url, token, channel } = running.alerts;
-    lines.push(`Alertmanager webhook: ${url}   Authorization: Bearer ${token}`);
+    // Cut short: a start-up block ends up in terminals' scrollback, screen shares and pasted logs.
+    lines.push(`Alertmanager webhook: ${url}   Authorization: Bearer ${shortToken(token)}`);
+    lines.push(`  the whole token: ${ENV.alertsToken} if you set it, else the file alerts-token in the data directory`);
     lines.push(
       channel === undefined
         ? '  (your channel policy has no alerts section: alerts are refused until it names a channel)'
@@ -541,6 +548,9 @@ export async function main(): Promise<void> {
     }
     stoppingSince = Date.now();
     process.stdout.write(`\n${signal}: stopping calmops…\n`);
+    // A stop that hangs (a server that will not close) must not keep the port and the data directory: nobody may be
+    // left to press Ctrl-C again once the parent is gone.
+    setTimeout(() => process.exit(1), STOP_DEADLINE_MS).unref();
     running.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -554,6 +564,8 @@ export async function main(): Promise<void> {
   process.on('SIGHUP', () => stop('SIGHUP'));
   watchParent(() => stop('parent exited'));
 }
+
+const STOP_DEADLINE_MS = 10_000;
 
 /**
  * npm does not pass a SIGTERM sent to `npm start` on to this process; it exits and this one is re-parented. Noticing

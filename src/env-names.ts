@@ -12,6 +12,8 @@ export const ENV = {
   slackSigningSecret: 'SLACK_SIGNING_SECRET',
   slackBotToken: 'SLACK_BOT_TOKEN',
   clusters: 'CALMOPS_CLUSTERS',
+  /** The cluster names alone, for the functions that validate an alert's `cluster` label but never read a cluster. */
+  clusterNames: 'CALMOPS_CLUSTER_NAMES',
   kubeconfig: 'KUBECONFIG',
   policyJson: 'CALMOPS_POLICY_JSON',
   policyFile: 'CALMOPS_POLICY',
@@ -21,6 +23,8 @@ export const ENV = {
   minTimeInStateSeconds: 'CALMOPS_MIN_TIME_IN_STATE_SECONDS',
   alertsToken: 'ALERTS_TOKEN',
   alertsTokenSecretArn: 'ALERTS_TOKEN_SECRET_ARN',
+  /** How many alert-opened sessions may be open at once before new groups go to the overflow thread. */
+  alertSessionCap: 'CALMOPS_ALERT_SESSION_CAP',
   templatesDir: 'CALMOPS_TEMPLATES_DIR',
   parametersSecretsEndpoint: 'CALMOPS_PARAMETERS_SECRETS_ENDPOINT',
 } as const;

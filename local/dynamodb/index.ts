@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -211,25 +212,57 @@ async function assertPortFree(port: number): Promise<void> {
 
 /**
  * LevelDB allows one process per directory, and dynalite only finds out on its first request, by crashing. A lock
- * file naming the owner turns that into a clear error up front; a lock left by a process that died is taken over.
+ * file naming the owner turns that into a clear error up front. The owner is named by its pid and its start time,
+ * so a lock left by a process that died is taken over even when the pid now belongs to another process (pids are
+ * reused) or to the dead one's unreaped remains (a `kill -9` a moment ago).
  */
 async function lockDataDir(path: string): Promise<() => Promise<void>> {
   await mkdir(path, { recursive: true });
   const lock = join(path, 'calmops.lock');
+  const self = `${process.pid} ${processStart(process.pid) ?? ''}`.trim();
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await writeFile(lock, String(process.pid), { flag: 'wx' });
-      return () => rm(lock, { force: true });
+      await writeFile(lock, self, { flag: 'wx' });
+      return async () => {
+        // Only our own lock: a process that took over a lock it judged stale must keep it.
+        if ((await readFile(lock, 'utf8').catch(() => '')).trim() === self) await rm(lock, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+      const [pidText, started] = (await readFile(lock, 'utf8').catch(() => '')).trim().split(/\s+/);
+      const owner = Number(pidText);
+      if (Number.isInteger(owner) && owner > 0 && ownerIsRunning(owner, started)) {
         throw new LocalDynamoError(`${path} is in use by process ${owner}; stop it or choose another data directory`);
       }
       await rm(lock, { force: true });
     }
   }
   throw new LocalDynamoError(`Could not lock ${path}`);
+}
+
+/**
+ * When a process started, in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or undefined when it is not
+ * running: gone, a zombie, or on a system without `/proc`.
+ */
+export function processStart(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name may hold spaces and parentheses; the fields after its closing one are fixed.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  return state === 'Z' || state === 'X' ? undefined : fields[19];
+}
+
+function ownerIsRunning(pid: number, started: string | undefined): boolean {
+  if (existsSync('/proc/self/stat')) {
+    const now = processStart(pid);
+    return now !== undefined && (started === undefined || started === now);
+  }
+  return isAlive(pid);
 }
 
 function isAlive(pid: number): boolean {

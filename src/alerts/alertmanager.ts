@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { AlertGroup, NormalizedAlert } from './group.js';
+import { safeLink } from './safe-link.js';
 
 /**
  * Alertmanager's webhook notification, version 4 (`notify/webhook` in prometheus/alertmanager): the template data
@@ -42,8 +43,9 @@ export type AlertmanagerWebhook = z.infer<typeof AlertmanagerWebhookSchema>;
 
 export const ALERTMANAGER_SOURCE = 'alertmanager';
 
+/** A link fit to show: http(s) only, and without credentials (safe-link.ts). */
 function httpUrl(value: string): string | undefined {
-  return /^https?:\/\/\S+$/i.test(value) ? value : undefined;
+  return /^https?:\/\/\S+$/i.test(value) ? safeLink(value) : undefined;
 }
 
 function normalizeAlert(alert: AlertmanagerAlert): NormalizedAlert {

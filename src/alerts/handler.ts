@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeText } from '../mrkdwn/escape.js';
-import { checkIntent, type Policy } from '../policy/channel-policy.js';
+import { checkIntent, checkNamespace, type Policy } from '../policy/channel-policy.js';
 import { redactText } from '../redact/index.js';
 import type { DeliverInputInput, SlackLogger, StartSessionInput } from '../slack/deps.js';
 import type { AlertGroupRecord, Store } from '../store/index.js';
@@ -9,7 +9,7 @@ import type { TemplateRegistry } from '../triage/template-registry.js';
 import type { ThreadMessage } from '../views/limits.js';
 import { type AlertGroup, alertGroupId, type NormalizedAlert } from './group.js';
 import { type AlertTarget, mapAlertGroup } from './map.js';
-import { alertNotStartedView, alertResolvedView, alertRootView, alertUpdateView } from './views.js';
+import { alertNotStartedView, alertOverflowView, alertResolvedView, alertRootView, alertUpdateView } from './views.js';
 
 /**
  * The core of alert intake, free of HTTP and of any one sender: a normalized alert group in, at most one session per
@@ -33,6 +33,13 @@ export interface AlertHandlerDeps {
     startSession(input: StartSessionInput): Promise<{ sessionId: string }>;
     deliverInput(input: DeliverInputInput): Promise<unknown>;
   };
+  /**
+   * At most this many alert-opened sessions are open at once; past it, new groups are listed in one overflow thread
+   * per source and channel instead of each opening a thread and a triage (a storm must not take the stack down).
+   */
+  maxOpenAlertSessions?: number;
+  /** The clusters calmops has a kubeconfig for: an alert's `cluster` label must name one of them. */
+  clusters?: readonly string[];
   /** Who alert sessions are requested by: the bot's own Slack user, so every view names a real user. */
   requester(): Promise<string>;
   now(): Date;
@@ -58,6 +65,8 @@ export type AlertOutcome =
   | { outcome: 'updated'; sessionId: string; channelId: string; threadTs: string }
   | { outcome: 'validating'; sessionId: string; channelId: string; threadTs: string }
   | { outcome: 'duplicate' }
+  /** Over the cap on open alert sessions: listed in the overflow thread, no session opened. */
+  | { outcome: 'overflow'; channelId: string; threadTs: string }
   | { outcome: 'ignored'; reason: string }
   /** Not something a retry can change: the policy takes no alerts, or the channel runs no intent that fits. */
   | { outcome: 'refused'; reason: string; notified: boolean }
@@ -66,6 +75,44 @@ export type AlertOutcome =
 
 const POLL_MS = 200;
 const RETRY_AFTER_SECONDS = 5;
+/**
+ * How long a delivery's hold on a notification and on its group lasts before another may finish its work: opening
+ * takes a post and a few writes, so a hold this old belongs to a delivery that died. Until then, repeats are asked
+ * to come again (503), never told they are duplicates.
+ */
+const OPENING_LEASE_SECONDS = 15;
+/** Well above an ordinary burst (a few dozen groups after a node or a zone goes down). */
+export const DEFAULT_MAX_OPEN_ALERT_SESSIONS = 150;
+
+/**
+ * Lists a group in its source's overflow thread in the channel, opening that thread once (a claim on a group of its
+ * own, bound to the thread rather than to a session).
+ */
+async function overflow(
+  deps: AlertHandlerDeps,
+  group: AlertGroup,
+  channelId: string,
+  cap: number,
+): Promise<AlertOutcome> {
+  const overflowId = alertGroupId({ source: group.source, key: `calmops-overflow:${channelId}`, commonLabels: {} });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const record = await deps.store.alertGroups.get(overflowId);
+    if (record?.phase === 'bound' && record.threadTs !== undefined) {
+      await deps.slack.post(channelId, record.threadTs, alertUpdateView(group));
+      return { outcome: 'overflow', channelId, threadTs: record.threadTs };
+    }
+    const claim = await deps.store.alertGroups.claim(
+      { groupId: overflowId, source: group.source, groupKey: 'calmops-overflow', channelId },
+      { now: deps.now(), leaseSeconds: OPENING_LEASE_SECONDS },
+    );
+    if (!claim.claimed) continue;
+    const root = await deps.slack.post(channelId, undefined, alertOverflowView(group.source, cap));
+    await deps.store.alertGroups.bind(claim.record, { sessionId: 'overflow', threadTs: root.ts }, deps.now());
+    await deps.slack.post(channelId, root.ts, alertUpdateView(group));
+    return { outcome: 'overflow', channelId, threadTs: root.ts };
+  }
+  return { outcome: 'retry', reason: 'the overflow thread is being opened', retryAfterSeconds: RETRY_AFTER_SECONDS };
+}
 
 /** The alert's own words, as the session's request text: what locating a namespace and breaking ties read. */
 export function sessionText(alert: NormalizedAlert): string {
@@ -103,6 +150,26 @@ function allowedIntent(policy: Policy, channelId: string, intent: string): strin
   return checkIntent(channel, SWEEP_INTENT).allowed ? SWEEP_INTENT : undefined;
 }
 
+/**
+ * Why an alert cannot open a session in its channel, said without reading anything: its namespace is outside the
+ * channel's namespaces, or its `cluster` label names a cluster calmops has no kubeconfig for.
+ */
+function alertRefusal(
+  deps: AlertHandlerDeps,
+  channel: NonNullable<ReturnType<Policy['forChannel']>>,
+  target: AlertTarget,
+): string | undefined {
+  if (target.cluster !== undefined && deps.clusters !== undefined && !deps.clusters.includes(target.cluster)) {
+    const known = deps.clusters.map((c) => `\`${c}\``).join(', ') || 'none';
+    return `its \`cluster\` label names \`${escapeText(target.cluster.slice(0, 128))}\`, which is not a cluster calmops is configured for (configured: ${known}); nothing was read.`;
+  }
+  if (target.namespace !== undefined) {
+    const decision = checkNamespace(channel, target.namespace);
+    if (!decision.allowed) return decision.reason;
+  }
+  return undefined;
+}
+
 async function open(
   deps: AlertHandlerDeps,
   group: AlertGroup,
@@ -128,17 +195,42 @@ async function open(
     );
     return { outcome: 'refused', reason, notified: true };
   }
+  const refusal = alertRefusal(deps, channel, target);
+  if (refusal !== undefined) {
+    await deps.store.alertGroups.release(claim);
+    await deps.slack.post(
+      channelId,
+      undefined,
+      alertNotStartedView(`${escapeText(target.alert.name) || 'an alert'}: ${refusal}`),
+    );
+    return { outcome: 'refused', reason: refusal, notified: true };
+  }
+  const cap = deps.maxOpenAlertSessions ?? DEFAULT_MAX_OPEN_ALERT_SESSIONS;
+  if (claim.plannedSessionId === undefined || (await deps.store.sessions.get(claim.plannedSessionId)) === undefined) {
+    const requester = await deps.requester();
+    if ((await deps.store.sessions.countOpenByRequester(requester, cap)) >= cap) {
+      await deps.store.alertGroups.release(claim);
+      return overflow(deps, group, channelId, cap);
+    }
+  }
   const cluster = target.cluster ?? channel.cluster;
   const chosen = { ...target, intent };
   let threadTs: string;
   try {
     const requester = await deps.requester();
-    const root = await deps.slack.post(channelId, undefined, alertRootView({ group, target: chosen, cluster }));
-    if (root.ts === '') throw new Error('Slack did not return the thread message');
-    threadTs = root.ts;
+    // A takeover of an interrupted opening uses the root it posted: one thread per group, even across a crash.
+    if (claim.rootTs !== undefined) threadTs = claim.rootTs;
+    else {
+      const root = await deps.slack.post(channelId, undefined, alertRootView({ group, target: chosen, cluster }));
+      if (root.ts === '') throw new Error('Slack did not return the thread message');
+      threadTs = root.ts;
+      await deps.store.alertGroups.noteRoot(claim, threadTs);
+    }
     let sessionId: string;
     try {
       ({ sessionId } = await deps.workflow.startSession({
+        // The claim's planned id: starting again after a crash completes that session instead of opening another.
+        ...(claim.plannedSessionId === undefined ? {} : { id: claim.plannedSessionId }),
         channelId,
         threadTs,
         requester,
@@ -146,6 +238,7 @@ async function open(
         intent,
         ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
         cluster,
+        scope: [...channel.scope.namespaces],
       }));
     } catch (error) {
       await deps.slack
@@ -180,7 +273,7 @@ async function open(
     };
   } catch (error) {
     logger?.error('an alert session could not be opened', { channelId, error: (error as Error).message });
-    await deps.store.alertGroups.release(claim).catch(() => undefined);
+    await deps.store.alertGroups.abandon(claim, deps.now()).catch(() => undefined);
     return { outcome: 'retry', reason: 'the session could not be started', retryAfterSeconds: RETRY_AFTER_SECONDS };
   }
 }
@@ -216,11 +309,26 @@ async function firing(deps: AlertHandlerDeps, group: AlertGroup, groupId: string
     if (channelId === undefined) {
       return { outcome: 'refused', reason: 'the channel policy has no alerts section', notified: false };
     }
+    const interrupted = existing?.phase === 'opening' ? existing : undefined;
     const claim = await deps.store.alertGroups.claim(
       { groupId, source: group.source, groupKey: group.key, channelId },
       {
         now: deps.now(),
+        leaseSeconds: OPENING_LEASE_SECONDS,
         ...(existing?.phase === 'bound' && existing.sessionId !== undefined ? { replacing: existing.sessionId } : {}),
+        // What a delivery that died while opening had done: its session id and its thread root, to finish with.
+        ...(interrupted === undefined
+          ? {}
+          : {
+              inherit: {
+                ...(interrupted.plannedSessionId === undefined
+                  ? {}
+                  : { plannedSessionId: interrupted.plannedSessionId }),
+                ...(interrupted.rootTs === undefined || interrupted.channelId !== channelId
+                  ? {}
+                  : { rootTs: interrupted.rootTs }),
+              },
+            }),
       },
     );
     // Lost the race: the next look finds the winner's claim (and waits for it) or its session.
@@ -269,12 +377,23 @@ async function resolved(deps: AlertHandlerDeps, group: AlertGroup, groupId: stri
 /** Handles one notification of an alert group. */
 export async function handleAlertGroup(deps: AlertHandlerDeps, group: AlertGroup): Promise<AlertOutcome> {
   const groupId = alertGroupId(group);
-  const claim = await deps.store.dedupe.claim(`alert:${groupId}:${notificationDigest(group)}`, {
+  const dedupeKey = `alert:${groupId}:${notificationDigest(group)}`;
+  const claim = await deps.store.dedupe.claim(dedupeKey, {
     ttlSeconds: deps.duplicateWindowSeconds ?? 60,
-    leaseSeconds: 30,
+    leaseSeconds: OPENING_LEASE_SECONDS,
     now: deps.now(),
   });
-  if (claim === undefined) return { outcome: 'duplicate' };
+  if (claim === undefined) {
+    // Held but not finished: its delivery may have died, so the sender must keep trying until one finishes.
+    if (await deps.store.dedupe.isPending(dedupeKey, deps.now())) {
+      return {
+        outcome: 'retry',
+        reason: 'an earlier delivery of this notification is still being handled',
+        retryAfterSeconds: RETRY_AFTER_SECONDS,
+      };
+    }
+    return { outcome: 'duplicate' };
+  }
   try {
     const outcome =
       group.status === 'resolved' ? await resolved(deps, group, groupId) : await firing(deps, group, groupId);

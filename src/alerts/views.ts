@@ -4,6 +4,7 @@ import { SWEEP_INTENT } from '../triage/routing.js';
 import { code, context, fitMessage, section, type ThreadMessage, truncate } from '../views/limits.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
 import type { AlertTarget } from './map.js';
+import { safeLink } from './safe-link.js';
 
 /** The messages an alert group posts: the thread root that opens its session, and the updates in that thread. */
 
@@ -69,7 +70,8 @@ function counts(group: AlertGroup): string {
 
 function sourceLink(group: AlertGroup): string {
   const name = group.source === 'alertmanager' ? 'Alertmanager' : group.source;
-  return group.link === undefined ? `from ${name}` : `from <${group.link}|${name}>`;
+  const link = group.link === undefined ? undefined : safeLink(group.link);
+  return link === undefined ? `from ${name}` : `from <${link}|${name}>`;
 }
 
 /** The top-level message that opens an alert's incident thread. */
@@ -128,6 +130,12 @@ export function alertResolvedView(group: AlertGroup): ThreadMessage {
 }
 
 /** The root when the session could not start, so the channel knows the alert arrived and what to do. */
+/** The one thread a storm's groups beyond the cap are listed in, instead of each opening its own. */
+export function alertOverflowView(source: string, cap: number): ThreadMessage {
+  const text = `More than ${cap} alert sessions are open: further ${source} alert groups are listed in this thread instead of each opening a triage. They open their own when fewer are open and the alert is delivered again.`;
+  return { text, blocks: [section(`:rotating_light: *Alert overflow* ${escapeText(text)}`)] };
+}
+
 export function alertNotStartedView(reason: string): ThreadMessage {
   return {
     text: `calmops could not start a triage for this alert: ${reason}`,

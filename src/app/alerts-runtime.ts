@@ -3,7 +3,8 @@ import { parseAlarmStateChange } from '../alerts/cloudwatch.js';
 import type { AlertHandlerDeps, AlertOutcome } from '../alerts/handler.js';
 import { handleAlertGroup } from '../alerts/handler.js';
 import { createAlertsHttpHandler, type RoutedHttpHandler } from '../alerts/http.js';
-import { loadConfig, resolveAlertsToken } from '../config.js';
+import { ConfigError, loadConfig, resolveAlertsToken } from '../config.js';
+import { ENV } from '../env-names.js';
 import type { SlackAppDeps } from '../slack/deps.js';
 import { webClientPoster } from '../workflow/deps.js';
 
@@ -16,7 +17,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function createAlertsRoute(env: Env, slack: SlackAppDeps): RoutedHttpHandler {
   const config = loadConfig(env, ['alerts']);
-  const handlerDeps = alertHandlerDeps(slack);
+  const handlerDeps = alertHandlerDeps(slack, configuredClusters(env), alertSessionCap(env));
   return createAlertsHttpHandler({
     token: () => resolveAlertsToken(config.alerts),
     handle: (group) => handleAlertGroup(handlerDeps(), group),
@@ -25,7 +26,24 @@ export function createAlertsRoute(env: Env, slack: SlackAppDeps): RoutedHttpHand
 }
 
 /** The handler's dependencies over the Slack function's, read again per notification (the policy can change). */
-function alertHandlerDeps(slack: SlackAppDeps): () => AlertHandlerDeps {
+/** The cap on open alert-opened sessions, when set; a value that is not a positive whole number is refused. */
+export function alertSessionCap(env: Env): number | undefined {
+  const raw = env[ENV.alertSessionCap]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const cap = Number(raw);
+  if (!Number.isSafeInteger(cap) || cap < 1) {
+    throw new ConfigError([
+      `${ENV.alertSessionCap}: must be a positive whole number, got ${JSON.stringify(raw.slice(0, 20))}`,
+    ]);
+  }
+  return cap;
+}
+
+function alertHandlerDeps(
+  slack: SlackAppDeps,
+  clusters?: readonly string[],
+  maxOpenAlertSessions?: number,
+): () => AlertHandlerDeps {
   let botUser: Promise<string> | undefined;
   const requester = (): Promise<string> => {
     if (slack.botUserId !== undefined) return Promise.resolve(slack.botUserId);
@@ -51,9 +69,33 @@ function alertHandlerDeps(slack: SlackAppDeps): () => AlertHandlerDeps {
     slack: poster,
     workflow: slack.workflow,
     requester,
+    ...(clusters === undefined ? {} : { clusters }),
+    ...(maxOpenAlertSessions === undefined ? {} : { maxOpenAlertSessions }),
     now: slack.now ?? (() => new Date()),
     ...(slack.logger === undefined ? {} : { logger: slack.logger }),
   });
+}
+
+/**
+ * The clusters calmops is configured for, by name: the deploy's list, or the keys of the kubeconfig map where this
+ * function has it (the local stack). Undefined when neither is set: then the policy's own clusters are the check.
+ */
+export function configuredClusters(env: Env): string[] | undefined {
+  const names = env[ENV.clusterNames];
+  if (names !== undefined && names.trim() !== '')
+    return names
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
+  const map = env[ENV.clusters];
+  if (map !== undefined) {
+    try {
+      return Object.keys(JSON.parse(map) as Record<string, unknown>);
+    } catch {
+      return undefined;
+    }
+  }
+  return env[ENV.kubeconfig] === undefined ? undefined : ['default'];
 }
 
 /** What became of one EventBridge event; a `retry` is thrown instead (AlarmEventRetryError), so Lambda retries. */
@@ -72,8 +114,8 @@ export type AlarmEventHandler = (event: unknown) => Promise<AlarmEventOutcome>;
  * alert route. EventBridge invokes the function asynchronously and IAM is the authentication, so there is no token;
  * what a retry can fix is thrown, and Lambda delivers the event again.
  */
-export function createAlarmEventHandler(slack: SlackAppDeps): AlarmEventHandler {
-  const handlerDeps = alertHandlerDeps(slack);
+export function createAlarmEventHandler(slack: SlackAppDeps, env: Env = process.env): AlarmEventHandler {
+  const handlerDeps = alertHandlerDeps(slack, configuredClusters(env), alertSessionCap(env));
   const logger = slack.logger;
   return async (event) => {
     const parsed = parseAlarmStateChange(event);

@@ -229,3 +229,94 @@ function matchesResource(info: ResourceInfo, rest: string[]): boolean {
   if (rest.length === 4) return isName(d);
   return rest.length === 5 && info.plural === 'pods' && isName(d) && e === 'log';
 }
+
+/**
+ * The namespaces a reader may read: a channel's `allowedNamespaces`, the `--namespace` list a CLI or an MCP client
+ * is started with. Entries are namespace names, `prefix*` patterns (`team-a-*`, `openshift-*`), or `*` alone for
+ * every namespace that is not the platform's. A read outside it is refused here, before any request is built, with
+ * reason `refused-by-policy`; a list across all namespaces becomes one list per allowed namespace (or, for a
+ * pattern scope, one list whose objects outside the scope are dropped before anyone sees them).
+ */
+export interface ReadScope {
+  readonly namespaces: readonly string[];
+}
+
+/**
+ * The cluster's own namespaces and the common controllers': read only where a scope names them (by name or by a
+ * pattern other than `*`), never because a scope says "every namespace".
+ */
+export const PLATFORM_NAMESPACES: readonly string[] = [
+  'kube-*',
+  'openshift',
+  'openshift-*',
+  'cert-manager',
+  'ingress-nginx',
+  'istio-system',
+  'linkerd',
+  'calico-system',
+  'tigera-operator',
+  'gatekeeper-system',
+  'kyverno',
+  'metallb-system',
+  'local-path-storage',
+  'longhorn-system',
+  'rook-ceph',
+  'cattle-system',
+  'flux-system',
+  'argocd',
+];
+
+/** A scope entry: a namespace name, a name prefix followed by `*`, or `*`. */
+export const SCOPE_ENTRY = /^(?:\*|[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?|[a-z0-9][-a-z0-9]{0,61}\*)$/;
+
+function matchesEntry(entry: string, namespace: string): boolean {
+  return entry.endsWith('*') ? namespace.startsWith(entry.slice(0, -1)) : entry === namespace;
+}
+
+export function isPlatformNamespace(namespace: string): boolean {
+  return PLATFORM_NAMESPACES.some((entry) => matchesEntry(entry, namespace));
+}
+
+/** Whether a scope lets a namespace be read: named, matched by a pattern, or under `*` and not the platform's. */
+export function scopeAllows(scope: ReadScope, namespace: string): boolean {
+  return scope.namespaces.some((entry) =>
+    entry === '*' ? !isPlatformNamespace(namespace) : matchesEntry(entry, namespace),
+  );
+}
+
+/** The namespaces of a scope that lists names only, or undefined when a pattern makes it open-ended. */
+export function scopeNames(scope: ReadScope): string[] | undefined {
+  return scope.namespaces.some((entry) => entry.endsWith('*')) ? undefined : [...new Set(scope.namespaces)];
+}
+
+export function describeReadScope(scope: ReadScope): string {
+  if (scope.namespaces.length === 0) return 'no namespace';
+  return scope.namespaces
+    .map((entry) => (entry === '*' ? 'every namespace but the platform’s' : entry))
+    .slice(0, 20)
+    .join(', ');
+}
+
+/** A scope must be well formed: an entry that is neither a name nor a pattern is refused, never ignored. */
+export function checkReadScope(scope: ReadScope): ReadScope {
+  if (!Array.isArray(scope.namespaces) || scope.namespaces.length > 200) refuse('the read scope is not a list');
+  for (const entry of scope.namespaces) {
+    if (typeof entry !== 'string' || !SCOPE_ENTRY.test(entry)) {
+      refuse(`read scope entry ${JSON.stringify(String(entry).slice(0, 80))} is neither a namespace nor a pattern`);
+    }
+  }
+  return scope;
+}
+
+/**
+ * Refuses a read of a namespace outside the scope: nothing is sent, and the message says what calmops would have
+ * read and where, so a person can follow it with their own access.
+ */
+export function assertInScope(scope: ReadScope, namespace: string, describe: string): void {
+  if (typeof namespace === 'string' && scopeAllows(scope, namespace)) return;
+  const shown = String(namespace).slice(0, 63);
+  const platform = isPlatformNamespace(shown) ? ' (a platform namespace, read only where the scope names it)' : '';
+  refuse(
+    `calmops would have read ${describe.slice(0, 300)}, but namespace ${shown}${platform} is outside this channel's namespaces (${describeReadScope(scope)}); it was not read`,
+  );
+}

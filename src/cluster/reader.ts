@@ -6,8 +6,16 @@ import { httpFailure, redactCredentials, transportFailure } from './classify.js'
 import { eksTokenMinter } from './eks-token.js';
 import { type KubeconfigSource, loadKubeconfig } from './kubeconfig.js';
 import { collectPages } from './paging.js';
-import { assertReadPath, getTarget, listTarget, logTarget, type ReadTarget } from './read-only-guard.js';
+import {
+  assertReadPath,
+  getTarget,
+  listTarget,
+  logTarget,
+  type ReadScope,
+  type ReadTarget,
+} from './read-only-guard.js';
 import { type ResourceInfo, resourceForKind } from './resources.js';
+import { scopeReader } from './scoped-reader.js';
 import {
   ClusterReadError,
   type ClusterReader,
@@ -31,6 +39,8 @@ export interface ClusterReaderOptions {
   maxLogBytes?: number;
   /** Upper bound on the bytes of any one response; past it the read fails. Default 64 MiB. */
   maxResponseBytes?: number;
+  /** The namespaces this reader may read (read-only-guard.ts); reads outside are refused before sending. */
+  scope?: ReadScope;
 }
 
 /** A reader bound to one cluster; `server` and `context` are safe to print. */
@@ -309,7 +319,8 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
     return send('read', target, target.params, signal);
   }
 
-  return { list, get, logs, server: loaded.displayServer, context: loaded.context };
+  const reader = { list, get, logs, server: loaded.displayServer, context: loaded.context };
+  return options.scope === undefined ? reader : scopeReader(reader, options.scope);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { BigIntStats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { loadAll, YAMLException } from 'js-yaml';
 import * as z from 'zod';
+import { redactText } from '../redact/index.js';
 import { ALIAS_EXPANSION, aliasBudget, CORE_SCHEMA, walkValues, writeYaml } from '../yaml-text.js';
 import { StoredObject } from './stored-object.js';
 import type { KubeObject } from './types.js';
@@ -135,11 +136,17 @@ function parseFailure(error: unknown, where: string, text: string, offset: numbe
   for (let at = text.indexOf('\n'); at !== -1 && at < lineStart; at = text.indexOf('\n', at + 1)) line++;
   const lineEnd = text.indexOf('\n', position) === -1 ? text.length : text.indexOf('\n', position);
   const previousStart = lineStart > 0 ? text.lastIndexOf('\n', lineStart - 2) + 1 : lineStart;
-  const context = text.slice(previousStart, lineEnd);
+  // The lines shown are the file's own, which may hold credentials: scrubbed like anything else calmops prints. The
+  // caret is shown where the line it points into came through unchanged.
+  const previous = redactText(text.slice(previousStart, lineStart));
+  const offending = text.slice(lineStart, lineEnd);
+  const shown = redactText(offending);
   const column = position - lineStart + 1;
+  const caret = shown === offending ? `\n${' '.repeat(column - 1)}^` : '';
+  const cause = new Error(`${error.reason} at line ${line}, column ${column}`);
   return new SnapshotFormatError(
-    `${where} is not valid YAML: ${error.reason} at line ${line}, column ${column}:\n\n${context}\n${' '.repeat(column - 1)}^\n`,
-    { cause: error },
+    `${where} is not valid YAML: ${error.reason} at line ${line}, column ${column}:\n\n${previous}${shown}${caret}\n`,
+    { cause },
   );
 }
 

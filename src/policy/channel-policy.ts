@@ -1,5 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
+import {
+  describeReadScope,
+  isPlatformNamespace,
+  type ReadScope,
+  SCOPE_ENTRY,
+  scopeAllows,
+} from '../cluster/read-only-guard.js';
 import { readYaml } from '../yaml-text.js';
 
 /**
@@ -26,6 +33,10 @@ const NamespaceName = z
   .string()
   .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a namespace name: lower-case letters, digits and "-"');
 
+const ScopeEntry = z
+  .string()
+  .regex(SCOPE_ENTRY, 'a namespace name, a name prefix followed by "*" (team-a-*), or "*" alone');
+
 const ChannelRulesSchema = z.strictObject({
   cluster: ClusterName.optional(),
   /** `*` or a list of intent ids this channel may run. */
@@ -37,10 +48,11 @@ const ChannelRulesSchema = z.strictObject({
   /** Break-glass seniors by user id, besides (or instead of) the senior group's members. */
   seniorUsers: UserList.optional(),
   /**
-   * Namespaces a session's thread may read besides the session's own (cluster-scoped kinds are always readable).
-   * A listed channel's list replaces the defaults' list.
+   * The namespaces sessions in this channel may read and post about, and the only ones `/triage … in <ns>` and
+   * alerts may open a session in: names, `prefix*` patterns, or `*` for every namespace that is not the platform's.
+   * Absent: every namespace that is not the platform's. A listed channel's list replaces the defaults' list.
    */
-  allowedNamespaces: z.array(NamespaceName).max(50).optional(),
+  allowedNamespaces: z.array(ScopeEntry).max(50).optional(),
 });
 
 /** A value of an alert's `cluster` label: whatever the monitoring stack names its clusters, within reason. */
@@ -102,8 +114,10 @@ export interface ChannelPolicy {
   approverUsers?: readonly string[];
   seniorGroup?: string;
   seniorUsers?: readonly string[];
-  /** Namespaces readable from a session's thread besides the session's own. */
+  /** Namespaces (and patterns) the channel lists; empty when it lists none. */
   allowedNamespaces: readonly string[];
+  /** What sessions in the channel may read: the list, or every namespace but the platform's when there is none. */
+  scope: ReadScope;
 }
 
 export class PolicyError extends Error {
@@ -131,6 +145,7 @@ export class Policy {
       ...(seniors.group === undefined ? {} : { seniorGroup: seniors.group }),
       ...(seniors.users === undefined ? {} : { seniorUsers: seniors.users }),
       allowedNamespaces: merged.allowedNamespaces ?? [],
+      scope: { namespaces: merged.allowedNamespaces ?? ['*'] },
     };
   }
 
@@ -358,7 +373,8 @@ export type RefusalCode =
   | 'not-named-senior'
   | 'not-senior'
   | 'requester-cannot-approve'
-  | 'outside-session-channel';
+  | 'outside-session-channel'
+  | 'namespace-outside-channel';
 
 const ALLOWED: PolicyDecision = { allowed: true };
 const refuse = (code: RefusalCode, reason: string): PolicyDecision => ({ allowed: false, code, reason });
@@ -375,6 +391,16 @@ export function checkIntent(channel: ChannelPolicy, intent: string): PolicyDecis
   return refuse(
     'intent-not-allowed',
     `\`${intent}\` is not enabled in this channel. Enabled here: ${channel.allowedIntents.map((i) => `\`${i}\``).join(', ')}.`,
+  );
+}
+
+/** A session opens only in a namespace the channel's scope allows: a channel is its tenants' boundary. */
+export function checkNamespace(channel: ChannelPolicy, namespace: string): PolicyDecision {
+  if (scopeAllows(channel.scope, namespace)) return ALLOWED;
+  const platform = isPlatformNamespace(namespace) ? ', a platform namespace,' : '';
+  return refuse(
+    'namespace-outside-channel',
+    `Namespace \`${namespace.slice(0, 63)}\`${platform} is outside this channel's namespaces (${describeReadScope(channel.scope)}); nothing was started and nothing was read. Ask your platform team to add it to \`allowedNamespaces\` in the channel policy, or triage it from a channel that covers it.`,
   );
 }
 

@@ -83,9 +83,23 @@ function isProse(value: string): boolean {
   return PROSE.has(value.toLowerCase());
 }
 
-function lineStartOf(text: string, index: number): number {
-  return text.lastIndexOf('\n', index - 1) + 1;
+/**
+ * What stands between the start of the line and a key, when that is only indentation (and a YAML list's `- `);
+ * undefined when anything else does. It looks back over whitespace only, so every key costs the length of its own
+ * indentation, never the length of its line.
+ */
+function indentBefore(text: string, keyStart: number): string | undefined {
+  let i = keyStart;
+  while (i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
+  if (i > 0 && text[i - 1] === '-' && i < keyStart) {
+    i--;
+    while (i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
+  }
+  return i === 0 || text[i - 1] === '\n' ? text.slice(i, keyStart) : undefined;
 }
+
+/** The longest value any rule looks at: a value is cut here, and the search for its closing quote stops here. */
+export const MAX_VALUE = 4096;
 
 function lineEndOf(text: string, index: number): number {
   const end = text.indexOf('\n', index);
@@ -103,7 +117,9 @@ function valueSpan(
   const first = text[at];
   if (first === undefined || first === '\n' || first === '\r') return undefined;
   if (first === '"' || first === "'" || first === '`') {
-    for (let i = at + 1; i < text.length; i++) {
+    const limit = Math.min(text.length, at + 1 + MAX_VALUE);
+    let i = at + 1;
+    for (; i < limit; i++) {
       const c = text[i];
       if (c === '\\' && first === '"') {
         i++;
@@ -112,12 +128,12 @@ function valueSpan(
       if (c === first) return { start: at + 1, end: i, quoted: true, yamlLine: false };
       if (c === '\n') break;
     }
-    return { start: at + 1, end: lineEndOf(text, at), quoted: true, yamlLine: false };
+    const end = Math.min(i, limit);
+    return { start: at + 1, end: text[end - 1] === '\r' ? end - 1 : end, quoted: true, yamlLine: false };
   }
-  const lineStart = lineStartOf(text, keyStart);
-  const lead = text.slice(lineStart, keyStart);
-  const yamlLine = separator === ':' && /^[ \t]*(?:-[ \t]+)?$/.test(lead);
-  if (yamlLine) {
+  const lead = separator === ':' ? indentBefore(text, keyStart) : undefined;
+  const yamlLine = lead !== undefined;
+  if (lead !== undefined) {
     const end = lineEndOf(text, at);
     const rest = text.slice(at, end);
     if (/^[|>][+-]?\d?[ \t]*(?:#.*)?$/.test(rest)) {
@@ -139,7 +155,7 @@ function valueSpan(
     const value = rest.replace(/[ \t]+#.*$/, '').trimEnd();
     return { start: at, end: at + value.length, quoted: false, yamlLine };
   }
-  const word = /^[^\s"'`,;&<>(){}[\]|]+/.exec(text.slice(at, at + 8192));
+  const word = /^[^\s"'`,;&<>(){}[\]|]+/.exec(text.slice(at, at + MAX_VALUE));
   return word ? { start: at, end: at + word[0].length, quoted: false, yamlLine } : undefined;
 }
 
@@ -159,9 +175,13 @@ function keepsValue(name: string, value: string, separator: string, quoted: bool
   if (nameWords(name).join('_') === 'pwd' && /^[/~]/.test(v)) return true;
   if (separator !== ':' || quoted || !/^[A-Za-z]+$/.test(v)) return false;
   // Inside a sentence (`Invalid token: token is expired`, `*v1.Secret: secrets is forbidden`) a plain word after
-  // a colon is prose; on a line of its own (YAML, `kubectl describe`) it is the value.
+  // a colon is prose; on a line of its own (YAML, `kubectl describe`) it is the value. After "password:" a plain
+  // word is the password unless it reads as prose (`password: incorrect`).
+  if (PASSWORD_WORDS.has(nameWords(name).at(-1) ?? '')) return isProse(v) || PASSWORD_PROSE.has(v.toLowerCase());
   return !yamlLine || isProse(v);
 }
+
+const PASSWORD_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'pass', 'pw']);
 
 /** A value that could be a key: one long word mixing letters and digits, not a path or a name. */
 function isCredentialLike(value: string): boolean {
@@ -224,39 +244,139 @@ export function redactXmlElements(text: string): string {
   );
 }
 
-/** `--password hunter2`, `login -p hunter2`, `mysql -phunter2`, `curl -u user:hunter2`. */
+/** `--password hunter2`, `--requirepass hunter2`: a flag whose name announces a credential, and its value. */
 const FLAG_WITH_SPACE = /(?<![\w-])(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)(["']?)([^\s"'-][^\s"']*)\3/g;
-// The distance from the program to its flag is bounded so a long line cannot make the search quadratic.
-const LOGIN_P = /(\blogin\b[^\n]{0,300}?[ \t]-p[ \t]+)(["']?)([^\s"']+)\2/g;
-const MYSQL_P = /(\bmysql(?:dump|admin)?\b[^\n]{0,300}?[ \t]-p)([^\s-][^\s]*)/g;
-const USER_PASS = /(\b(?:curl|wget|http)\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]+["']?[^\s:"']+:)([^\s"']+)/g;
 
 export function redactFlags(text: string): string {
-  return text
-    .replace(FLAG_WITH_SPACE, (match, flag: string, space: string, quote: string, value: string) =>
-      isSensitiveName(flag) && !isPlaceholder(value) && !keepsValue(flag, value, '=', quote !== '')
-        ? `${flag}${space}${quote}${REDACTED}${quote}`
-        : match,
-    )
-    .replace(LOGIN_P, (match, head: string, quote: string, value: string) =>
-      isPlaceholder(value) ? match : `${head}${quote}${REDACTED}${quote}`,
-    )
-    .replace(MYSQL_P, (match, head: string, value: string) => (isPlaceholder(value) ? match : `${head}${REDACTED}`))
-    .replace(USER_PASS, (match, head: string, value: string) => (isPlaceholder(value) ? match : `${head}${REDACTED}`));
+  if (!text.includes('--')) return text;
+  return text.replace(FLAG_WITH_SPACE, (match, flag: string, space: string, quote: string, value: string) =>
+    isSensitiveName(flag) && !isPlaceholder(value) && !keepsValue(flag, value, '=', quote !== '')
+      ? `${flag}${space}${quote}${REDACTED}${quote}`
+      : match,
+  );
 }
 
 /** `PASSWORD hunter2`, `WITH PASSWORD 'x'`, `password is s3cret`, `IDENTIFIED BY 'x'`. */
 const PASSWORD_PHRASE =
-  /\b(password|passwd|passphrase|pwd)([ \t]+(?:(?:is|was|set to|to)[ \t]+)?)(["']?)([^\s"',;)]+)\3/gi;
+  /(?<![A-Za-z0-9_-])(password|passwd|passphrase|pwd)([ \t]+(?:(?:is|was|set to|to)[ \t]+)?)(["']?)([^\s"',;)]+)\3/gi;
 const IDENTIFIED_BY = /\b(IDENTIFIED[ \t]+(?:WITH[ \t]+\S+[ \t]+)?BY[ \t]+)(["'])(.*?)\2/gi;
 
+/**
+ * Words that follow "password" in messages about passwords (`password will be stored`, `password at next login`,
+ * `password complexity requirements`) rather than a password itself. A letters-only word after "password" that is
+ * none of these, nor prose, is taken for the password: `using password velvetharbor`.
+ */
+const PASSWORD_PROSE = new Set([
+  'at',
+  'on',
+  'by',
+  'as',
+  'be',
+  'been',
+  'being',
+  'if',
+  'when',
+  'while',
+  'this',
+  'that',
+  'it',
+  'its',
+  'you',
+  'your',
+  'we',
+  'our',
+  'my',
+  'may',
+  'might',
+  'could',
+  'would',
+  'shall',
+  'will',
+  'used',
+  'using',
+  'needs',
+  'need',
+  'expires',
+  'hashing',
+  'hashed',
+  'complexity',
+  'history',
+  'manager',
+  'protected',
+  'protection',
+  'based',
+  'grant',
+  'flow',
+  'attempt',
+  'attempts',
+  'retries',
+  'characters',
+  'minimum',
+  'maximum',
+  'entry',
+  'hint',
+  'recovery',
+  'check',
+  'checks',
+  'validation',
+  'validated',
+  'verified',
+  'matches',
+  'match',
+  'accepted',
+  'successful',
+  'succeeded',
+  'sent',
+  'stored',
+  'saved',
+  'generated',
+  'loaded',
+  'read',
+  'requirements',
+  'requirement',
+  'rules',
+  'rule',
+  'store',
+  'storage',
+  'encryption',
+  'encrypted',
+  'secrets',
+  'salt',
+  'salted',
+  'expiration',
+  'expiry',
+  'age',
+  'strong',
+  'weak',
+  'short',
+  'long',
+  'contains',
+  'contain',
+  'should',
+  'must',
+  'into',
+  'via',
+  'reuse',
+  'reused',
+  'unchanged',
+  'only',
+  'also',
+  'then',
+  'here',
+  'there',
+  'again',
+  'now',
+  'not',
+]);
+
 export function redactPasswordPhrases(text: string): string {
+  if (!/pass|pwd|identified/i.test(text)) return text;
   return text
     .replace(PASSWORD_PHRASE, (match, word: string, gap: string, quote: string, value: string) => {
       if (isPlaceholder(value) || isProse(value) || !/[A-Za-z0-9]/.test(value)) return match;
-      const shouted = word === word.toUpperCase();
-      const looksRandom = /\d|[^A-Za-z]/.test(value) || /[a-z][A-Z]/.test(value);
-      return quote !== '' || shouted || looksRandom ? `${word}${gap}${quote}${REDACTED}${quote}` : match;
+      if (PASSWORD_PROSE.has(value.toLowerCase())) return match;
+      const lettersOnly = /^[A-Za-z]+$/.test(value);
+      return !lettersOnly || value.length >= 4 || quote !== '' ? `${word}${gap}${quote}${REDACTED}${quote}` : match;
     })
     .replace(IDENTIFIED_BY, (match, head: string, quote: string, value: string) =>
       isPlaceholder(value) ? match : `${head}${quote}${REDACTED}${quote}`,

@@ -7,7 +7,12 @@ import { REDACTED } from './marker.js';
  * qualifies, nor do paths and class names, whose words repeat letters.
  */
 
-const CANDIDATE = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+/**
+ * A run of base64 characters, with `=` padding at its end or between pieces (tokens glued from two encoded parts,
+ * `…==…`). Each piece is bounded by `=` signs, so a failed match gives nothing back to try again: linear.
+ */
+const CANDIDATE = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{8,}(?:={1,2}[A-Za-z0-9+/_-]{8,})*={0,2}(?![A-Za-z0-9+/_=-])/g;
+const MIN_CANDIDATE = 32;
 const MIN_BITS_PER_CHAR = 4;
 /**
  * Random base64 changes between capitals, small letters, digits and symbols at about two characters in three;
@@ -42,7 +47,7 @@ export function shannonBits(text: string): number {
 }
 
 export function looksLikeKeyMaterial(token: string): boolean {
-  const body = token.replace(/=+$/, '');
+  const body = token.replace(/=+/g, '');
   if (!/[A-Z]/.test(body) || !/[a-z]/.test(body) || !/\d/.test(body)) return false;
   // A path with a word for a segment (`/hostedzone/Z0123…`) is a path.
   if (body.split('/').some((segment) => /^[a-z]{4,}$/.test(segment))) return false;
@@ -59,6 +64,7 @@ const DIGEST_PREFIX = /(?:sha(?:1|224|256|384|512)|md5)[:=]$/i;
 
 export function redactHighEntropy(text: string): string {
   return text.replace(CANDIDATE, (token, offset: number) => {
+    if (token.length < MIN_CANDIDATE) return token;
     if (DIGEST_PREFIX.test(text.slice(Math.max(0, offset - 8), offset))) return token;
     return looksLikeKeyMaterial(token) ? REDACTED : token;
   });

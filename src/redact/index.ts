@@ -5,6 +5,9 @@ import {
   redactPasswordPhrases,
   redactXmlElements,
 } from './assignments.js';
+import { capLines } from './cap.js';
+import { redactCommandLines } from './command-line.js';
+import { redactContextValues } from './context.js';
 import { redactHighEntropy } from './entropy.js';
 import { isPlaceholder, REDACTED } from './marker.js';
 import { isSensitiveName } from './names.js';
@@ -30,10 +33,12 @@ export interface RedactOptions {
 /** Shorter values are too likely to occur by chance to be replaced everywhere they appear. */
 const MIN_EXACT_SECRET = 8;
 
-const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g;
+/** Anchored on the start of its run and bounded, so a long run of address characters is looked at once. */
+const EMAIL =
+  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b/g;
 
 export function redactText(text: string, options: RedactOptions = {}): string {
-  let out = text;
+  let out = capLines(text);
   for (const secret of options.secrets ?? []) {
     if (secret.length >= MIN_EXACT_SECRET) out = out.split(secret).join(REDACTED);
   }
@@ -43,10 +48,15 @@ export function redactText(text: string, options: RedactOptions = {}): string {
   out = redactXmlElements(out);
   out = redactAssignments(out);
   out = redactFlags(out);
+  out = redactCommandLines(out);
   out = redactPasswordPhrases(out);
+  out = redactContextValues(out);
   out = redactHighEntropy(out);
   // Personal data: email addresses (not the `git@host` of SSH remotes).
-  return out.replace(EMAIL, (address) => (address.startsWith('git@') ? address : '[EMAIL]'));
+  if (out.includes('@')) out = out.replace(EMAIL, (address) => (address.startsWith('git@') ? address : '[EMAIL]'));
+  // A marker is longer than many values it replaces: cut again, so what comes out is within the cap too and a
+  // second pass finds nothing to do.
+  return capLines(out);
 }
 
 /**

@@ -30,7 +30,7 @@ const VALUE_SUFFIXES = new Set([
 
 /** A last word that is a credential on its own, optionally glued to a prefix (`dbpassword`, `csrftoken`). */
 const CREDENTIAL_WORD =
-  /^(?:[a-z0-9]*(?:password|passwd|passphrase|secret|token|apikey|accesskey|secretkey|privatekey|accountkey|credentials?|cookie)\d*|pass\d*|pw|auth|sig|signature)$/;
+  /^(?:[a-z0-9]*(?:password|passwd|passphrase|secret|token|apikey|accesskey|secretkey|privatekey|accountkey|credentials?|cookie)\d*|pass\d*|pw|auth|sig|signature|requirepass|masterauth|masterpass)$/;
 
 /** `*_key` is a credential when the word before says what kind: `api_key`, `AccountKey`, `tls.key`. */
 const KEY_QUALIFIERS = new Set([
@@ -82,7 +82,6 @@ const LOOKUP_KEY_QUALIFIERS = new Set([
   'cache',
   'primary',
   'foreign',
-  'routing',
   'idempotency',
   'object',
   'hash',
@@ -112,6 +111,13 @@ const LOOKUP_KEY_QUALIFIERS = new Set([
   'kms',
 ]);
 
+/**
+ * Every credential name holds one of these letters in a row; one test of a short pattern settles the great majority
+ * of names (`level`, `msg`, `ts`) before the name is split into words.
+ */
+const MAY_NAME_CREDENTIAL = /pass|pw|secret|token|key|auth|cred|cookie|sig|cert/i;
+const MAY_NAME_KEY = /key/i;
+
 /** Split at separators and camelCase humps: `AWSSecretAccessKey` → aws, secret, access, key. */
 export function nameWords(name: string): string[] {
   return name
@@ -131,12 +137,14 @@ function meaningfulWords(name: string): string[] {
  * credential depends on the value (see `isCredentialLike`), unlike `cache_key` or `partition_key`.
  */
 export function isVendorKeyName(name: string): boolean {
+  if (!MAY_NAME_KEY.test(name)) return false;
   const words = meaningfulWords(name);
   const previous = words.at(-2);
   return words.at(-1) === 'key' && previous !== undefined && !LOOKUP_KEY_QUALIFIERS.has(previous);
 }
 
 export function isSensitiveName(name: string): boolean {
+  if (!MAY_NAME_CREDENTIAL.test(name)) return false;
   const words = meaningfulWords(name);
   const last = words.at(-1);
   if (last === undefined) return false;

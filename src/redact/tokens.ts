@@ -34,7 +34,7 @@ const VENDOR_TOKENS: readonly RegExp[] = [
   /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b/g,
   /\bdapi[a-f0-9]{32}(?:-\d)?\b/g,
   new RegExp(`\\bhv[sbr]\\.${T}{20,}`, 'g'),
-  /\bdp\.(?:st|sa|ct|scim|audit)\.[A-Za-z0-9_.-]{20,}/g,
+  /\bdp\.(?:st|sa|ct|pt|scim|audit)\.[A-Za-z0-9_.-]{20,}/g,
   /\blin_(?:api|oauth)_[A-Za-z0-9]{30,}/g,
   /\bAGE-SECRET-KEY-1[A-Z0-9]{50,}/g,
   // Groq, Notion, Grafana Cloud and service accounts, 1Password service accounts, Vercel, Docker Hub, Figma.
@@ -56,6 +56,51 @@ const VENDOR_TOKENS: readonly RegExp[] = [
   new RegExp(`\\bsha256~${T}{20,}`, 'g'),
   // Alibaba Cloud access key ids.
   /\bLTAI[A-Za-z0-9]{12,20}\b/g,
+  // From gitleaks' and secretlint's rule sets: New Relic, Twilio, Mailgun, Mailchimp, Postman, Pulumi, Sentry,
+  // Telegram bots, Square, Dynatrace, Tailscale, Terraform Cloud, PlanetScale, Prefect, RubyGems, Sourcegraph,
+  // Clojars, Flutterwave, Buildkite, Hugging Face organisations, GitLab runners, Heroku, Netlify, Supabase,
+  // Cloudflare Origin CA, Contentful, EasyPost, Typeform, Shippo, Scalingo, Mapbox, JFrog, Octopus, Harness,
+  // Fly.io, Atlassian, Yandex.
+  /\bNRAK-[A-Z0-9]{27}\b/g,
+  /\bNRJS-[a-f0-9]{19}\b/g,
+  /\bSK[0-9a-fA-F]{32}\b/g,
+  /\bkey-[0-9a-z]{32}\b/g,
+  /\b[0-9a-f]{32}-us\d{1,2}\b/g,
+  /\bPMAK-[A-Fa-f0-9]{24}-[A-Fa-f0-9]{34}\b/g,
+  /\bpul-[a-f0-9]{40}\b/g,
+  /\bsntry[su]_[A-Za-z0-9+/=_]{40,}/g,
+  new RegExp(`\\b\\d{8,10}:AA${T}{33}`, 'g'),
+  new RegExp(`\\bsq0(?:atp|csp)-${T}{22,43}`, 'g'),
+  /\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}\b/g,
+  /\btskey-[a-z]+-[A-Za-z0-9]{4,}-[A-Za-z0-9]{20,}/g,
+  /\b[a-z0-9]{14}\.atlasv1\.[a-z0-9_=-]{60,70}/g,
+  /\bpscale_(?:tkn|oauth|pw)_[A-Za-z0-9_.=-]{32,64}/g,
+  /\bpnu_[A-Za-z0-9]{36}\b/g,
+  /\brubygems_[a-f0-9]{48}\b/g,
+  /\bsgp_(?:[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}\b/g,
+  /\bCLOJARS_[a-z0-9]{60}\b/g,
+  /\bFLWSECK(?:_TEST)?-[a-h0-9]{32}-X\b/g,
+  /\bbkua_[a-f0-9]{40}\b/g,
+  /\bapi_org_[A-Za-z0-9]{34}\b/g,
+  new RegExp(`\\bGR1348941${T}{20}`, 'g'),
+  new RegExp(`\\bHRKU-AA${T}{58}`, 'g'),
+  /\bnfp_[A-Za-z0-9]{36}\b/g,
+  /\bsbp_[a-f0-9]{40}\b/g,
+  /\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}\b/g,
+  new RegExp(`\\bCFPAT-${T}{43}`, 'g'),
+  /\bEZAK[A-Za-z0-9]{54}\b/g,
+  /\btfp_[A-Za-z0-9_.=-]{59}/g,
+  /\bshippo_(?:live|test)_[a-fA-F0-9]{40}\b/g,
+  new RegExp(`\\btk-us-${T}{48}`, 'g'),
+  new RegExp(`\\b[ps]k\\.eyJ${T}{10,}\\.${T}{20,}`, 'g'),
+  /\bAKCp[A-Za-z0-9]{69}\b/g,
+  /\bAPI-[A-Z0-9]{26}\b/g,
+  new RegExp(`\\bpat\\.${T}{22}\\.[0-9a-f]{24}\\.[A-Za-z0-9]{20}\\b`, 'g'),
+  new RegExp(`\\bfo1_${T}{43}`, 'g'),
+  new RegExp(`\\bATATT3${T}{150,}`, 'g'),
+  new RegExp(`\\bAQVN${T}{35,38}`, 'g'),
+  // Discord webhooks carry their credential in the path.
+  new RegExp(`(?<=discord(?:app)?\\.com/api/webhooks/\\d{17,20}/)${T}{60,}`, 'g'),
   // JSON Web Tokens (service account tokens, OIDC id tokens), signed or not.
   new RegExp(`\\beyJ${T}{5,}\\.${T}{5,}\\.${T}*`, 'g'),
 ];
@@ -76,6 +121,19 @@ const SK_KEY = new RegExp(`\\bsk-${T}{20,}`, 'g');
 
 function redactSkKeys(text: string): string {
   return text.replace(SK_KEY, (match) => (/[A-Z]/.test(match) && /\d/.test(match) ? REDACTED : match));
+}
+
+/**
+ * Vault's service tokens before 1.10: `s.` and 24 letters and digits. Host names and Java packages start with `s.`
+ * too, so the rest must mix capitals, small letters and digits as random text does.
+ */
+const VAULT_LEGACY = /(?<![A-Za-z0-9_.-])[sbr]\.[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])/g;
+
+function redactVaultLegacy(text: string): string {
+  if (!text.includes('.')) return text;
+  return text.replace(VAULT_LEGACY, (match) =>
+    /[A-Z]/.test(match.slice(2)) && /[a-z]/.test(match.slice(2)) && /\d/.test(match) ? REDACTED : match,
+  );
 }
 
 function redactAwsLines(text: string): string {
@@ -126,7 +184,7 @@ const HEADER_RULES: readonly Rule[] = [
   },
   // A bearer or basic credential outside a header: `curl -H "…: Bearer x"`, `using bearer x`.
   {
-    pattern: /\b(bearer|basic)([ \t]+)([A-Za-z0-9._~+/-]{8,}=*)/gi,
+    pattern: /\b(bearer|basic)([ \t]+)([A-Za-z0-9._~+/-]{8,}[A-Za-z0-9._~+/=-]*)/gi,
     replace: (match, scheme: string, space: string, value: string) => {
       if (AUTH_PROSE.has(value.toLowerCase()) || isPlaceholder(value)) return match;
       if (scheme.toLowerCase() === 'basic' && !tokenish(value)) return match;
@@ -153,24 +211,62 @@ const HEADER_RULES: readonly Rule[] = [
 
 const COOKIE_ATTRIBUTES = new Set(['path', 'domain', 'expires', 'max-age', 'samesite', 'priority', 'partitioned']);
 
-const URL_RULES: readonly Rule[] = [
-  // scheme://user:password@host — the user stays, it tells which account failed.
-  {
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@'"<>]*):([^\s/?'"<>]+)@/gi,
-    replace: (match, scheme: string, user: string, password: string) =>
-      isPlaceholder(password) ? match : `${scheme}${user}:${REDACTED}@`,
-  },
-  // scheme://token@host, as git and some SDKs write it.
-  {
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([A-Za-z0-9._~+-]{20,})@/gi,
-    replace: (match, scheme: string, user: string) => (tokenish(user) ? `${scheme}${REDACTED}@` : match),
-  },
-  // Slack incoming webhooks carry their credential in the path.
-  {
-    pattern: /\b(https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]+/g,
-    replace: `$1${REDACTED}`,
-  },
-];
+/** Characters of a URL scheme (RFC 3986), and of a userinfo: anything up to the `@` but separators and quotes. */
+const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
+const MAX_SCHEME = 32;
+/** A userinfo longer than this is not one: the search for its `@` stops here, so it costs a bounded look per URL. */
+const MAX_USERINFO = 512;
+const USERINFO_END = new Set([' ', '\t', '\r', '\n', '/', '?', "'", '"', '<', '>', '`']);
+
+/**
+ * `scheme://user:password@host` keeps the user (it tells which account failed) and loses the password;
+ * `scheme://token@host`, as git and some SDKs write it, loses the token; a Slack incoming webhook loses its path.
+ * Found from each `://` outwards, so the cost is a bounded look per URL whatever surrounds it.
+ */
+function redactUrls(text: string): string {
+  if (!text.includes('://')) return text;
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
+    let schemeStart = at;
+    while (schemeStart > 0 && at - schemeStart < MAX_SCHEME && SCHEME_CHAR.test(text[schemeStart - 1] as string)) {
+      schemeStart--;
+    }
+    if (schemeStart === at || !/[A-Za-z]/.test(text[schemeStart] as string)) continue;
+    const hostStart = at + 3;
+    if (text.startsWith('hooks.slack.com/', hostStart)) {
+      const path = /^hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/.exec(
+        text.slice(hostStart, hostStart + 256),
+      );
+      if (path !== null) {
+        const keep = path[0].indexOf('/', 'hooks.slack.com/'.length) + 1;
+        out += `${text.slice(from, hostStart + keep)}${REDACTED}`;
+        from = hostStart + path[0].length;
+        at = from - 3;
+      }
+      continue;
+    }
+    let end = hostStart;
+    while (end < text.length && end - hostStart < MAX_USERINFO && !USERINFO_END.has(text[end] as string)) {
+      if (text[end] === '@') break;
+      end++;
+    }
+    if (text[end] !== '@') continue;
+    const userinfo = text.slice(hostStart, end);
+    const colon = userinfo.indexOf(':');
+    if (colon !== -1) {
+      const password = userinfo.slice(colon + 1);
+      if (password === '' || isPlaceholder(password)) continue;
+      out += `${text.slice(from, hostStart + colon + 1)}${REDACTED}`;
+    } else {
+      if (userinfo.length < 20 || !tokenish(userinfo)) continue;
+      out += `${text.slice(from, hostStart)}${REDACTED}`;
+    }
+    from = end;
+    at = end - 2;
+  }
+  return out + text.slice(from);
+}
 
 function applyRules(text: string, rules: readonly Rule[]): string {
   let out = text;
@@ -181,8 +277,8 @@ function applyRules(text: string, rules: readonly Rule[]): string {
 }
 
 export function redactTokens(text: string): string {
-  let out = redactSkKeys(redactAwsLines(text));
+  let out = redactVaultLegacy(redactSkKeys(redactAwsLines(text)));
   if (ANY_VENDOR_TOKEN.test(out)) for (const pattern of VENDOR_TOKENS) out = out.replace(pattern, REDACTED);
   out = applyRules(out, HEADER_RULES);
-  return applyRules(out, URL_RULES);
+  return redactUrls(out);
 }

@@ -7,6 +7,8 @@ import type { TaskAnswer } from '../workflow/engine.js';
 
 /** What starting a session needs (the workflow's `startSession` input). */
 export interface StartSessionInput {
+  /** Set by a caller that must be able to complete an interrupted start (session-lifecycle.ts). */
+  id?: string;
   channelId: string;
   threadTs: string;
   requester: string;
@@ -15,6 +17,8 @@ export interface StartSessionInput {
   /** Absent when the request names none: the workflow's triage locates it in the cluster. */
   namespace?: string;
   cluster: string;
+  /** The channel's namespaces; every read of the session stays inside them. */
+  scope: string[];
   note?: string;
 }
 

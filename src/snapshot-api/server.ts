@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { SnapshotLogs } from '../cluster/snapshot.js';
 import type { StoredObject } from '../cluster/stored-object.js';
 import type { KubeObject } from '../cluster/types.js';
+import { hostRefusal } from '../http/request-guard.js';
 import type { SnapshotCatalog } from './catalog.js';
 import { FaultInjector, type FaultRule } from './faults.js';
 import { READ_METHODS, type RouteTable, requestListener } from './handler.js';
@@ -127,7 +128,26 @@ export async function startSnapshotServer(options: SnapshotServerOptions): Promi
     seed: options.seed ?? 1,
     rules: options.faults ?? [],
   });
-  const server = createServer(requestListener(state, injector, ROUTES));
+  const listener = requestListener(state, injector, ROUTES);
+  // Raw pod logs and every object are served here: a page that rebinds its own name to loopback must get nothing.
+  const server = createServer((req, res) => {
+    const refusal = hostRefusal(req);
+    if (refusal === undefined) {
+      listener(req, res);
+      return;
+    }
+    const body = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: refusal,
+      reason: 'Forbidden',
+      code: 403,
+    });
+    res.writeHead(403, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

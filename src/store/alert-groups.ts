@@ -22,6 +22,13 @@ export const AlertGroupRecordSchema = z.object({
   groupKey: z.string().min(1).max(4096),
   phase: z.enum(ALERT_GROUP_PHASES),
   channelId: KeyPartSchema,
+  /**
+   * The session id the opening uses, chosen with the first claim and kept by every claim that takes over, so a
+   * delivery that finishes an interrupted opening completes that session rather than opening a second one.
+   */
+  plannedSessionId: KeyPartSchema.optional(),
+  /** The thread root the opening posted, once posted: a takeover opens the session there instead of posting again. */
+  rootTs: KeyPartSchema.optional(),
   /** Set once bound: the session the group opened and its thread. */
   sessionId: KeyPartSchema.optional(),
   threadTs: KeyPartSchema.optional(),
@@ -50,6 +57,8 @@ export const AlertGroupClaimOptionsSchema = z.strictObject({
    * it still points there, so of two deliveries that both saw it closed, one opens the next session.
    */
   replacing: KeyPartSchema.optional(),
+  /** What an interrupted opening (the expired claim being taken over) had done: carried into the new claim. */
+  inherit: z.strictObject({ plannedSessionId: KeyPartSchema.optional(), rootTs: KeyPartSchema.optional() }).optional(),
 });
 export type AlertGroupClaimOptions = z.input<typeof AlertGroupClaimOptionsSchema>;
 
@@ -77,10 +86,13 @@ export class AlertGroupRepository {
       now = new Date(),
       leaseSeconds,
       replacing,
+      inherit,
     } = parseInput(AlertGroupClaimOptionsSchema, options, 'alert group claim options');
     const at = toIso(now);
     const record: AlertGroupRecord = {
       ...group,
+      plannedSessionId: inherit?.plannedSessionId ?? ulid(now.getTime()),
+      ...(inherit?.rootTs === undefined ? {} : { rootTs: inherit.rootTs }),
       phase: 'opening',
       claimedAt: at,
       leaseUntil: toIso(new Date(now.getTime() + leaseSeconds * 1000)),
@@ -107,6 +119,24 @@ export class AlertGroupRepository {
     // A retried request whose first attempt landed finds its own write: the claim is still the caller's.
     if (existing?.writeId === record.writeId) return { claimed: true, record: existing };
     return { claimed: false, existing };
+  }
+
+  /** Records the thread root a claim posted, so a takeover reuses it. False when the claim was lost. */
+  async noteRoot(claim: AlertGroupRecord, rootTs: string): Promise<boolean> {
+    const ts = parseInput(KeyPartSchema, rootTs, 'thread ts');
+    const key = keys.alertGroup(parseInput(KeyPartSchema, claim.groupId, 'alert group id'));
+    const result = await conditional('UpdateItem', key, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          UpdateExpression: 'SET rootTs = :root',
+          ConditionExpression: 'writeId = :writeId AND phase = :opening',
+          ExpressionAttributeValues: { ':root': ts, ':writeId': claim.writeId, ':opening': 'opening' },
+        }),
+      ),
+    );
+    return result.ok;
   }
 
   /** Binds a claimed group to the session it opened. False when the claim was lost (taken over after its lease). */
@@ -145,6 +175,25 @@ export class AlertGroupRepository {
     }
     const { leaseUntil: _lease, ...rest } = claim;
     return { ...rest, phase: 'bound', sessionId, threadTs, boundAt: at };
+  }
+
+  /**
+   * Ends a claim's hold at once after its opening failed midway, keeping what it had done (its planned session, its
+   * root), so the sender's retry takes over and finishes rather than starting a second session and thread.
+   */
+  async abandon(claim: AlertGroupRecord, now: Date = new Date()): Promise<void> {
+    const key = keys.alertGroup(parseInput(KeyPartSchema, claim.groupId, 'alert group id'));
+    await conditional('UpdateItem', key, () =>
+      this.ctx.client.send(
+        new UpdateCommand({
+          TableName: this.ctx.tableName,
+          Key: key,
+          UpdateExpression: 'SET leaseUntil = :now',
+          ConditionExpression: 'writeId = :writeId AND phase = :opening',
+          ExpressionAttributeValues: { ':now': toIso(now), ':writeId': claim.writeId, ':opening': 'opening' },
+        }),
+      ),
+    );
   }
 
   /** Gives an unbound claim back after opening failed, so the sender's retry can open the session. */

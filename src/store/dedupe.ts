@@ -110,6 +110,15 @@ export class DedupeRepository {
     return undefined;
   }
 
+  /**
+   * Whether `key` is held by an attempt that has not finished, alive or not: a repeat must then be asked to come
+   * again rather than be told it is a duplicate, since the attempt may never finish.
+   */
+  async isPending(key: string, now: Date = new Date()): Promise<boolean> {
+    const item = await getItem(this.ctx, keys.dedupe(parseInput(DedupeKeySchema, key, 'dedupe key')));
+    return item !== undefined && item['phase'] === 'pending' && String(item['expiresAt']) > toIso(now);
+  }
+
   /** Makes the claim final: repeats of the key are dropped until it expires. False when the claim was lost. */
   async finish(claim: DedupeClaim): Promise<boolean> {
     const itemKey = keys.dedupe(parseInput(DedupeKeySchema, claim.key, 'dedupe key'));

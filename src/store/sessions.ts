@@ -59,6 +59,8 @@ export const SessionRecordSchema = z.object({
   intent: z.string().min(1).max(64),
   namespace: z.string().max(253),
   cluster: z.string().min(1).max(128).optional(),
+  /** The namespaces the session may read: its channel's scope when it opened (read-only-guard.ts). */
+  scope: z.array(z.string().min(1).max(64)).max(50).optional(),
   channelId: KeyPartSchema,
   threadTs: KeyPartSchema.optional(),
   requester: z.string().min(1).max(64),
@@ -84,6 +86,7 @@ export const NewSessionSchema = z.strictObject({
   intent: z.string().min(1).max(64),
   namespace: z.string().max(253),
   cluster: z.string().min(1).max(128).optional(),
+  scope: z.array(z.string().min(1).max(64)).max(50).optional(),
   channelId: KeyPartSchema,
   threadTs: KeyPartSchema.optional(),
   requester: z.string().min(1).max(64),
@@ -338,6 +341,25 @@ export class SessionRepository {
     // is skipped.
     const sessions = await Promise.all(ids.map((id) => this.get(id)));
     return sessions.filter((s): s is SessionRecord => s !== undefined && s.status === 'open' && s.requester === user);
+  }
+
+  /**
+   * How many open sessions a person (or the bot, for alert-opened ones) has, counted up to `limit` on the index
+   * alone: cheap enough to ask on every alert, and an entry left by an unfinished close only counts a little high.
+   */
+  async countOpenByRequester(userId: string, limit: number): Promise<number> {
+    const user = parseInput(KeyPartSchema, userId, 'user id');
+    const entries = await queryItems(
+      this.ctx,
+      {
+        IndexName: GSI1,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1.openSessionsOfRequester(user) },
+        ProjectionExpression: 'sessionId',
+      },
+      limit,
+    );
+    return entries.length;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { redactDeep, redactText } from '../redact/index.js';
 import type { EventSink, WorkflowEvent } from '../review/events.js';
 import type { WorkflowDeps } from './deps.js';
 
@@ -9,8 +10,15 @@ export async function recordEvent(
   deps: Pick<WorkflowDeps, 'logger' | 'store' | 'now'>,
   sessionId: string,
   type: string,
-  input: { summary?: string; data?: Record<string, unknown>; actor?: string } = {},
+  raw: { summary?: string; data?: Record<string, unknown>; actor?: string } = {},
 ): Promise<void> {
+  // What people typed reaches events (a request's words, a note, a thread reply): scrubbed before it is logged or
+  // kept, like everything else calmops shows.
+  const input = {
+    ...raw,
+    ...(raw.summary === undefined ? {} : { summary: redactText(raw.summary) }),
+    ...(raw.data === undefined ? {} : { data: redactDeep(raw.data) }),
+  };
   deps.logger.info(type, {
     event: type,
     sessionId,

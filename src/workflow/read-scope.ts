@@ -1,3 +1,4 @@
+import { scopeAllows } from '../cluster/read-only-guard.js';
 import type { ReadSpec } from '../cluster/read-spec.js';
 import { READABLE_KINDS } from '../cluster/types.js';
 import { canonicalKind, isClusterScoped } from '../diagnosis/kinds.js';
@@ -55,7 +56,6 @@ export function checkReadScope(
 ): ScopeDecision {
   const kind = spec.verb === 'logs' ? 'pods' : spec.verb === 'events' ? 'events' : canonicalKind(spec.kind);
   if (isClusterScoped(kind)) return { allowed: true };
-  const allowed = namespacesIn(scope);
   if (options.allNamespaces === true || spec.namespace === undefined) {
     return {
       allowed: false,
@@ -63,7 +63,9 @@ export function checkReadScope(
       reason: `reading ${kind} across all namespaces is outside this session; it reads ${describeScope(scope)}`,
     };
   }
-  if (allowed.includes(spec.namespace)) return { allowed: true };
+  if (spec.namespace === scope.namespace || scopeAllows({ namespaces: scope.extraNamespaces }, spec.namespace)) {
+    return { allowed: true };
+  }
   return {
     allowed: false,
     code: 'namespace-not-allowed',

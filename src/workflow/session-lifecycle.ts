@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SCOPE_ENTRY } from '../cluster/read-only-guard.js';
 import { StaleVersionError } from '../store/errors.js';
 import { resolveEntry } from '../triage/dictionary.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
@@ -24,6 +25,14 @@ export class UnknownIntentForSessionError extends Error {
 }
 
 export const StartSessionInputSchema = z.object({
+  /**
+   * The id to open the session under, chosen by a caller that must be able to finish an interrupted start (an alert
+   * delivery that died midway): starting again with the same id completes that session instead of opening another.
+   */
+  id: z
+    .string()
+    .regex(/^[0-9A-Za-z-]{1,64}$/)
+    .optional(),
   channelId: z.string().min(1).max(64),
   threadTs: z.string().min(1).max(64),
   requester: z.string().min(1).max(64),
@@ -32,6 +41,8 @@ export const StartSessionInputSchema = z.object({
   /** Absent when the request names none: the first triage locates it, and the session keeps what it found. */
   namespace: z.string().min(1).max(253).optional(),
   cluster: z.string().min(1).max(128),
+  /** The channel's namespaces (read-only-guard.ts `ReadScope`): every read of the session stays inside them. */
+  scope: z.array(z.string().regex(SCOPE_ENTRY)).min(1).max(50),
   note: z.string().max(500).optional(),
 });
 export type StartSessionInput = z.input<typeof StartSessionInputSchema>;
@@ -44,7 +55,13 @@ export type SessionDeps = Pick<
 /** The diagnostic execution's input: everything the cluster reader needs travels with it, nothing else. */
 export function executionInput(
   deps: Pick<SessionDeps, 'timeouts'>,
-  session: { id: string; intent: string; namespace: string; cluster?: string | undefined },
+  session: {
+    id: string;
+    intent: string;
+    namespace: string;
+    cluster?: string | undefined;
+    scope?: readonly string[] | undefined;
+  },
   resume: number,
   text = '',
 ) {
@@ -53,8 +70,20 @@ export function executionInput(
     resume,
     idleTimeoutSeconds: deps.timeouts.idleTimeoutSeconds,
     approvalTimeoutSeconds: deps.timeouts.approvalTimeoutSeconds,
-    session: { intent: session.intent, namespace: session.namespace, cluster: session.cluster ?? 'default', text },
+    session: {
+      intent: session.intent,
+      namespace: session.namespace,
+      cluster: session.cluster ?? 'default',
+      text,
+      scope: sessionScope(session),
+    },
   };
+}
+
+/** A session kept from before scopes were recorded reads its own namespace only. */
+export function sessionScope(session: { namespace: string; scope?: readonly string[] | undefined }): string[] {
+  if (session.scope !== undefined && session.scope.length > 0) return [...session.scope];
+  return session.namespace === '' ? [] : [session.namespace];
 }
 
 export async function startSession(
@@ -73,22 +102,27 @@ export async function startSession(
     );
   }
   const now = deps.now();
-  const session = await deps.store.sessions.create(
+  const { session, created } = await deps.store.sessions.createIfAbsent(
     {
+      ...(parsed.id === undefined ? {} : { id: parsed.id }),
       intent,
       // An empty namespace means "not located yet": the session item keeps one shape either way.
       namespace: parsed.namespace ?? '',
       cluster: parsed.cluster,
+      scope: parsed.scope,
       channelId: parsed.channelId,
       threadTs: parsed.threadTs,
       requester: parsed.requester,
     },
     now,
   );
+  if (!created && (parsed.id === undefined || session.status !== 'open')) {
+    throw new SessionStartError(`Session ${session.id} already exists and is ${session.status}`);
+  }
   // Two independent items of the new session: written together, as the Slack acknowledgement waits for this.
   await Promise.all([
     deps.store.threads.bind(parsed.channelId, parsed.threadTs, session.id, now),
-    recordEvent(deps, session.id, 'intent_captured', {
+    recordEvent(deps, session.id, created ? 'intent_captured' : 'session.start_completed', {
       actor: parsed.requester,
       summary: `${intent} in ${parsed.namespace ?? '(namespace to be located)'} on ${parsed.cluster}`,
       data: {
@@ -105,10 +139,21 @@ export async function startSession(
     `${session.id}-0`,
     executionInput(deps, session, 0, parsed.text),
   );
-  if (!started.started) throw new SessionStartError(`Session ${session.id} already has its first execution`);
+  if (!started.started) {
+    if (created) throw new SessionStartError(`Session ${session.id} already has its first execution`);
+    // An interrupted start whose first execution was started: the session only lacks the record of it.
+    const executionArn = session.executionArn ?? executionArnOf(deps.stateMachines.diagnosticArn, `${session.id}-0`);
+    if (session.executionArn === undefined) await recordExecution(deps, session, executionArn);
+    return { sessionId: session.id, executionArn };
+  }
   const { executionArn } = started;
   await recordExecution(deps, session, executionArn);
   return { sessionId: session.id, executionArn };
+}
+
+/** An execution's ARN, as Step Functions forms it from its state machine's and its name. */
+export function executionArnOf(stateMachineArn: string, name: string): string {
+  return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 }
 
 /**

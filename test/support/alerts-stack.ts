@@ -29,7 +29,7 @@ export interface AlertsStack {
  * The whole local stack for the alert tests: a Slack stand-in with the on-call channel, the crash-looping `orders`
  * namespace as the cluster, and a policy that sends alerts to the incident channel, and `orders` ones to on-call.
  */
-export async function startAlertsStack(alertsToken?: string): Promise<AlertsStack> {
+export async function startAlertsStack(alertsToken?: string, options: { policy?: unknown } = {}): Promise<AlertsStack> {
   const slack = await startSlackStandIn({
     channels: [...demoChannels(), { id: ONCALL, name: 'orders-oncall', is_member: true }],
   });
@@ -38,7 +38,7 @@ export async function startAlertsStack(alertsToken?: string): Promise<AlertsStac
     slackApiUrl: slack.url,
     logLevel: 'SILENT',
     ...(alertsToken === undefined ? {} : { alertsToken }),
-    policy: {
+    policy: options.policy ?? {
       defaults: { cluster: 'default', approverGroup: DEMO_IDS.approvers, seniorGroup: DEMO_IDS.seniors },
       alerts: { channel: DEMO_IDS.incidents, routes: [{ namespace: 'orders', channel: ONCALL }] },
     },
@@ -56,8 +56,8 @@ export async function startAlertsStack(alertsToken?: string): Promise<AlertsStac
 }
 
 /** The alerts stack for the enclosing `describe`, started before its tests and closed after them. */
-export function useAlertsStack(alertsToken?: string): AlertsStack {
-  return startedForSuite(() => startAlertsStack(alertsToken), 120_000);
+export function useAlertsStack(alertsToken?: string, options: { policy?: unknown } = {}): AlertsStack {
+  return startedForSuite(() => startAlertsStack(alertsToken, options), 120_000);
 }
 
 /**

@@ -191,6 +191,98 @@ export class SecretFactory {
         return `figd_${this.chars(B64URL, 40)}`;
       case 'generic':
         return this.chars(ALNUM, 24);
+      // Passed on command lines and protocols, or recognised by the words around them.
+      case 'letters_password':
+        return `${this.pick(WORDS)}${this.pick(WORDS)}`;
+      case 'vault_legacy':
+        return `s.${this.chars(ALNUM, 24)}`;
+      case 'eq_token':
+        return `${this.chars(B64, 22)}=${this.chars(B64, 22)}`;
+      case 'k8s_bootstrap':
+        return `${this.chars(`${LOWER}${DIGITS}`, 6)}.${this.chars(`${LOWER}${DIGITS}`, 16)}`;
+      // Vendor formats from secretlint's and gitleaks' public rule sets.
+      case 'newrelic_user':
+        return `NRAK-${this.chars(`${UPPER}${DIGITS}`, 27)}`;
+      case 'newrelic_browser':
+        return `NRJS-${this.chars(HEX, 19)}`;
+      case 'twilio_api':
+        return `SK${this.chars(HEX, 32)}`;
+      case 'mailgun':
+        return `key-${this.chars(HEX, 32)}`;
+      case 'mailchimp':
+        return `${this.chars(HEX, 32)}-us${this.chars(DIGITS, 2)}`;
+      case 'postman':
+        return `PMAK-${this.chars(HEX, 24)}-${this.chars(HEX, 34)}`;
+      case 'pulumi':
+        return `pul-${this.chars(HEX, 40)}`;
+      case 'sentry_user':
+        return `sntryu_${this.chars(HEX, 64)}`;
+      case 'telegram':
+        return `${this.chars(DIGITS, 10)}:AA${this.chars(B64URL, 33)}`;
+      case 'discord_webhook':
+        return this.chars(B64URL, 68);
+      case 'square':
+        return `sq0atp-${this.chars(B64URL, 22)}`;
+      case 'square_secret':
+        return `sq0csp-${this.chars(B64URL, 43)}`;
+      case 'dynatrace':
+        return `dt0c01.${this.chars(`${UPPER}${DIGITS}`, 24)}.${this.chars(`${UPPER}${DIGITS}`, 64)}`;
+      case 'tailscale':
+        return `tskey-auth-k${this.chars(ALNUM, 10)}CNTRL-${this.chars(ALNUM, 33)}`;
+      case 'terraform':
+        return `${this.chars(`${LOWER}${DIGITS}`, 14)}.atlasv1.${this.chars(`${LOWER}${DIGITS}`, 67)}`;
+      case 'planetscale':
+        return `pscale_tkn_${this.chars(B64URL, 43)}`;
+      case 'prefect':
+        return `pnu_${this.chars(ALNUM, 36)}`;
+      case 'rubygems':
+        return `rubygems_${this.chars(HEX, 48)}`;
+      case 'sourcegraph':
+        return `sgp_${this.chars(HEX, 16)}_${this.chars(HEX, 40)}`;
+      case 'clojars':
+        return `CLOJARS_${this.chars(`${LOWER}${DIGITS}`, 60)}`;
+      case 'flutterwave':
+        return `FLWSECK_TEST-${this.chars('abcdefgh0123456789', 32)}-X`;
+      case 'buildkite':
+        return `bkua_${this.chars(HEX, 40)}`;
+      case 'doppler':
+        return `dp.pt.${this.chars(ALNUM, 43)}`;
+      case 'huggingface_org':
+        return `api_org_${this.chars(ALNUM, 34)}`;
+      case 'gitlab_runner':
+        return `GR1348941${this.chars(B64URL, 20)}`;
+      case 'heroku':
+        return `HRKU-AA${this.chars(B64URL, 58)}`;
+      case 'netlify':
+        return `nfp_${this.chars(ALNUM, 36)}`;
+      case 'supabase':
+        return `sbp_${this.chars(HEX, 40)}`;
+      case 'cloudflare_origin':
+        return `v1.0-${this.chars(HEX, 24)}-${this.chars(HEX, 146)}`;
+      case 'contentful':
+        return `CFPAT-${this.chars(B64URL, 43)}`;
+      case 'easypost':
+        return `EZAK${this.chars(ALNUM, 54)}`;
+      case 'typeform':
+        return `tfp_${this.chars(B64URL, 59)}`;
+      case 'shippo':
+        return `shippo_live_${this.chars(HEX, 40)}`;
+      case 'scalingo':
+        return `tk-us-${this.chars(B64URL, 48)}`;
+      case 'mapbox':
+        return `sk.eyJ1Ijoi${this.chars(B64URL, 40)}.${this.chars(B64URL, 22)}`;
+      case 'jfrog':
+        return `AKCp${this.chars(ALNUM, 69)}`;
+      case 'octopus':
+        return `API-${this.chars(`${UPPER}${DIGITS}`, 26)}`;
+      case 'harness':
+        return `pat.${this.chars(B64URL, 22)}.${this.chars(HEX, 24)}.${this.chars(ALNUM, 20)}`;
+      case 'fly':
+        return `fo1_${this.chars(B64URL, 43)}`;
+      case 'atlassian':
+        return `ATATT3${this.chars(B64URL, 186)}`;
+      case 'yandex':
+        return `AQVN${this.chars(B64URL, 36)}`;
       default:
         throw new Error(`unknown secret kind ${kind}`);
     }

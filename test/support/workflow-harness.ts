@@ -7,7 +7,7 @@ import {
   SendTaskSuccessCommand,
 } from '@aws-sdk/client-sfn';
 import { DEMO_IDS } from '../../local/slack/index.js';
-import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.js';
+import { DEMO_SCOPE, type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.js';
 import { createWorkflowRuntime } from '../../src/app/workflow-runtime.js';
 import { parseSnapshot, parseSnapshotLogs } from '../../src/cluster/snapshot.js';
 import { deliverInput } from '../../src/workflow/deliver-input.js';
@@ -95,6 +95,7 @@ export async function openSession(
     intent,
     namespace,
     cluster: 'default',
+    scope: DEMO_SCOPE,
   });
   return { ...started, threadTs };
 }

@@ -1,4 +1,5 @@
-import { checkIntent, noChannelPolicy } from '../../policy/channel-policy.js';
+import { checkIntent, checkNamespace, noChannelPolicy } from '../../policy/channel-policy.js';
+import { redactText } from '../../redact/index.js';
 import type { SlackAppDeps } from '../deps.js';
 import type { StartCommand } from '../grammar.js';
 import { startedNotice, threadRootView } from '../notices.js';
@@ -30,8 +31,22 @@ export async function startTriage(
     await auditRefusal(deps, undefined, { actor: input.userId, action: 'start', decision: intentDecision });
     return { ok: false, message: intentDecision.reason };
   }
+  if (input.command.namespace !== undefined) {
+    const namespaceDecision = checkNamespace(channel, input.command.namespace);
+    if (!namespaceDecision.allowed) {
+      await auditRefusal(deps, undefined, { actor: input.userId, action: 'start', decision: namespaceDecision });
+      return { ok: false, message: namespaceDecision.reason };
+    }
+  }
 
-  const root = threadRootView({ requester: input.userId, command: input.command, cluster: channel.cluster });
+  // The request's words and its note are shown to the whole channel and kept: scrubbed first. A note is seen by
+  // its author alone while typing, so a credential pasted into it must not become the channel's.
+  const command: StartCommand = {
+    ...input.command,
+    text: redactText(input.command.text),
+    ...(input.command.note === undefined ? {} : { note: redactText(input.command.note) }),
+  };
+  const root = threadRootView({ requester: input.userId, command, cluster: channel.cluster });
   let threadTs = input.threadTs;
   if (threadTs === undefined) {
     const posted = await deps.client.chat.postMessage({
@@ -56,11 +71,12 @@ export async function startTriage(
       channelId: input.channelId,
       threadTs,
       requester: input.userId,
-      text: input.command.text,
-      intent: input.command.intent,
+      text: command.text,
+      intent: command.intent,
       ...(input.command.namespace === undefined ? {} : { namespace: input.command.namespace }),
       cluster: channel.cluster,
-      ...(input.command.note === undefined ? {} : { note: input.command.note }),
+      scope: [...channel.scope.namespaces],
+      ...(command.note === undefined ? {} : { note: command.note }),
     });
     return { ok: true, sessionId, threadTs };
   } catch (error) {

@@ -1,7 +1,9 @@
 import * as z from 'zod';
+import { SCOPE_ENTRY } from '../../cluster/read-only-guard.js';
 import { ReadSpecSchema } from '../../cluster/read-spec.js';
 import { createClusterReader, type KubeClusterReader } from '../../cluster/reader.js';
-import type { ClusterReader } from '../../cluster/types.js';
+import { scopeReader } from '../../cluster/scoped-reader.js';
+import { ClusterReadError, type ClusterReader, ReadOnlyViolationError } from '../../cluster/types.js';
 import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
 import { ANALYZERS } from '../../triage/analyzers/index.js';
 import { runTriage, type TriageLogger } from '../../triage/engine.js';
@@ -31,7 +33,15 @@ export interface ClusterDeps {
 
 const readers = new WeakMap<ClusterDeps, Map<string, Promise<KubeClusterReader>>>();
 
-async function readerFor(deps: ClusterDeps, cluster: string): Promise<ClusterReader> {
+/**
+ * The session's reader: the cluster's, bound to the session's scope, so every read a step makes (a triage following a
+ * dependency, a specialist, a thread read, a hypothesis test) is judged where it is made.
+ */
+async function readerFor(deps: ClusterDeps, cluster: string, scope: readonly string[]): Promise<ClusterReader> {
+  return scopeReader(await clusterReader(deps, cluster), { namespaces: scope });
+}
+
+async function clusterReader(deps: ClusterDeps, cluster: string): Promise<ClusterReader> {
   if (deps.readerFor) return deps.readerFor(cluster);
   let cache = readers.get(deps);
   if (!cache) {
@@ -55,10 +65,14 @@ async function readerFor(deps: ClusterDeps, cluster: string): Promise<ClusterRea
   return reader;
 }
 
+/** The session's namespaces (read-only-guard.ts `ReadScope`); a payload without one reads nothing. */
+const Scope = z.array(z.string().regex(SCOPE_ENTRY)).max(50);
+
 const Where = {
   sessionId: z.string().min(1).max(64),
   namespace: z.string().min(1).max(253),
   cluster: z.string().min(1).max(128),
+  scope: Scope,
 };
 
 export const TriagePayloadSchema = z.object({
@@ -73,11 +87,13 @@ export const SpecialistPayloadSchema = z.object({ step: z.literal('specialist'),
 export const ReadPayloadSchema = z.object({
   step: z.literal('read'),
   sessionId: z.string().min(1).max(64),
+  scope: Scope,
   request: ReadSpecSchema.extend({ cluster: z.string().min(1).max(128) }),
 });
 export const TestPayloadSchema = z.object({
   step: z.literal('test'),
   sessionId: z.string().min(1).max(64),
+  scope: Scope,
   hypothesis: z.object({
     id: z.string(),
     code: z.string(),
@@ -137,15 +153,50 @@ function unlocated(error: AmbiguousNamespaceError | InvalidNamespaceError): Unlo
   };
 }
 
+/**
+ * A namespace named by a person or an alert that the cluster does not have is "not found", said in the thread
+ * instead of a triage of nothing (which would read as "no fault"). Outside the session's scope it is refused the
+ * same way, without reading. A read that cannot tell (no permission on namespaces, a timeout) lets the triage run.
+ */
+async function namespaceMissing(
+  reader: ClusterReader,
+  namespace: string,
+  cluster: string,
+): Promise<UnlocatedResult | undefined> {
+  try {
+    await reader.get({ kind: 'namespaces', name: namespace }, AbortSignal.timeout(8_000));
+    return undefined;
+  } catch (error) {
+    const shown = namespace.slice(0, 63);
+    if (error instanceof ReadOnlyViolationError) {
+      return { unlocated: { reason: 'not-found', message: error.message.slice(0, 1000), candidates: [] } };
+    }
+    if (error instanceof ClusterReadError && error.reason === 'not-found') {
+      return {
+        unlocated: {
+          reason: 'not-found',
+          message: `Namespace "${shown}" was not found on cluster ${cluster.slice(0, 128)}: the API server has no such namespace, so nothing there was triaged.`,
+          candidates: [],
+        },
+      };
+    }
+    return undefined;
+  }
+}
+
 export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload): Promise<unknown> {
   switch (payload.step) {
     case 'triage': {
-      const reader = await readerFor(deps, payload.cluster);
+      const reader = await readerFor(deps, payload.cluster, payload.scope);
       const text = payload.text?.trim() ?? '';
       // The sweep stands for "the words name no single intent": routing by the words themselves keeps their
       // suggestions as tie-breakers and explains the choice, which an intent given by id would not.
       const byWords = payload.intent === SWEEP_INTENT && text !== '';
       const locating = payload.namespace === '';
+      if (!locating) {
+        const missing = await namespaceMissing(reader, payload.namespace, payload.cluster);
+        if (missing !== undefined) return missing;
+      }
       try {
         const envelope: TriageEnvelope = await runTriage(
           {
@@ -166,7 +217,7 @@ export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload)
       }
     }
     case 'specialist': {
-      const reader = await readerFor(deps, payload.cluster);
+      const reader = await readerFor(deps, payload.cluster, payload.scope);
       const templates = deps.templates.list().filter((t) => t.domain === payload.domain);
       const envelopes = await Promise.all(
         templates.map((t) =>
@@ -210,11 +261,11 @@ export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload)
     }
     case 'read': {
       const { cluster, ...spec } = payload.request;
-      const reader = await readerFor(deps, cluster);
+      const reader = await readerFor(deps, cluster, payload.scope);
       return runRead(reader, spec, AbortSignal.timeout(20_000));
     }
     case 'test': {
-      const reader = await readerFor(deps, payload.hypothesis.cluster);
+      const reader = await readerFor(deps, payload.hypothesis.cluster, payload.scope);
       const signal = AbortSignal.timeout(30_000);
       const results: ReadResult[] = await Promise.all(payload.hypothesis.reads.map((r) => runRead(reader, r, signal)));
       return {

@@ -59,6 +59,8 @@ describe('/triage through the real handler', () => {
         intent: 'scheduling-failures',
         namespace: 'payments',
         cluster: 'demo',
+        // The channel names no namespaces: every one but the platform's.
+        scope: ['*'],
         note: 'since the 14:00 deploy',
       },
     ]);

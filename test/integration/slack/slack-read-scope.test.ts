@@ -21,7 +21,7 @@ describe('read scope in a session thread', () => {
   const { stack, slack, kube, command, latestRootTs, say } = useSlackOnStack(
     {
       snapshot: fixture('pvc-binding--no-default-storageclass'),
-      policy: { ...base, channels: { [channel]: { allowedNamespaces: ['monitoring'] } } },
+      policy: { ...base, channels: { [channel]: { allowedNamespaces: ['student03', 'monitoring'] } } },
     },
     { label: 'scope', startTimeoutMs: 120_000 },
   );

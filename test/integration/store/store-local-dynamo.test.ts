@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
@@ -82,6 +83,23 @@ describe('startLocalDynamo', () => {
     const again = await start(dir);
     expect(await ensureTable(again.base, 'calmops')).toEqual({ created: true });
     again.base.destroy();
+  });
+
+  it('takes over a lock whose process is gone, or whose pid now names another process', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calmops-dynamo-'));
+    dirs.push(dir);
+    // A process that was killed: its pid is free (or a zombie) by the time the lock is read.
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const gone = new Promise((done) => child.once('exit', done));
+    child.kill('SIGKILL');
+    await gone;
+    await writeFile(join(dir, 'calmops.lock'), `${child.pid} 1`);
+    const first = await startLocalDynamo({ dataDir: dir });
+    await first.close();
+    // A running, unrelated process whose pid the lock names, with another start time: the lock is not its.
+    await writeFile(join(dir, 'calmops.lock'), `${process.pid} 1`);
+    const second = await startLocalDynamo({ dataDir: dir });
+    await second.close();
   });
 
   it('refuses to use a table whose keys differ from the shared definition', async () => {

@@ -96,6 +96,20 @@ describe('calmops on bad input files', () => {
     expect(result.stderr).toContain('\\x1b[31mred');
   });
 
+  it('invalid YAML is placed by line and column without printing the credentials on the lines it shows', async () => {
+    const password = 'Velvet842#Hn2q';
+    const key = 'c2VjcmV0LWtleS1tYXRlcmlhbC1mb3ItdGhlLXRlc3Q0Mg==';
+    const path = file(
+      'broken-config.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata:\n  url: postgres://app:${password}@db:5432/app\n  api_key: ${key}: [\n`,
+    );
+    const result = await calmops(['triage', 'pods pending in shop', '--snapshot', path]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/document 1 is not valid YAML: .* at line \d+, column \d+/);
+    expect(result.stderr).not.toContain(password);
+    expect(result.stderr).not.toContain(key);
+  });
+
   it('a file that is not a Kubernetes object exits 2 naming the file', async () => {
     const path = file('not-k8s.yaml', 'hello: world\n');
     const result = await calmops(['triage', 'pods pending in shop', '--snapshot', path]);

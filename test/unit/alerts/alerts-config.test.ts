@@ -46,7 +46,7 @@ describe('the alert token configuration', () => {
 });
 
 describe('npm start and alerts', () => {
-  it('prints the alert URL and token, and says when the policy takes no alerts', () => {
+  it('prints the alert URL and the token cut short, and says when the policy takes no alerts', () => {
     const running = {
       mode: 'sandbox',
       origin: 'http://127.0.0.1:3000',
@@ -57,8 +57,10 @@ describe('npm start and alerts', () => {
     } as unknown as RunningCalmops;
     const text = banner(running);
     expect(text).toContain(
-      `Alertmanager webhook: http://127.0.0.1:3000/alerts/alertmanager   Authorization: Bearer ${TOKEN}`,
+      `Alertmanager webhook: http://127.0.0.1:3000/alerts/alertmanager   Authorization: Bearer ${TOKEN.slice(0, 4)}…`,
     );
+    expect(text).not.toContain(TOKEN);
+    expect(text).toContain('the file alerts-token in the data directory');
     expect(text).toContain('alerts open their incident threads in CINCIDENTS');
     const none = banner({ ...running, alerts: { url: running.alerts.url, token: TOKEN } });
     expect(none).toContain('your channel policy has no alerts section');

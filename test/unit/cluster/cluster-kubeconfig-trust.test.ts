@@ -245,6 +245,7 @@ describe('the cluster reader function', () => {
   const read = {
     step: 'read',
     sessionId: 's-1',
+    scope: ['shop'],
     request: { title: 'list pods', verb: 'list', kind: 'pods', namespace: 'shop', cluster: 'prod' },
   };
 

@@ -65,7 +65,8 @@ afterEach(() => logs.restore());
 describe('the cluster reader', () => {
   const emptyCluster = (): ClusterReader => ({
     list: async () => [],
-    get: async () => {
+    get: async (query) => {
+      if (query.kind === 'namespaces') return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: query.name } };
       throw new ClusterReadError('not found', 'not-found', 404);
     },
     logs: async () => '',
@@ -98,6 +99,7 @@ describe('the cluster reader', () => {
     sessionId,
     namespace: 'payments',
     cluster: 'default',
+    scope: ['payments'],
     intent: 'crashloop-analysis',
   });
 

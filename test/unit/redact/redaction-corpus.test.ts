@@ -13,9 +13,6 @@ import { leakedPart, loadOrdinaryLines, loadSecretCorpus } from '../../support/r
 const corpus = loadSecretCorpus();
 const ordinary = loadOrdinaryLines();
 
-/** Ordinary lines redaction may change: 1% of the corpus. */
-const FALSE_POSITIVE_BUDGET = Math.floor(ordinary.length / 100);
-
 const ORACLE: Parameters<typeof lintSource>[0]['options']['config'] = {
   rules: [
     {
@@ -44,8 +41,8 @@ describe('redaction corpus', () => {
   const secrets = corpus.reduce((n, e) => n + e.secrets.length, 0);
 
   it(`holds at least 150 synthetic secrets in realistic log lines (${corpus.length} entries, ${secrets} values)`, () => {
-    expect(corpus.length).toBeGreaterThanOrEqual(150);
-    expect(new Set(corpus.map((e) => e.family)).size).toBeGreaterThanOrEqual(20);
+    expect(corpus.length).toBeGreaterThanOrEqual(250);
+    expect(new Set(corpus.map((e) => e.family)).size).toBeGreaterThanOrEqual(30);
     for (const entry of corpus) expect(entry.secrets.length, entry.template).toBeGreaterThan(0);
   });
 
@@ -82,10 +79,10 @@ describe('redaction corpus', () => {
 });
 
 describe('ordinary log lines', () => {
-  it(`come through unchanged: at most ${FALSE_POSITIVE_BUDGET} of ${ordinary.length} may be altered`, () => {
-    expect(ordinary.length).toBeGreaterThanOrEqual(200);
+  it(`come through unchanged, Kubernetes names included: none of ${ordinary.length} is altered`, () => {
+    expect(ordinary.length).toBeGreaterThanOrEqual(250);
     const changed = ordinary.filter((line) => redactText(line) !== line);
-    expect(changed.length, changed.join('\n')).toBeLessThanOrEqual(FALSE_POSITIVE_BUDGET);
+    expect(changed).toEqual([]);
   });
 
   it('hold no secret secretlint recognises', async () => {

@@ -4,6 +4,7 @@ import {
   checkBreakGlass,
   checkHandoff,
   checkIntent,
+  checkNamespace,
   checkPlanReview,
   decidersFor,
   GroupMembership,
@@ -52,21 +53,36 @@ describe('channel policy file', () => {
       approverGroup: 'SAPPROVERS',
       seniorGroup: 'SSENIORS',
       allowedNamespaces: [],
+      scope: { namespaces: ['*'] },
     });
     expect(policy.forChannel('COTHER')).toMatchObject({ cluster: 'shared', allowedIntents: '*' });
     expect(policy.listedChannels()).toEqual(['CPAYMENTS']);
   });
 
-  it('reads extra namespaces per channel, a listed channel replacing the defaults', () => {
+  it('reads each channel’s namespaces, a listed channel replacing the defaults', () => {
     const policy = parsePolicy({
       defaults: { cluster: 'a', approverGroup: 'S01', seniorGroup: 'S02', allowedNamespaces: ['shared-db'] },
-      channels: { CPLATFORM: { allowedNamespaces: ['kube-system', 'openshift-dns'] } },
+      channels: {
+        CPLATFORM: { allowedNamespaces: ['*', 'kube-system', 'openshift-*'] },
+        CTEAMA: { allowedNamespaces: ['team-a-*'] },
+      },
     });
-    expect(policy.forChannel('CPLATFORM')?.allowedNamespaces).toEqual(['kube-system', 'openshift-dns']);
-    expect(policy.forChannel('COTHER')?.allowedNamespaces).toEqual(['shared-db']);
+    expect(policy.forChannel('CPLATFORM')?.scope).toEqual({ namespaces: ['*', 'kube-system', 'openshift-*'] });
+    expect(policy.forChannel('COTHER')?.scope).toEqual({ namespaces: ['shared-db'] });
+    expect(policy.forChannel('CTEAMA')?.scope).toEqual({ namespaces: ['team-a-*'] });
     expect(() =>
-      parsePolicy({ defaults: { cluster: 'a', approverGroup: 'S01', seniorGroup: 'S02', allowedNamespaces: ['*'] } }),
-    ).toThrowError(/defaults\.allowedNamespaces\.0: a namespace name/);
+      parsePolicy({ defaults: { cluster: 'a', approverGroup: 'S01', seniorGroup: 'S02', allowedNamespaces: ['a*b'] } }),
+    ).toThrowError(/defaults\.allowedNamespaces\.0: a namespace name, a name prefix followed by "\*"/);
+  });
+
+  it('lets a channel without a list read every namespace but the platform’s', () => {
+    const policy = parsePolicy({ defaults: { cluster: 'a', approverGroup: 'S01', seniorGroup: 'S02' } });
+    const channel = policy.forChannel('CANY');
+    expect(channel?.scope).toEqual({ namespaces: ['*'] });
+    if (channel === undefined) return;
+    expect(checkNamespace(channel, 'shop')).toEqual({ allowed: true });
+    expect(checkNamespace(channel, 'kube-system')).toMatchObject({ allowed: false, code: 'namespace-outside-channel' });
+    expect(checkNamespace(channel, 'openshift-ingress')).toMatchObject({ allowed: false });
   });
 
   it('reads JSON too', () => {

@@ -1,4 +1,4 @@
-import type { ReadSpec } from '../../../cluster/read-spec.js';
+import { type ReadSpec, ReadSpecSchema } from '../../../cluster/read-spec.js';
 import { breakGlassAudit } from '../../../diagnosis/break-glass.js';
 import { describeHold, walkTo } from '../../../diagnosis/transitions.js';
 import { breakGlassEvent, panicSignalEvent } from '../../../memory/metrics.js';
@@ -58,6 +58,19 @@ type Answer<K extends DecisionKind> = (
 ) => Promise<RouteResult>;
 
 const none = (reason: string): RouteResult => ({ action: 'none', reason });
+
+/**
+ * A read as the cluster reader's payload accepts it: what a person typed becomes its title, cut to the payload's
+ * bound; whatever still does not fit (a name longer than Kubernetes allows) is said in the thread, not sent.
+ */
+export function fitReadSpec(spec: ReadSpec): { ok: true; spec: ReadSpec } | { ok: false; reason: string } {
+  const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+  const parsed = ReadSpecSchema.safeParse({ ...spec, title: clip(spec.title, 300) });
+  if (parsed.success) return { ok: true, spec: parsed.data };
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join('.') || 'the request';
+  return { ok: false, reason: `${field} is not something a read can use (${issue?.message ?? 'invalid'})` };
+}
 
 function reply(deps: WorkflowDeps, ctx: RouteContext, text: string, note?: string) {
   return postToSession(deps, ctx.session, replyView(ctx.session.id, text, note));
@@ -202,9 +215,15 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
     return none('hypothesis held');
   },
   async read(deps, ctx, d) {
+    const fitted = fitReadSpec(d.spec);
+    if (!fitted.ok) {
+      // Consumed with a reply: an input that cannot be run must not fail the step and stall the session.
+      await reply(deps, ctx, `:warning: I could not run that read: ${escapeText(fitted.reason)}. Nothing was read.`);
+      return none('read not runnable');
+    }
     if (d.facts.length > 0) await reply(deps, ctx, `:mag: *What the triage found*\n${lines(d.facts)}`);
     await caution(deps, ctx, d);
-    return { action: 'read', read: { ...d.spec, cluster: ctx.cluster } };
+    return { action: 'read', read: { ...fitted.spec, cluster: ctx.cluster } };
   },
   async 'read-refused'(deps, ctx, d) {
     await recordEvent(deps, ctx.session.id, 'read.refused', {
