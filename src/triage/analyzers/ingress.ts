@@ -217,7 +217,8 @@ export const ingressAnalyzer: Analyzer = {
           classProblem = true;
           emit(
             'INGRESS_CLASS_NOT_FOUND',
-            'high',
+            // An Ingress with an address is being served whatever its class says: a note, not the fault.
+            addressed ? 'low' : 'high',
             `Ingress ${ing.metadata.name} asks for IngressClass "${cls}", which does not exist.`,
             [
               state,

@@ -886,7 +886,7 @@ describe('oom-killed tells a node OOM from a container limit', () => {
     ready: true,
   });
 
-  it('blames the node when a system OOM coincides with the kill, whichever event shape reports it', () => {
+  it('names the one unbounded neighbour, with the node as the alternative, when a system OOM coincides with the kill, whichever event shape reports it', () => {
     for (const systemOom of [
       podEvent('node-a', 'SystemOOM', 'System OOM encountered, victim process: java, pid: 51877', 7.05, {
         kind: 'Node',
@@ -895,7 +895,9 @@ describe('oom-killed tells a node OOM from a container limit', () => {
       seriesEvent('Node', 'node-a', 'SystemOOM', 'System OOM encountered, victim process: java, pid: 51877', 7.05, 1),
     ]) {
       const [f] = run(['oom-killed'], [victim(7), backfill, node('node-a'), systemOom]);
-      expect(f?.owner).toEqual({ kind: 'Node', name: 'node-a' });
+      expect(f?.owner).toEqual({ kind: 'CronJob', name: 'backfill', namespace: 'analytics' });
+      expect(f?.change).toContain('set a memory limit');
+      expect(f?.alternatives?.map((a) => a.resource)).toEqual([{ kind: 'Node', name: 'node-a' }]);
       expect(f?.message).toContain('node node-a ran out of memory (system OOM), not its own 4Gi limit');
       expect(f?.message).not.toContain('exceeds');
       expect(f?.evidence.join('\n')).toContain('System OOM encountered, victim process: java, pid: 51877');
