@@ -22,6 +22,32 @@ export interface CauseGroup<T extends Scored> {
 /** An independent cause must weigh at least this share of the leading one to be named beside it. */
 export const INDEPENDENT_CAUSE_RATIO = 0.5;
 const MAX_IMPACT = 8;
+const CONSTRAINT_RATIO = 0.6;
+/** Kinds that run nothing: they constrain, admit, provision or configure what runs. */
+const CONSTRAINT_KINDS: ReadonlySet<string> = new Set([
+  'LimitRange',
+  'ResourceQuota',
+  'ClusterResourceQuota',
+  'Namespace',
+  'NetworkPolicy',
+  'RoleBinding',
+  'ClusterRoleBinding',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'ExternalSecret',
+  'SecretStore',
+  'ClusterSecretStore',
+  'Issuer',
+  'ClusterIssuer',
+  'NodePool',
+  'IPAddressPool',
+  'StorageClass',
+  'PodDisruptionBudget',
+  'PeerAuthentication',
+  'DestinationRule',
+  'AuthorizationPolicy',
+  'EgressFirewall',
+]);
 const WORKLOADS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'CronJob', 'Job']);
 
 /** The entity a person changes for a finding. */
@@ -64,7 +90,18 @@ export function groupCauses<T extends Scored>(scored: readonly T[], limit = 5): 
     if (group === undefined) groups.set(root, { lead: s, members: [] });
     else group.members.push(s);
   });
-  const ordered = [...groups.values()];
+  // An object that constrains or serves the others (a LimitRange, a binding, a NodePool, a secret store) leads its
+  // incident over the workloads that suffer from it, when the evidence for it is nearly as strong.
+  for (const group of groups.values()) {
+    const constraint = group.members.find(
+      (m) => CONSTRAINT_KINDS.has(entityOf(m.finding).kind) && m.score >= group.lead.score * CONSTRAINT_RATIO,
+    );
+    if (constraint && !CONSTRAINT_KINDS.has(entityOf(group.lead.finding).kind)) {
+      group.members = [group.lead, ...group.members.filter((m) => m !== constraint)];
+      group.lead = constraint;
+    }
+  }
+  const ordered = [...groups.values()].sort((a, b) => b.lead.score - a.lead.score);
   const top = ordered[0]?.lead.score ?? 0;
   return ordered
     .filter((g, i) => i === 0 || g.lead.score >= top * INDEPENDENT_CAUSE_RATIO)

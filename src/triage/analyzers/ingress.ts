@@ -218,7 +218,7 @@ export const ingressAnalyzer: Analyzer = {
           emit(
             'INGRESS_CLASS_NOT_FOUND',
             // An Ingress with an address is being served whatever its class says: a note, not the fault.
-            addressed ? 'low' : 'high',
+            addressed ? 'info' : 'high',
             `Ingress ${ing.metadata.name} asks for IngressClass "${cls}", which does not exist.`,
             [
               state,
