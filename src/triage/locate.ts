@@ -187,7 +187,9 @@ function sweepCluster(
     };
   }
   const busiest =
-    [...busy.entries()].sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0]))[0]?.[0] ??
+    [...busy.entries()]
+      .filter(([ns]) => !PLATFORM.test(ns))
+      .sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0]))[0]?.[0] ??
     names.find((n) => !PLATFORM.test(n)) ??
     (names[0] as string);
   return {
