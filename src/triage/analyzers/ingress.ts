@@ -366,8 +366,13 @@ function classWithoutController(
       owner: ref(workload.kind ?? 'Deployment', workload.metadata.name, workload.metadata.namespace),
     };
   }
+  // Only the namespace's pods and the cluster's pods labelled as controllers were read: a controller found nowhere
+  // among them may run elsewhere, so its absence is not concluded; what was read is said.
+  const seen = pods.length > 0;
   return {
-    message: `IngressClass ${cls} names controller ${controller}, but no controller pod for it is running, so Ingress ${ing.metadata.name} never gets an address.`,
+    message: seen
+      ? `IngressClass ${cls} names controller ${controller}, but no controller pod for it is running, so Ingress ${ing.metadata.name} never gets an address.`
+      : `IngressClass ${cls} names controller ${controller}, and no pod read serves it, so Ingress ${ing.metadata.name} has no address; pods outside this namespace that are not labelled as controllers were not read.`,
     evidence: [
       state,
       classLine,
@@ -377,6 +382,6 @@ function classWithoutController(
       ...(ignoredLine ? [ignoredLine] : []),
       stale,
     ],
-    confidence: pods.length > 0 || canSee(ctx, 'pods') ? 0.88 : 0.7,
+    confidence: seen ? 0.88 : 0.6,
   };
 }
