@@ -164,7 +164,8 @@ function sweepCluster(
   for (const d of deployments) {
     const want = typeof d.spec?.replicas === 'number' ? d.spec.replicas : 1;
     const have = typeof d.status?.availableReplicas === 'number' ? d.status.availableReplicas : 0;
-    if (want > 0 && have < want) note(d.metadata.namespace, 1, `Deployment ${d.metadata.name} has ${have}/${want} available`);
+    if (want > 0 && have < want)
+      note(d.metadata.namespace, 1, `Deployment ${d.metadata.name} has ${have}/${want} available`);
   }
   const ranked = [...trouble.entries()]
     .map(([namespace, t]) => ({ namespace, ...t }))
@@ -211,7 +212,12 @@ function podTrouble(pod: KubeObject): string | undefined {
   if (waiting) return `pod ${pod.metadata.name} is ${waiting.state?.waiting?.reason}`;
   if (phase === 'Pending') return `pod ${pod.metadata.name} is Pending`;
   if (phase === 'Failed' && pod.status?.reason !== 'Evicted') return `pod ${pod.metadata.name} failed`;
-  if (phase === 'Running' && statuses.some((s) => s.ready === false)) return `pod ${pod.metadata.name} is not ready`;
+  const ready = ((pod.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find(
+    (c) => c.type === 'Ready',
+  );
+  if (phase === 'Running' && (ready?.status === 'False' || statuses.some((s) => s.ready === false))) {
+    return `pod ${pod.metadata.name} is not ready`;
+  }
   return undefined;
 }
 

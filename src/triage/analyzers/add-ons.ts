@@ -37,8 +37,12 @@ function named(ctx: AnalyzerContext, kind: ResourceKind, name: string, namespace
 /** A Certificate that is not Ready, followed to its issuer when the issuer is not ready either. */
 function certificates(ctx: AnalyzerContext, out: FindingInput[]): void {
   for (const cert of inNamespace(ctx, ctx.objects('certificates'))) {
-    const ready = conditionOf(cert, 'Ready');
-    if (!notReady(ready) || !ready) continue;
+    const readyNow = conditionOf(cert, 'Ready');
+    const issuing = conditionOf(cert, 'Issuing');
+    // Still valid but renewing: a fault only when the issuer it renews from cannot issue (checked below).
+    const renewing = !notReady(readyNow) && issuing?.status === 'True';
+    if (!renewing && (!notReady(readyNow) || !readyNow)) continue;
+    const ready = (renewing ? issuing : readyNow) as Condition;
     const issuerRef = (cert.spec?.issuerRef ?? {}) as { name?: string; kind?: string };
     const issuerKind = issuerRef.kind === 'ClusterIssuer' ? 'ClusterIssuer' : 'Issuer';
     const issuer = issuerRef.name
@@ -68,14 +72,16 @@ function certificates(ctx: AnalyzerContext, out: FindingInput[]): void {
     if (issuerReady) steps.push(conditionLine(issuerKind, issuer as KubeObject, issuerReady));
     const secret = cert.spec?.secretName as string | undefined;
     const blamesIssuer = notReady(issuerReady) && issuerAt !== undefined;
+    if (renewing && !blamesIssuer) continue;
     out.push({
       code: 'CERTIFICATE_NOT_READY',
       analyzer: NAME,
       domain: 'networking',
-      severity: 'high',
+      // A certificate that still serves while its renewal fails is a deadline, not an outage yet.
+      severity: renewing ? 'medium' : 'high',
       resource: certRef,
       ...(blamesIssuer ? { owner: issuerAt } : {}),
-      message: `Certificate ${cert.metadata.name} is not ready${blamesIssuer ? `: its ${issuerKind} ${issuerRef.name} is not ready (${issuerReady?.reason ?? 'not ready'})` : `: ${ready.reason ?? ''} ${ready.message ?? ''}`.trimEnd()}.`,
+      message: `Certificate ${cert.metadata.name} ${renewing ? `cannot renew${cert.status?.notAfter ? ` before it expires at ${cert.status.notAfter}` : ''}` : 'is not ready'}${blamesIssuer ? `: its ${issuerKind} ${issuerRef.name} is not ready (${issuerReady?.reason ?? 'not ready'})` : `: ${ready.reason ?? ''} ${ready.message ?? ''}`.trimEnd()}.`,
       evidence: steps.slice(0, 5),
       confidence: blamesIssuer ? 0.9 : 0.8,
       related: [

@@ -368,7 +368,17 @@ function classWithoutController(
   }
   // Only the namespace's pods and the cluster's pods labelled as controllers were read: a controller found nowhere
   // among them may run elsewhere, so its absence is not concluded; what was read is said.
-  const seen = pods.length > 0;
+  // ingress-nginx labels its controller pods app.kubernetes.io/component=controller, which the sweep reads
+  // cluster-wide; a read of every namespace's pods (the other namespaces' pods carry other labels) also sees it.
+  const wide = ctx
+    .objects('pods')
+    .some(
+      (p) =>
+        p.metadata.namespace !== ctx.namespace &&
+        p.metadata.labels?.['app.kubernetes.io/component'] !== 'controller' &&
+        p.metadata.labels?.['k8s-app'] !== 'kube-dns',
+    );
+  const seen = pods.length > 0 || wide || /ingress-nginx/.test(controller);
   return {
     message: seen
       ? `IngressClass ${cls} names controller ${controller}, but no controller pod for it is running, so Ingress ${ing.metadata.name} never gets an address.`

@@ -260,13 +260,31 @@ function failedJobs(ctx: AnalyzerContext, findings: FindingInput[]): void {
     if (!Number.isNaN(at) && ctx.now.getTime() - at > 26 * 3600_000) continue;
     if (newerSuccessfulSibling(ctx, job)) continue;
     const owner = ownerOf(ctx, job);
+    // A Job that failed because its pods were refused (a quota, a LimitRange, admission) is changed there.
+    const refusedBy = [
+      failed.message ?? '',
+      ...findEvents(ctx, {
+        kind: 'Job',
+        name: job.metadata.name,
+        reasons: ['FailedCreate'],
+        namespace: ctx.namespace,
+      }).map((e) => e.message),
+    ]
+      .map((m) => classifyFailedCreate(m, ctx.namespace))
+      .find((r) => r?.entity !== undefined);
     findings.push({
+      ...(refusedBy?.entity
+        ? {
+            owner: refusedBy.entity,
+            change: `${refusedBy.what}: raise ${refusedBy.entity.kind} ${refusedBy.entity.name}, or lower what ${owner ? `${owner.kind} ${owner.name}` : `Job ${job.metadata.name}`} asks for`,
+          }
+        : {}),
       code: 'JOB_FAILED',
       analyzer: NAME,
       domain: 'compute',
       severity: 'medium',
       resource: ref('Job', job.metadata.name, ctx.namespace),
-      ...(owner ? { owner } : {}),
+      ...(owner && !refusedBy?.entity ? { owner } : {}),
       message:
         `Job ${job.metadata.name}${owner ? ` of ${owner.kind} ${owner.name}` : ''} failed: ${failed.reason ?? ''} ${failed.message ?? ''}`.trim(),
       evidence: [
@@ -274,7 +292,7 @@ function failedJobs(ctx: AnalyzerContext, findings: FindingInput[]): void {
         ...(Number.isNaN(at) ? [] : [`failed ${formatAge(ctx.now.getTime() - at)} ago`]),
       ],
       confidence: 0.75,
-      related: [],
+      related: owner && refusedBy?.entity ? [owner] : [],
       remediation: ['rerun-job'],
     });
   }
