@@ -24,6 +24,9 @@ const KINDS: ReadonlyArray<{ kind: ResourceKind; label: string; weight: number }
   { kind: 'pods', label: 'Pod', weight: 4 },
 ];
 
+/** What current trouble adds to a namespace the words matched: a Deployment's name is 6, a namespace's 10. */
+const TROUBLE_WEIGHT = 4;
+
 /** Platform namespaces match only when nothing of an application does: "coredns" is kube-system's, "api" rarely. */
 const PLATFORM = /^(kube-|openshift|default$)/;
 
@@ -105,6 +108,18 @@ export async function locateNamespace(
       );
       add(pod.metadata.namespace, ready ? 1 : 3, `its pods run on node ${short}`);
     }
+  }
+  // Words point; the cluster decides between what they point at: a namespace the words matched that is in trouble
+  // now outweighs one that only shares a word with the request.
+  if (scores.size > 1) {
+    const trouble = new Map<string, string>();
+    for (const pod of pods) {
+      const ns = pod.metadata.namespace;
+      if (!ns || !scores.has(ns) || trouble.has(ns)) continue;
+      const why = podTrouble(pod);
+      if (why) trouble.set(ns, why);
+    }
+    for (const [ns, why] of trouble) add(ns, TROUBLE_WEIGHT, why);
   }
   const ranked = [...scores.entries()]
     .map(([namespace, s]) => ({ namespace, ...s }))

@@ -354,7 +354,7 @@ describe('locateNamespace', () => {
     expect(located.why).toContain('its pods run on node ip-10-0-1-2');
   });
 
-  it('weighs one unready pod on a named node as much as three ready ones', async () => {
+  it('lets the unready pod on a named node decide between the namespaces the node points at', async () => {
     const full = 'ip-10-0-1-2.eu-west-1.compute.internal';
     const reader = cluster({
       namespaces: NAMESPACES,
@@ -366,10 +366,10 @@ describe('locateNamespace', () => {
         pod('ledger-0', 'payments', { owner: { kind: 'StatefulSet', name: 'ledger' }, node: full, ready: false }),
       ],
     });
-    // Three ready pods against one unready pod: too close to call.
-    const error = await locateNamespace(`${full} is under memory pressure`, reader, signal()).catch((e) => e);
-    expect(error).toBeInstanceOf(AmbiguousNamespaceError);
-    expect((error as AmbiguousNamespaceError).candidates.map((c) => c.namespace)).toEqual(['payments', 'shop']);
+    // Three ready pods against one unready pod weigh alike by words; the pod in trouble is the evidence.
+    const located = await locateNamespace(`${full} is under memory pressure`, reader, signal());
+    expect(located.namespace).toBe('payments');
+    expect(located.why).toContain('pod ledger-0 is not ready');
   });
 
   it('weighs platform namespaces less than an application namespace with the same match', async () => {
