@@ -249,6 +249,7 @@ async function serveInChild(objects: readonly KubeObject[], logs: Record<string,
   });
   return {
     url,
+    kubeconfig: join(dir, 'kubeconfig'),
     close: async () => {
       child.kill('SIGINT');
       await new Promise((r) => child.once('exit', r));
@@ -371,7 +372,8 @@ interface CliCase {
   args: string[];
   /** A cache directory per run (a first replay), or one shared by every run and warmed first (a repeated one). */
   cache: 'cold' | 'warm';
-  target: { seconds: number; mib?: number; cpuRatio?: number };
+  /** `kubectlRatio`: wall time as a share of kubectl reading the same objects from the same snapshot. */
+  target: { seconds: number; mib?: number; cpuRatio?: number; kubectlRatio?: number };
 }
 
 export async function cliScenario() {
@@ -400,14 +402,29 @@ export async function cliScenario() {
         label: 'triage, 3,000 pods, first run',
         args: triage(large, `something is off in ${NS}`),
         cache: 'cold',
-        target: { seconds: 1.5, mib: 256 },
+        target: { seconds: 1.5, mib: 256, kubectlRatio: 0.5 },
       },
       {
         label: 'triage, 3,000 pods, repeated',
         args: triage(large, `something is off in ${NS}`),
         cache: 'warm',
-        target: { seconds: 0.5 },
+        target: { seconds: 0.5, kubectlRatio: 0.2 },
       },
+    ];
+    // kubectl reads the same objects (pods, events, configmaps, workloads, services, endpoints, as JSON) from the
+    // same snapshot served by `calmops serve-snapshot`, with a warm discovery cache as a user's kubectl has.
+    const served = await serveInChild(objects, logs);
+    const kubectlArgs = [
+      'get',
+      'pods,events,configmaps,deployments,replicasets,statefulsets,daemonsets,jobs,cronjobs,services,endpoints',
+      '-n',
+      NS,
+      '-o',
+      'json',
+      '--kubeconfig',
+      served.kubeconfig,
+      '--cache-dir',
+      join(dir, 'kubectl-cache'),
     ];
     const baseEnv = { ...process.env, NODE_OPTIONS: '' };
     const warmCache = join(dir, 'cache-warm');
@@ -419,14 +436,22 @@ export async function cliScenario() {
     // Warm-up: the operating system's file cache, and the warm cases' parsed snapshots.
     await measure(reporter, ['-e', ''], baseEnv, dir);
     for (const c of cases) if (c.cache === 'warm') await runIn(c, -1);
+    await timeCommand('kubectl', kubectlArgs, baseEnv, dir);
     const baseline: ProcessUsage[] = [];
+    const kubectl: number[] = [];
     const runs = new Map<string, ProcessUsage[]>(cases.map((c) => [c.label, []]));
     // Rounds interleave the cases, so a burst of load on a shared machine spreads over all of them.
-    for (let round = 0; round < CLI_ROUNDS; round++) {
-      baseline.push(await measure(reporter, ['-e', ''], baseEnv, dir));
-      for (const c of cases) runs.get(c.label)?.push(await runIn(c, round));
+    try {
+      for (let round = 0; round < CLI_ROUNDS; round++) {
+        baseline.push(await measure(reporter, ['-e', ''], baseEnv, dir));
+        kubectl.push(await timeCommand('kubectl', kubectlArgs, baseEnv, dir));
+        for (const c of cases) runs.get(c.label)?.push(await runIn(c, round));
+      }
+    } finally {
+      await served.close();
     }
     const base = summarize(baseline);
+    const kubectlMs = round1(median(kubectl));
     const rows = cases.map((c) => {
       const s = summarize(runs.get(c.label) ?? []);
       return {
@@ -435,6 +460,7 @@ export async function cliScenario() {
         wallRatio: round1(s.wallMs / base.wallMs),
         cpuRatio: round1(s.cpuMs / base.cpuMs),
         rssRatio: round1(s.peakRssMib / base.peakRssMib),
+        kubectlRatio: Math.round((s.wallMs / kubectlMs) * 100) / 100,
         target: c.target,
       };
     });
@@ -442,11 +468,30 @@ export async function cliScenario() {
       rounds: CLI_ROUNDS,
       largeSnapshotBytes: largeBytes,
       baseline: { command: "node -e ''", ...base },
+      kubectl: { command: `kubectl ${kubectlArgs.slice(0, 6).join(' ')}`, wallMs: kubectlMs },
       runs: rows,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Wall time of a command that is not Node (kubectl), spawn to exit. */
+function timeCommand(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stdout?.resume();
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.slice(0, 400)}`));
+      else resolve(performance.now() - started);
+    });
+  });
 }
 
 /** Medians of wall and CPU time; the largest peak RSS. */
@@ -523,11 +568,12 @@ export default async function bench() {
   const cli = await cliScenario();
   console.log(
     `\nThe calmops command, spawn to exit: median of ${cli.rounds} runs; peak RSS is the largest; ratios against ` +
-      `${cli.baseline.command} (${cli.baseline.wallMs} ms, ${cli.baseline.cpuMs} ms CPU, ${cli.baseline.peakRssMib} MiB)`,
+      `${cli.baseline.command} (${cli.baseline.wallMs} ms, ${cli.baseline.cpuMs} ms CPU, ${cli.baseline.peakRssMib} MiB) ` +
+      `and against ${cli.kubectl.command} … from the same snapshot (${cli.kubectl.wallMs} ms)`,
   );
   console.log(
     table(
-      ['command', 'wall ms', 'cpu ms', 'peak MiB', '× wall', '× cpu', '× rss', 'target'],
+      ['command', 'wall ms', 'cpu ms', 'peak MiB', '× wall', '× cpu', '× rss', '× kubectl', 'target'],
       cli.runs.map((r) => [
         r.command,
         r.wallMs,
@@ -536,10 +582,12 @@ export default async function bench() {
         r.wallRatio,
         r.cpuRatio,
         r.rssRatio,
+        r.kubectlRatio,
         [
           `≤${r.target.seconds} s`,
           ...(r.target.mib ? [`≤${r.target.mib} MiB`] : []),
           ...(r.target.cpuRatio ? [`≤${r.target.cpuRatio}× cpu`] : []),
+          ...(r.target.kubectlRatio ? [`≤${r.target.kubectlRatio}× kubectl`] : []),
         ].join(' '),
       ]),
     ),

@@ -29,6 +29,8 @@ export const CaseSchema = z
     namespace: z.string(),
     intent: z.string(),
     rootCause: z.array(RefSchema).default([]),
+    /** What fails because of the root cause: never a root cause itself. */
+    impact: z.array(RefSchema).default([]),
     keyEvidence: z.array(z.string()).default([]),
     tags: z.array(z.string()).default([]),
   })
@@ -67,6 +69,14 @@ export interface CaseResult {
   evidenceFound: string[];
   evidenceMissed: string[];
   rootCauseOk: boolean;
+  /**
+   * The root-cause entity score as ITBench-AA computes it: 0 when an entity to change is missing from `rootCause`,
+   * otherwise the share of the entities `rootCause` names that are ones to change. A healthy case scores 1 with no
+   * root cause, 0 with any.
+   */
+  entityScore: number;
+  /** Conclusions of absence ("healthy", "no … is running") drawn although a read they depend on was partial. */
+  absenceFromPartialRead: string[];
   falseAlarm: boolean;
 }
 
@@ -85,6 +95,8 @@ export async function runCase(c: IncidentCase, mode: Mode): Promise<CaseResult> 
     evidenceFound: [],
     evidenceMissed: [...c.keyEvidence],
     rootCauseOk: false,
+    entityScore: 0,
+    absenceFromPartialRead: [],
     falseAlarm: false,
   };
   try {
@@ -135,12 +147,79 @@ function score(c: IncidentCase, e: TriageEnvelope) {
           ? lead === names(c.rootCause[0] as { kind: string; name: string }) ||
             named.has(names(c.rootCause[0] as { kind: string; name: string }))
           : c.rootCause.every((r) => named.has(names(r)))),
+    entityScore: entityScore(c, e),
+    absenceFromPartialRead: absenceFromPartialRead(e),
     falseAlarm: healthy && e.rootCause.length > 0,
   };
 }
 
+const sameEntity = (
+  want: { kind: string; name: string; namespace?: string | undefined },
+  got: { kind: string; name: string; namespace?: string | undefined },
+) =>
+  want.kind.toLowerCase() === got.kind.toLowerCase() &&
+  want.name === got.name &&
+  (want.namespace === undefined || got.namespace === undefined || want.namespace === got.namespace);
+
+/** ITBench-AA's root-cause entity score for one envelope: recall gates, precision scores. */
+export function entityScore(c: Pick<IncidentCase, 'intent' | 'rootCause'>, e: Pick<TriageEnvelope, 'rootCause'>) {
+  if (c.intent === 'healthy' || c.rootCause.length === 0) return e.rootCause.length === 0 ? 1 : 0;
+  const named = e.rootCause.map((r) => r.resource);
+  if (!c.rootCause.every((want) => named.some((got) => sameEntity(want, got)))) return 0;
+  const right = named.filter((got) => c.rootCause.some((want) => sameEntity(want, got))).length;
+  return Math.round((right / named.length) * 1000) / 1000;
+}
+
+/**
+ * Conclusions of absence the envelope draws, each checked against what was read: "healthy" needs every required
+ * evidence type read in full, and a finding that something is not there (not running, not found, missing) needs
+ * the reads it rests on. A gap or a list cut at its limit under such a conclusion is a conclusion from a partial
+ * read.
+ */
+export function absenceFromPartialRead(e: TriageEnvelope): string[] {
+  const out: string[] = [];
+  const partial = [
+    ...e.evidence.gaps.map((g) => `${g.type} (${g.reason})`),
+    ...Object.values({
+      ...e.evidence.workloads,
+      ...e.evidence.storage,
+      ...e.evidence.networking,
+      ...e.evidence.infrastructure,
+    }).flatMap((v) =>
+      v && typeof v === 'object' && (v as { limitReached?: boolean }).limitReached ? ['a list cut at its limit'] : [],
+    ),
+  ];
+  if (e.rootCause.length === 0 && /\bhealthy\b/i.test(e.summary) && partial.length > 0) {
+    out.push(`healthy although ${partial.join(', ')} was not read in full`);
+  }
+  const gapTypes = new Set(e.evidence.gaps.map((g) => g.type));
+  for (const f of e.findings) {
+    const absent = /\b(?:no [\w .'-]*?(?:is|are) running|not running|does not exist|no such|not found)\b/i.exec(
+      f.message,
+    );
+    if (!absent) continue;
+    const rests = ABSENCE_RESTS_ON.find(([pattern]) => pattern.test(f.code))?.[1] ?? [];
+    const unread = rests.filter((t) => gapTypes.has(t));
+    if (unread.length > 0) out.push(`${f.code} on ${f.resource.kind}/${f.resource.name} without ${unread.join(', ')}`);
+  }
+  return out;
+}
+
+/** The evidence types a finding of absence rests on, by finding code. */
+const ABSENCE_RESTS_ON: ReadonlyArray<[RegExp, string[]]> = [
+  [/CONTROLLER|PROVISIONER|COREDNS_UNAVAILABLE/, ['controllers', 'dns-pods', 'cluster-pods', 'pods']],
+  [/STORAGECLASS/, ['storageclasses']],
+  [/SERVICE_MISSING|NO_ENDPOINTS|SELECTS_NO_PODS/, ['services', 'endpoints', 'pods']],
+  [/CONFIGMAP_MISSING/, ['configmaps']],
+  [/MATCHING_PV/, ['persistentvolumes']],
+];
+
 export interface Scores {
   cases: number;
+  /** Mean ITBench-AA root-cause entity score over every case (asked and refused score 0). */
+  entityScore: number;
+  /** Conclusions of absence drawn from partial reads, over every case. */
+  absenceFromPartialRead: number;
   intent: number;
   namespace: number;
   keyEvidence: number;
@@ -158,6 +237,8 @@ export function summarizeResults(results: readonly CaseResult[], corpus: readonl
   void corpus;
   return {
     cases: n,
+    entityScore: n === 0 ? 1 : Math.round((results.reduce((s, r) => s + r.entityScore, 0) / n) * 1000) / 1000,
+    absenceFromPartialRead: results.reduce((s, r) => s + r.absenceFromPartialRead.length, 0),
     intent: ratio(results.filter((r) => r.intentOk).length, n),
     namespace: ratio(results.filter((r) => r.namespaceOk).length, n),
     keyEvidence: ratio(

@@ -65,7 +65,9 @@ export function readableResource(kind: unknown): ResourceInfo {
   if (typeof kind !== 'string' || !KIND_SET.has(kind) || !Object.hasOwn(RESOURCES, kind)) {
     const shown = typeof kind === 'string' ? `'${kind.slice(0, 80)}'` : typeof kind;
     const secretHint = typeof kind === 'string' && /secret/i.test(kind) ? ' (Secrets are never read)' : '';
-    refuse(`kind ${shown} is not a readable kind${secretHint}; readable kinds: ${READABLE_KINDS.join(', ')}`);
+    refuse(
+      `kind ${shown} is not a readable kind${secretHint}; readable kinds: ${(READABLE_KINDS as readonly string[]).join(', ')}`,
+    );
   }
   return RESOURCES[kind as ResourceKind];
 }

@@ -4,6 +4,7 @@ import { loadAll, YAMLException } from 'js-yaml';
 import * as z from 'zod';
 import { redactText } from '../redact/index.js';
 import { ALIAS_EXPANSION, aliasBudget, CORE_SCHEMA, walkValues, writeYaml } from '../yaml-text.js';
+import { newestObservedTime } from './observed-time.js';
 import { StoredObject } from './stored-object.js';
 import type { KubeObject } from './types.js';
 
@@ -207,25 +208,17 @@ export function formatSnapshot(objects: readonly KubeObject[]): string {
   return objects.map((o) => writeYaml(o)).join('---\n');
 }
 
-// Any RFC 3339 timestamp in UTC, as the API server writes creationTimestamp, lastTimestamp, startedAt, …
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-/** The instant a string names if it is such a timestamp. Most strings are not, and fail on their length or shape. */
-function timestampMs(value: string): number | undefined {
-  if (value.length < 20 || value.charCodeAt(10) !== 84 || !TIMESTAMP.test(value)) return undefined;
-  return Date.parse(value);
-}
-
-/** Walk `root` within the budget left, keeping the newest timestamp any of its strings holds. */
+/** Walk `root` within the budget left (an alias bomb exhausts it), keeping the newest instant it was observed at. */
 function visit(root: unknown, walk: { left: number; newest: number }): boolean {
-  return walkValues(root, walk, (value) => {
-    const ms = timestampMs(value);
-    if (ms !== undefined && ms > walk.newest) walk.newest = ms;
-  });
+  if (!walkValues(root, walk)) return false;
+  const ms = newestObservedTime(root);
+  if (ms > walk.newest) walk.newest = ms;
+  return true;
 }
 
 /**
- * The moment a snapshot was taken, as far as its contents tell: the newest timestamp anywhere in it. Replays use it
+ * The moment a snapshot was taken, as far as its contents tell: the newest instant anything in it was observed at
+ * (events, conditions, container states, creations; never a future on purpose such as a certificate's expiry). Replays use it
  * as "now" so ages and event recency read as they did during the incident. Undefined when nothing carries a time.
  * A parsed snapshot carries it already (`taken`).
  */

@@ -17,13 +17,20 @@ export const FingerprintSchema = z.object({
   resourceKinds: z.array(z.string()),
   /** The confirmed root cause for stored incidents, the top ranked cause for a new envelope. */
   rootCauseCode: z.string().optional(),
+  /** The kind of object the top cause names for change (a LimitRange, a NetworkPolicy), never a casualty's. */
+  rootCauseKind: z.string().optional(),
+  /** What failed because of the top cause: its casualties' finding codes, kept apart from the cause's. */
+  impactCodes: z.array(z.string()).optional(),
 });
 export type Fingerprint = z.infer<typeof FingerprintSchema>;
 
 export type FingerprintSource = {
   routing: Pick<TriageEnvelope['routing'], 'intent' | 'domain'>;
   findings: ReadonlyArray<Pick<TriageEnvelope['findings'][number], 'code' | 'message' | 'evidence' | 'resource'>>;
-  rootCause: ReadonlyArray<Pick<TriageEnvelope['rootCause'][number], 'code'>>;
+  rootCause: ReadonlyArray<
+    Pick<TriageEnvelope['rootCause'][number], 'code'> &
+      Partial<Pick<TriageEnvelope['rootCause'][number], 'resource' | 'impact'>>
+  >;
 };
 
 const REASON_WORDS: ReadonlyArray<[RegExp, string]> = [
@@ -106,6 +113,7 @@ export function fingerprintEnvelope(
   outcome: { confirmedRootCauseCode?: string } = {},
 ): Fingerprint {
   const texts = envelope.findings.flatMap((f) => [f.message, ...f.evidence]);
+  const top = envelope.rootCause.find((c) => c.code === outcome.confirmedRootCauseCode) ?? envelope.rootCause[0];
   return {
     intent: envelope.routing.intent,
     domain: envelope.routing.domain,
@@ -113,6 +121,8 @@ export function fingerprintEnvelope(
     keyReasons: sortedUnique(texts.flatMap(extractKeyReasons)),
     resourceKinds: sortedUnique(envelope.findings.map((f) => canonicalKind(f.resource.kind))),
     rootCauseCode: outcome.confirmedRootCauseCode ?? envelope.rootCause[0]?.code,
+    ...(top?.resource ? { rootCauseKind: canonicalKind(top.resource.kind) } : {}),
+    ...(top?.impact && top.impact.length > 0 ? { impactCodes: sortedUnique(top.impact.map((i) => i.code)) } : {}),
   };
 }
 
@@ -124,5 +134,7 @@ export function fingerprintTokens(fp: Fingerprint): string[] {
     ...fp.keyReasons.map((r) => `r:${r}`),
     ...fp.resourceKinds.map((k) => `kind:${k}`),
     ...(fp.rootCauseCode ? [`root:${fp.rootCauseCode}`] : []),
+    ...(fp.rootCauseKind ? [`rootkind:${fp.rootCauseKind}`] : []),
+    ...(fp.impactCodes ?? []).map((c) => `impact:${c}`),
   ]);
 }

@@ -358,13 +358,16 @@ function buildEnvelope(input: EnvelopeInput): TriageEnvelope {
     },
     // Worst first, but a ranked cause always keeps its finding (recency can rank a lower-severity one first).
     findings: findings.filter((f, i) => i < MAX_FINDINGS || causes.some((c) => c.finding === f)).map(compact),
-    rootCause: causes.map(({ rank, code, summary, confidence, resource, chain }) => ({
+    rootCause: causes.map(({ rank, code, summary, confidence, resource, chain, change, impact, alternatives }) => ({
       rank,
       code,
       summary: clip(summary),
       confidence,
       resource,
       ...(chain && chain.length > 1 ? { chain } : {}),
+      change,
+      impact: impact ?? [],
+      ...(alternatives && alternatives.length > 0 ? { alternatives } : {}),
     })),
     nextActions,
     promptSuggestions: promptSuggestions(intentTemplate, namespace, causes, evidence),

@@ -37,6 +37,20 @@ export const EvidenceGapSchema = z.object({
 });
 export type EvidenceGap = z.infer<typeof EvidenceGapSchema>;
 
+/** Something that fails because of a root cause, and the evidence that ties it to that cause. */
+export const ImpactSchema = z.object({
+  resource: ResourceRefSchema,
+  code: z.string(),
+  summary: z.string(),
+  /** The lines that tie the casualty to its cause (the refused connection, the pod waiting on the claim). */
+  evidence: z.array(z.string()),
+});
+export type Impact = z.infer<typeof ImpactSchema>;
+
+/** Another place the fault could be fixed, offered beside the cause (the Deployment's limit beside the LimitRange). */
+export const AlternativeFixSchema = z.object({ resource: ResourceRefSchema, change: z.string() });
+export type AlternativeFix = z.infer<typeof AlternativeFixSchema>;
+
 export const RankedCauseSchema = z.object({
   rank: z.number().int().min(1),
   code: z.string(),
@@ -46,6 +60,15 @@ export const RankedCauseSchema = z.object({
   resource: ResourceRefSchema,
   /** From the entity to change to where the symptom shows (owner → pod, policy → service → pod). */
   chain: z.array(ResourceRefSchema).optional(),
+  /**
+   * What to change in `resource` to end the incident. Always set by this version; optional so that envelopes stored
+   * before it still parse.
+   */
+  change: z.string().optional(),
+  /** What fails because of this cause: never causes themselves. Always set by this version (possibly empty). */
+  impact: z.array(ImpactSchema).optional(),
+  /** Other legitimate places to fix it; the cause stays the object whose constraint decides. */
+  alternatives: z.array(AlternativeFixSchema).optional(),
 });
 export type RankedCause = z.infer<typeof RankedCauseSchema>;
 

@@ -40,6 +40,10 @@ export const FindingSchema = z.object({
   owner: ResourceRefSchema.optional(),
   /** Set when the fault is history: its pod is gone, or its condition has cleared since. Never a root cause. */
   stale: z.string().optional(),
+  /** What to change in the owner (or the resource) to end the fault, when the analyzer knows it precisely. */
+  change: z.string().optional(),
+  /** Other objects where the same fault could legitimately be fixed (lower the Deployment's limit, not the LimitRange). */
+  alternatives: z.array(z.object({ resource: ResourceRefSchema, change: z.string() })).optional(),
 });
 export type Finding = z.infer<typeof FindingSchema>;
 export type FindingInput = z.input<typeof FindingSchema>;

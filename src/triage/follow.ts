@@ -3,14 +3,14 @@ import type { TriageTemplate } from './template-schema.js';
 
 /**
  * Following a dependency into another namespace. When a client cannot reach a Service that lives elsewhere
- * (`postgres.db.svc`), the fault a person must change is usually there: a NetworkPolicy, a crashing database, a claim
- * that never bound. The engine then reads that namespace once, with the namespace-scoped reads of the sweep, and
+ * (`postgres.db.svc`), or an admission webhook or the metrics API calls a backend there, the fault a person must
+ * change is usually there: a NetworkPolicy, a crashing database or controller, a claim that never bound. The engine then reads that namespace once, with the namespace-scoped reads of the sweep, and
  * analyzes it together with the first.
  */
 
 export const MAX_FOLLOWED_NAMESPACES = 2;
 
-/** The findings that name a link into a namespace that was not read, and those namespaces. */
+/** The namespaces of the Services that current findings call into and that were not read. */
 export function foreignNamespaces(
   findings: readonly Finding[],
   namespace: string,
@@ -18,7 +18,8 @@ export function foreignNamespaces(
 ): string[] {
   const out = new Set<string>();
   for (const f of findings) {
-    if (f.code !== 'DEPENDENCY_UNREACHABLE') continue;
+    if (f.stale !== undefined || f.severity === 'info' || f.severity === 'low') continue;
+    // A client's unreachable Service, a webhook's or the metrics API's backend: whatever a current fault calls.
     for (const r of f.related) {
       if (r.kind === 'Service' && r.namespace && r.namespace !== namespace && !read.has(r.namespace))
         out.add(r.namespace);

@@ -1,11 +1,10 @@
 import { setMaxListeners } from 'node:events';
+import { newestObservedTime } from '../cluster/observed-time.js';
 import { RESOURCES } from '../cluster/resources.js';
 import { logKey } from '../cluster/snapshot.js';
 import type { ClusterReader, KubeObject, ResourceKind } from '../cluster/types.js';
-import { entriesOf } from './entries.js';
 import type { EvidenceGap } from './envelope.js';
 import { clip } from './findings.js';
-import { eventTime } from './root-cause.js';
 import type { ReadOutcome } from './rounds.js';
 import { executeRound } from './rounds.js';
 import type { TriageTemplate } from './template-schema.js';
@@ -171,39 +170,14 @@ export function indexOutcomes(outcomes: readonly ReadOutcome[]): OutcomeIndex {
   return { objects, limited, logs, unavailable };
 }
 
-/** The newest instant any object read mentions: a replayed snapshot's "now". */
+/** The newest instant any object read was observed at: a replayed snapshot's "now" (see observed-time.ts). */
 export function newestTimestamp(outcomes: readonly ReadOutcome[]): Date | undefined {
   let newest = Number.NEGATIVE_INFINITY;
-  const consider = (value: unknown) => {
-    if (typeof value !== 'string') return;
-    const t = Date.parse(value);
-    if (!Number.isNaN(t) && t > newest) newest = t;
-  };
   for (const o of outcomes) {
     if (o.status !== 'ok' || o.kind === 'logs') continue;
-    for (const obj of o.objects) {
-      consider(obj.metadata.creationTimestamp);
-      if (o.kind === 'events') {
-        const t = eventTime(obj);
-        if (t) consider(t.toISOString());
-      }
-      const status = obj.status as Record<string, unknown> | undefined;
-      if (!status || typeof status !== 'object') continue;
-      for (const c of entriesOf(status.conditions)) {
-        consider(c.lastTransitionTime);
-        consider(c.lastHeartbeatTime);
-        consider(c.lastProbeTime);
-      }
-      consider(status.startTime);
-      for (const cs of [...entriesOf(status.containerStatuses), ...entriesOf(status.initContainerStatuses)]) {
-        for (const state of [cs.state, cs.lastState] as Array<Record<string, Record<string, unknown>> | undefined>) {
-          if (!state) continue;
-          for (const s of Object.values(state)) {
-            consider(s?.startedAt);
-            consider(s?.finishedAt);
-          }
-        }
-      }
+    for (let i = 0; i < o.objects.length; i++) {
+      const t = newestObservedTime(o.objects[i]);
+      if (t > newest) newest = t;
     }
   }
   return Number.isFinite(newest) ? new Date(newest) : undefined;

@@ -24,6 +24,9 @@ const KINDS: ReadonlyArray<{ kind: ResourceKind; label: string; weight: number }
   { kind: 'pods', label: 'Pod', weight: 4 },
 ];
 
+/** What current trouble adds to a namespace the words matched: a Deployment's name is 6, a namespace's 10. */
+const TROUBLE_WEIGHT = 4;
+
 /** Platform namespaces match only when nothing of an application does: "coredns" is kube-system's, "api" rarely. */
 const PLATFORM = /^(kube-|openshift|default$)/;
 
@@ -106,16 +109,30 @@ export async function locateNamespace(
       add(pod.metadata.namespace, ready ? 1 : 3, `its pods run on node ${short}`);
     }
   }
+  // Words point; the cluster decides between what they point at: a namespace the words matched that is in trouble
+  // now outweighs one that only shares a word with the request.
+  if (scores.size > 1) {
+    const trouble = new Map<string, string>();
+    for (const pod of pods) {
+      const ns = pod.metadata.namespace;
+      if (!ns || !scores.has(ns) || trouble.has(ns)) continue;
+      const why = podTrouble(pod);
+      if (why) trouble.set(ns, why);
+    }
+    for (const [ns, why] of trouble) add(ns, TROUBLE_WEIGHT, why);
+  }
   const ranked = [...scores.entries()]
     .map(([namespace, s]) => ({ namespace, ...s }))
     .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
   const [best, second] = ranked;
   if (!best) {
-    const shown = names.filter((n) => !PLATFORM.test(n)).slice(0, 12);
-    throw new InvalidNamespaceError(
-      '',
-      `no namespace given, and nothing in the request matches a namespace, workload, pod, service or route in the cluster${shown.length > 0 ? ` (namespaces: ${shown.join(', ')}${names.length > shown.length ? ', …' : ''})` : ''}; name it ("in payments") or pass it explicitly`,
-    );
+    if (names.length === 0) {
+      throw new InvalidNamespaceError(
+        '',
+        'no namespace given, and the cluster lists none that could be read; name it ("in payments") or pass it explicitly',
+      );
+    }
+    return sweepCluster(names, byKind[KINDS.findIndex((k) => k.kind === 'pods')] ?? [], byKind[0] ?? [], requests);
   }
   if (second && second.score * 1.5 > best.score) {
     const close = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
@@ -130,6 +147,93 @@ export async function locateNamespace(
     why: `namespace "${best.namespace}" from the cluster: ${best.reasons.join('; ')}`,
     requests,
   };
+}
+
+/**
+ * Words that name no namespace and nothing in one ("checkout is slow", "anything wrong?"): the cluster is swept,
+ * worst first, from the pods and Deployments already read. One namespace with current trouble is the answer;
+ * several of similar weight are offered as candidates; a cluster with none is answered from its busiest namespace,
+ * with what was checked across all of them.
+ */
+function sweepCluster(
+  names: readonly string[],
+  pods: readonly KubeObject[],
+  deployments: readonly KubeObject[],
+  requests: number,
+): LocatedNamespace {
+  const trouble = new Map<string, { score: number; reasons: string[] }>();
+  const note = (namespace: string | undefined, score: number, reason: string) => {
+    if (!namespace) return;
+    const entry = trouble.get(namespace) ?? { score: 0, reasons: [] };
+    entry.score += score;
+    if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
+    trouble.set(namespace, entry);
+  };
+  const busy = new Map<string, number>();
+  for (const pod of pods) {
+    const ns = pod.metadata.namespace;
+    if (ns) busy.set(ns, (busy.get(ns) ?? 0) + 1);
+    const why = podTrouble(pod);
+    if (why) note(ns, 1, why);
+  }
+  for (const d of deployments) {
+    const want = typeof d.spec?.replicas === 'number' ? d.spec.replicas : 1;
+    const have = typeof d.status?.availableReplicas === 'number' ? d.status.availableReplicas : 0;
+    if (want > 0 && have < want)
+      note(d.metadata.namespace, 1, `Deployment ${d.metadata.name} has ${have}/${want} available`);
+  }
+  const ranked = [...trouble.entries()]
+    .map(([namespace, t]) => ({ namespace, ...t }))
+    .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
+  const checked = `${names.length} namespaces, ${pods.length} pods and ${deployments.length} Deployments read${pods.length >= LOCATE_MAX_ITEMS ? ' (pods only in part)' : ''}`;
+  const [worst, next] = ranked;
+  if (worst && next && next.score * 1.5 > worst.score) {
+    const close = ranked.filter((r) => r.score * 1.5 > worst.score).slice(0, 5);
+    const candidates: NamespaceCandidate[] = close.map((c) => ({ namespace: c.namespace, why: c.reasons.join('; ') }));
+    throw new AmbiguousNamespaceError(
+      `no namespace named; the cluster sweep (${checked}) finds trouble in several: ${candidates.map((c) => `${c.namespace} (${c.why})`).join(', ')}; name one ("in ${candidates[0]?.namespace}")`,
+      candidates,
+    );
+  }
+  if (worst) {
+    return {
+      namespace: worst.namespace,
+      why: `no namespace named; the cluster sweep (${checked}) finds current trouble only in "${worst.namespace}": ${worst.reasons.join('; ')}`,
+      requests,
+    };
+  }
+  const busiest =
+    [...busy.entries()]
+      .filter(([ns]) => !PLATFORM.test(ns))
+      .sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0]))[0]?.[0] ??
+    names.find((n) => !PLATFORM.test(n)) ??
+    (names[0] as string);
+  return {
+    namespace: busiest,
+    why: `no namespace named; the cluster sweep (${checked}) finds no pod or Deployment in trouble in any namespace; the busiest, "${busiest}", is triaged in full`,
+    requests,
+  };
+}
+
+/** Why a pod is in trouble now, or undefined when it is not. */
+function podTrouble(pod: KubeObject): string | undefined {
+  const phase = pod.status?.phase;
+  if (phase === 'Succeeded') return undefined;
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])] as Array<{
+    state?: { waiting?: { reason?: string } };
+    ready?: boolean;
+  }>;
+  const waiting = statuses.find((s) => s.state?.waiting?.reason && s.state.waiting.reason !== 'PodInitializing');
+  if (waiting) return `pod ${pod.metadata.name} is ${waiting.state?.waiting?.reason}`;
+  if (phase === 'Pending') return `pod ${pod.metadata.name} is Pending`;
+  if (phase === 'Failed' && pod.status?.reason !== 'Evicted') return `pod ${pod.metadata.name} failed`;
+  const ready = ((pod.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find(
+    (c) => c.type === 'Ready',
+  );
+  if (phase === 'Running' && (ready?.status === 'False' || statuses.some((s) => s.ready === false))) {
+    return `pod ${pod.metadata.name} is not ready`;
+  }
+  return undefined;
 }
 
 /**

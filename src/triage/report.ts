@@ -22,6 +22,16 @@ export function formatReport(envelope: TriageEnvelope): string {
   for (const cause of envelope.rootCause) {
     lines.push(`  ${cause.rank}. ${cause.code} — ${ref(cause.resource)} (confidence ${cause.confidence})`);
     lines.push(`     ${cause.summary}`);
+    if (cause.change) lines.push(`     change: ${cause.change}`);
+    for (const alt of cause.alternatives ?? []) lines.push(`     or change ${ref(alt.resource)}: ${alt.change}`);
+    if (cause.chain && cause.chain.length > 1) lines.push(`     chain: ${cause.chain.map(ref).join(' → ')}`);
+    if ((cause.impact ?? []).length > 0) {
+      lines.push('     impact:');
+      for (const i of cause.impact ?? []) {
+        lines.push(`       - ${ref(i.resource)} (${i.code}): ${i.summary}`);
+        for (const e of i.evidence) lines.push(`           · ${e}`);
+      }
+    }
   }
   lines.push('');
 

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../cluster/types.js';
+import { alternativesOf, changeOf, groupCauses } from './causes.js';
 import type { RankedCause } from './envelope.js';
 import { compareFindings, type Finding, findingKey, type ResourceRef, refKey, SEVERITY_ORDER } from './findings.js';
 
@@ -97,6 +98,10 @@ function eventsByName(events: readonly KubeObject[], names: ReadonlySet<unknown>
 
 const NO_EVENTS: readonly KubeObject[] = [];
 
+/**
+ * The independent root causes, best first: each names the entity to change, what to change in it, the chain to the
+ * symptom, and what fails because of it (`impact`), which is never ranked as a cause of its own.
+ */
 export function rankRootCauses(findings: readonly Finding[], opts: RankOptions): RankedCauseWithFinding[] {
   const referenced = new Set(findings.flatMap((f) => f.related.map(refKey)));
   const current = findings.filter((f) => f.severity !== 'info' && f.stale === undefined);
@@ -114,17 +119,23 @@ export function rankRootCauses(findings: readonly Finding[], opts: RankOptions):
       return { finding, score, confidence: round2(finding.confidence * recency) };
     })
     .sort((a, b) => b.score - a.score || compareFindings(a.finding, b.finding));
-  return scored.slice(0, opts.limit ?? 5).map((s, i) => ({
-    rank: i + 1,
-    code: s.finding.code,
-    summary: s.finding.message,
-    confidence: s.confidence,
-    // The root cause names what a person must change; the chain leads from it to where the symptom shows.
-    resource: s.finding.owner ?? s.finding.resource,
-    chain: chainOf(s.finding),
-    score: round2(s.score),
-    finding: s.finding,
-  }));
+  return groupCauses(scored, opts.limit ?? 5).map(({ lead: s, impact }, i) => {
+    const alternatives = alternativesOf(s.finding);
+    return {
+      rank: i + 1,
+      code: s.finding.code,
+      summary: s.finding.message,
+      confidence: s.confidence,
+      // The root cause names what a person must change; the chain leads from it to where the symptom shows.
+      resource: s.finding.owner ?? s.finding.resource,
+      chain: chainOf(s.finding),
+      change: changeOf(s.finding),
+      impact,
+      ...(alternatives.length > 0 ? { alternatives } : {}),
+      score: round2(s.score),
+      finding: s.finding,
+    };
+  });
 }
 
 function chainOf(f: Finding): ResourceRef[] {

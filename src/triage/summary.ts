@@ -44,6 +44,10 @@ export interface SummaryInput {
   checked?: string;
 }
 
+function listed(names: readonly string[]): string {
+  return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`;
+}
+
 export function summarize(input: SummaryInput): string {
   const { title, namespace, causes, findings, evidence, required } = input;
   const have = required - evidence.missing.length;
@@ -51,22 +55,28 @@ export function summarize(input: SummaryInput): string {
   const top = causes[0];
   const stale = findings.filter((f) => f.stale !== undefined).length;
   if (top) {
-    const others = causes.length - 1;
+    const others = causes.slice(1).map((c) => `${c.resource.kind} ${c.resource.name}`);
     const entity = `${top.resource.kind} ${top.resource.name}`;
+    const impact = (top.impact ?? []).map((i) => `${i.resource.kind} ${i.resource.name}`);
     parts.push(
-      `${title} in ${namespace}: ${clip(top.summary, 200)} (${top.code} on ${entity}, ${top.finding.severity}, confidence ${top.confidence})${others > 0 ? `; ${others} more possible cause${others > 1 ? 's' : ''}` : ''}.`,
+      `${title} in ${namespace}: ${clip(top.summary, 200)} (${top.code} on ${entity}, ${top.finding.severity}, confidence ${top.confidence}). Change ${entity}: ${clip(top.change ?? '', 160)}${impact.length > 0 ? `; it takes down ${listed(impact)}` : ''}${others.length > 0 ? `; independently, ${listed(others)} ${others.length > 1 ? 'are' : 'is'} at fault too` : ''}.`,
     );
   } else if (evidence.present.length === 0) {
     // Silence from a cluster that could not be read is not health.
-    parts.push(`${title} in ${namespace}: the cluster could not be read, so nothing can be concluded.`);
+    parts.push(`${title} in ${namespace}: unknown: the cluster could not be read, so nothing can be concluded.`);
   } else {
     const notes = findings.length - stale;
+    // "Healthy" rests on every read the verdict needs: what was refused, failed, timed out or cut short makes it
+    // unknown, naming what could not be read.
+    const unread = [...evidence.missing, ...[...input.limited].map((k) => `all ${k} (the list stopped at its limit)`)];
     const seen =
-      evidence.completeness < evidence.threshold
-        ? 'no fault seen in what could be read'
-        : input.checked
-          ? `healthy, no current fault (checked ${input.checked})`
-          : 'no fault found';
+      unread.length > 0
+        ? `unknown: could not read ${unread.join(', ')}; no fault seen in what could be read`
+        : evidence.gaps.length > 0
+          ? `no current fault in what was read${input.checked ? ` (checked ${input.checked})` : ''}, but ${[...new Set(evidence.gaps.map((g) => g.type))].join(', ')} could not be read`
+          : input.checked
+            ? `healthy, no current fault (checked ${input.checked})`
+            : 'no fault found';
     parts.push(
       `${title} in ${namespace}: ${seen}${notes > 0 ? ` (${notes} informational finding${notes > 1 ? 's' : ''})` : ''}.`,
     );

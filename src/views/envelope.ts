@@ -84,6 +84,21 @@ export function envelopeView(input: EnvelopeViewInput): ThreadMessage {
       (f) =>
         `• ${code(f.code)} _${f.severity}_ on ${escapeText(`${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`)}: ${escapeText(f.message)}`,
     );
+  const causes = e.rootCause.slice(0, 3).map((c) => {
+    const name = (r: { kind: string; name: string; namespace?: string | undefined }) =>
+      escapeText(`${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`);
+    const impact = (c.impact ?? []).slice(0, 4).map((i) => `${name(i.resource)} (${code(i.code)})`);
+    return [
+      `${c.rank}. *${name(c.resource)}* ${code(c.code)} _(${percent(c.confidence)})_`,
+      ...(c.change ? [`      Change: ${escapeText(c.change)}`] : []),
+      ...(c.alternatives ?? []).slice(0, 2).map((a) => `      Or: ${name(a.resource)}: ${escapeText(a.change)}`),
+      ...(impact.length > 0
+        ? [
+            `      Impact: ${impact.join(', ')}${(c.impact ?? []).length > 4 ? ` and ${(c.impact ?? []).length - 4} more` : ''}`,
+          ]
+        : []),
+    ].join('\n');
+  });
   const nextActions = e.nextActions
     .slice(0, 6)
     .map((a) => `${safetyBadge(a.safety)} ${code(escapeText(a.command))}\n      ${escapeText(a.description)}`);
@@ -99,6 +114,7 @@ export function envelopeView(input: EnvelopeViewInput): ThreadMessage {
       `*Evidence* ${completeness} (needs ${percent(e.evidence.threshold)})`,
       `*State* ${input.state}`,
     ),
+    ...(causes.length > 0 ? [section(`*Root cause*\n${causes.join('\n')}`)] : []),
     section(`*Evidence checklist* (${completeness} complete)\n${checklist.join('\n') || '_nothing was read_'}`),
     ...(findings.length > 0
       ? [

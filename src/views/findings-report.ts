@@ -32,6 +32,7 @@ export function findingsReportView(input: FindingsReportInput): ThreadMessage {
             `*${i + 1}. ${escapeText(g.title)}*`,
             `Severity ${g.severity} · primary domain ${g.primaryDomain}${g.domains.length > 1 ? ` (also ${g.domains.filter((d) => d !== g.primaryDomain).join(', ')})` : ''}`,
             `Root cause ${g.rootCause.code ? code(g.rootCause.code) : ''} on ${escapeText(describe(g.rootCause.resource))} (confidence ${g.rootCause.confidence.toFixed(2)})`,
+            ...(g.findings.length > 1 ? ['_Impact_ (fails because of it):'] : []),
             ...g.findings
               .slice(1, 6)
               .map(

@@ -119,7 +119,30 @@ export const containerConfigAnalyzer: Analyzer = {
               `${missing.kind} ${missing.name} is written by ${generator.involvedKind} ${generator.involvedName}: ${describeEvent(generator, ctx.now)}`,
             );
             what += ` (written by ${generator.involvedKind} ${generator.involvedName})`;
+            // What a controller writes is overwritten on its next sync: the controller's object is what to change.
+            fix = ref(generator.involvedKind, generator.involvedName, namespace);
           }
+        }
+        // A Secret an ExternalSecret produces is changed through the ExternalSecret, whether the key or all is missing.
+        const producer =
+          missing.kind === 'Secret'
+            ? ctx
+                .objects('externalsecrets')
+                .find(
+                  (es) =>
+                    (es.metadata.namespace ?? ctx.namespace) === namespace &&
+                    ((es.spec?.target?.name as string | undefined) ?? es.metadata.name) === missing.name,
+                )
+            : undefined;
+        // A producer that does not sync has its own finding, which follows it to its store.
+        const syncing = producer
+          ? ((producer.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find(
+              (c) => c.type === 'Ready',
+            )?.status !== 'False'
+          : false;
+        if (producer && syncing) {
+          fix = ref('ExternalSecret', producer.metadata.name, namespace);
+          related.push(fix);
         }
       }
       if (group.length > 1) {

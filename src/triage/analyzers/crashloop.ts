@@ -30,6 +30,9 @@ import {
   worstFirst,
 } from './pods.js';
 
+/** Log lines whose cause another analyzer follows to the object to change. */
+const OWNED_ELSEWHERE = /is forbidden: User \\?"system:serviceaccount:|no space left on device|disk quota exceeded/i;
+
 const NAME = 'crashloop';
 
 const EXIT_CODES: Readonly<Record<number, string>> = {
@@ -259,6 +262,10 @@ export const crashloopAnalyzer: Analyzer = {
           message += `; the restarts follow its failing liveness probe (${liveness.failures} recent failures, then exit code ${Number(last?.exitCode)} on the kubelet's stop signal)`;
           evidence.add(1, `${liveness.failures} "Liveness probe failed" events in the last hour`);
         }
+      } else if (verdict && OWNED_ELSEWHERE.test(verdict.line)) {
+        // Access refused by RBAC, a full volume: the access and volume-capacity analyzers name what to change.
+        confidence = 0.55;
+        message += `: ${quoteVerdict(verdict)}`;
       } else if (verdict?.kind === 'config') {
         code = 'CONTAINER_CRASHLOOP_CONFIG_ERROR';
         confidence = 0.9;

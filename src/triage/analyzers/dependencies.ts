@@ -29,7 +29,8 @@ const TARGET_PATTERNS: readonly RegExp[] = [
   /connection to server at "([a-z0-9][a-z0-9.-]*)"(?: \([^)]*\))?, port (\d+) failed/i,
   // Python requests / urllib3: `HTTPConnectionPool(host='orders', port=8080): Max retries exceeded …`.
   /HTTPS?ConnectionPool\(host='([a-z0-9][a-z0-9.-]*)', port=(\d+)\)/i,
-  /(?:connect to|connecting to|reach|Failed to connect to|Connection to) ([a-z0-9][a-z0-9.-]*):(\d+)/i,
+  // …and StackExchange.Redis: `UnableToConnect on redis-cart:6379/Interactive`.
+  /(?:connect to|connecting to|reach|Failed to connect to|Connection to|UnableToConnect on) ([a-z0-9][a-z0-9.-]*):(\d+)/i,
   /https?:\/\/([a-z0-9][a-z0-9.-]*)(?::(\d+))?\S*[^a-z0-9]+(?:.*\b(?:refused|timeout|timed out|503|502|504|unavailable|reset)\b)/i,
 ];
 
@@ -149,7 +150,12 @@ function failuresOf(ctx: AnalyzerContext, pod: KubeObject, probed: ReadonlySet<s
         if (HOSTLESS.test(raw) && !TARGET_PATTERNS.some((p) => p.test(raw))) hostless = telling(hostless, raw.trim());
         const kind = logLineKind(raw);
         // "Connection to db:5432 refused" (JDBC) reads as a plain error line, yet names what it cannot reach.
-        if (kind !== 'dependency' && kind !== 'dns' && !/\b50[234]\b|unavailable|\brefused\b/i.test(raw)) continue;
+        if (
+          kind !== 'dependency' &&
+          kind !== 'dns' &&
+          !/\b50[234]\b|unavailable|\brefused\b|unable ?to ?connect|not possible to connect/i.test(raw)
+        )
+          continue;
         const failure = parseDependencyFailure(raw.trim());
         if (failure) out.push(failure);
         else if (HOSTLESS.test(raw)) hostless = telling(hostless, raw.trim());
@@ -403,7 +409,10 @@ function explain(
   const blockedIn =
     backing.length > 0 ? ingressVerdict(ctx, backing[0] as KubeObject, pod, targetPort(svc, port)) : undefined;
   if (blockedIn && !blockedIn.allowed) {
-    const policy = blockedIn.policies[0] as KubeObject;
+    // A deny-all is deliberate; a policy with rules meant to admit someone is where the client was left out.
+    const policy = (blockedIn.policies.find((p) => ((p.spec?.ingress ?? []) as unknown[]).length > 0) ??
+      blockedIn.policies[0]) as KubeObject;
+    const others = blockedIn.policies.filter((p) => p !== policy);
     return {
       ...base,
       code: 'NETWORK_POLICY_BLOCKS',
@@ -424,6 +433,15 @@ function explain(
       confidence: 0.85,
       related: [serviceRef, client, ...owners],
       remediation: ['fix-network-policy'],
+      change: `let NetworkPolicy ${policy.metadata.name} admit the pods of ${client.kind} ${client.name} (labels ${labelsLine(pod)}${pod.metadata.namespace !== (policy.metadata.namespace ?? target.namespace) ? `, namespace ${pod.metadata.namespace}` : ''})${port ? ` on port ${targetPort(svc, port) ?? port}` : ''}`,
+      ...(others.length > 0
+        ? {
+            alternatives: others.slice(0, 2).map((p) => ({
+              resource: ref('NetworkPolicy', p.metadata.name, p.metadata.namespace ?? target.namespace),
+              change: `add an ingress rule for ${client.kind} ${client.name} to NetworkPolicy ${p.metadata.name}`,
+            })),
+          }
+        : {}),
     };
   }
   // Without a backing pod there is no peer to judge the client's egress against (`undefined` means DNS there).
@@ -451,6 +469,15 @@ function explain(
     related: [serviceRef, ...owners],
     remediation: [],
   };
+}
+
+function labelsLine(pod: KubeObject): string {
+  return (
+    Object.entries(pod.metadata.labels ?? {})
+      .filter(([k]) => k !== 'pod-template-hash')
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',') || 'none'
+  );
 }
 
 /** The running pods a Service selects, in the Service's own namespace (which need not be the analysed one). */

@@ -1,4 +1,6 @@
 import type { Analyzer } from '../analyzer.js';
+import { accessAnalyzer } from './access.js';
+import { addOnsAnalyzer } from './add-ons.js';
 import { containerConfigAnalyzer } from './container-config.js';
 import { crashloopAnalyzer } from './crashloop.js';
 import { dependenciesAnalyzer } from './dependencies.js';
@@ -12,6 +14,7 @@ import { pvcBindingAnalyzer } from './pvc-binding.js';
 import { routeAnalyzer } from './route.js';
 import { schedulingAnalyzer } from './scheduling.js';
 import { serviceEndpointsAnalyzer } from './service-endpoints.js';
+import { volumeCapacityAnalyzer } from './volume-capacity.js';
 import { volumeMountAnalyzer } from './volume-mount.js';
 import { workloadRolloutAnalyzer } from './workload-rollout.js';
 
@@ -35,6 +38,9 @@ const ALL: readonly Analyzer[] = [
   dnsAnalyzer,
   workloadRolloutAnalyzer,
   dependenciesAnalyzer,
+  accessAnalyzer,
+  volumeCapacityAnalyzer,
+  addOnsAnalyzer,
 ];
 
 /** Every analyzer by name; templates list these names. */

@@ -217,7 +217,8 @@ export const ingressAnalyzer: Analyzer = {
           classProblem = true;
           emit(
             'INGRESS_CLASS_NOT_FOUND',
-            'high',
+            // An Ingress with an address is being served whatever its class says: a note, not the fault.
+            addressed ? 'info' : 'high',
             `Ingress ${ing.metadata.name} asks for IngressClass "${cls}", which does not exist.`,
             [
               state,
@@ -365,8 +366,23 @@ function classWithoutController(
       owner: ref(workload.kind ?? 'Deployment', workload.metadata.name, workload.metadata.namespace),
     };
   }
+  // Only the namespace's pods and the cluster's pods labelled as controllers were read: a controller found nowhere
+  // among them may run elsewhere, so its absence is not concluded; what was read is said.
+  // ingress-nginx labels its controller pods app.kubernetes.io/component=controller, which the sweep reads
+  // cluster-wide; a read of every namespace's pods (the other namespaces' pods carry other labels) also sees it.
+  const wide = ctx
+    .objects('pods')
+    .some(
+      (p) =>
+        p.metadata.namespace !== ctx.namespace &&
+        p.metadata.labels?.['app.kubernetes.io/component'] !== 'controller' &&
+        p.metadata.labels?.['k8s-app'] !== 'kube-dns',
+    );
+  const seen = pods.length > 0 || wide || /ingress-nginx/.test(controller);
   return {
-    message: `IngressClass ${cls} names controller ${controller}, but no controller pod for it is running, so Ingress ${ing.metadata.name} never gets an address.`,
+    message: seen
+      ? `IngressClass ${cls} names controller ${controller}, but no controller pod for it is running, so Ingress ${ing.metadata.name} never gets an address.`
+      : `IngressClass ${cls} names controller ${controller}, and no pod read serves it, so Ingress ${ing.metadata.name} has no address; pods outside this namespace that are not labelled as controllers were not read.`,
     evidence: [
       state,
       classLine,
@@ -376,6 +392,6 @@ function classWithoutController(
       ...(ignoredLine ? [ignoredLine] : []),
       stale,
     ],
-    confidence: pods.length > 0 || canSee(ctx, 'pods') ? 0.88 : 0.7,
+    confidence: seen ? 0.88 : 0.6,
   };
 }

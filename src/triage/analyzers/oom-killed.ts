@@ -200,6 +200,8 @@ export const oomKilledAnalyzer: Analyzer = {
       let cause = limit === undefined ? 'the node ran out of memory' : `it exceeds its ${limits.memory} memory limit`;
       let confidence = 0.9;
       let owner: ResourceRef | undefined;
+      let change: string | undefined;
+      let alternatives: Array<{ resource: ResourceRef; change: string }> | undefined;
       const related: ResourceRef[] = [];
       const nodeEvents = nodeName ? systemOoms(ctx, nodeName) : [];
       const killer = coinciding(nodeEvents, t.finishedAt);
@@ -219,10 +221,21 @@ export const oomKilledAnalyzer: Analyzer = {
             ? `node ${nodeName} ran out of memory (system OOM) and the kernel chose it`
             : `node ${nodeName} ran out of memory (system OOM), not its own ${limits.memory} limit`;
         confidence = killer ? 0.92 : 0.8;
-        owner = ref('Node', nodeName);
+        const nodeRef = ref('Node', nodeName);
+        owner = nodeRef;
         const memory = nodeMemory(ctx, nodeName, pod);
         for (const line of memory.evidence) evidence.add(2, line);
-        related.push(owner, ...memory.suspects);
+        related.push(nodeRef, ...memory.suspects);
+        // One neighbour with no memory limit on a node that ran out: bounding it is the change; the node is the
+        // alternative (more memory, fewer pods).
+        const [hog, ...others] = memory.suspects;
+        if (hog && others.length === 0) {
+          owner = hog;
+          change = `set a memory limit (and a request that reserves it) on ${hog.kind} ${hog.name}, whose pods run unbounded on node ${nodeName}`;
+          alternatives = [
+            { resource: nodeRef, change: `give node ${nodeName} more memory, or keep ${hog.kind} ${hog.name} off it` },
+          ];
+        }
       } else if (nodeEvents[0]) {
         evidence.add(3, `${describeEvent(nodeEvents[0], ctx.now)} on node ${nodeName} (not at the time of this kill)`);
       }
@@ -273,6 +286,8 @@ export const oomKilledAnalyzer: Analyzer = {
             ? ['align-heap-with-limit', 'raise-memory-limit']
             : ['raise-memory-limit', 'profile-memory'],
         ...(owner ? { owner } : {}),
+        ...(change ? { change } : {}),
+        ...(alternatives ? { alternatives } : {}),
       });
     }
     return findings;

@@ -497,11 +497,17 @@ function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
   const failed = events.filter((e) => e.reason === 'ProvisioningFailed' && recent(e));
   if (failed.length > 0) {
     const first = failed[0]!;
+    // The CSI driver refusing the request itself (gRPC InvalidArgument, an unknown parameter) refuses what the
+    // StorageClass passes it: the class is what to change, not the claim or the storage backend.
+    const invalid = /code = InvalidArgument|invalid parameter|unknown parameter|parameter [^ ]+ is invalid/i.test(
+      first.message,
+    );
     return [
       {
         code: 'PVC_PROVISIONING_FAILED',
         severity: 'high',
-        message: `Provisioner ${provisioner} fails to create the volume for PVC ${pvc.metadata.name}.`,
+        ...(invalid && cls ? { owner: ref('StorageClass', cls) } : {}),
+        message: `Provisioner ${provisioner} fails to create the volume for PVC ${pvc.metadata.name}${invalid ? `: it refuses the parameters of StorageClass ${cls}` : ''}.`,
         evidence: [pvcState(pvc, ctx), describeEvent(first, ctx.now), `StorageClass ${cls} provisioner ${provisioner}`],
         confidence: 0.9,
         related: [ref('StorageClass', cls), ...consumerRefs],

@@ -1,6 +1,7 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
+import { type Constraint, limitRangeBehind, podSecurityBehind, sccBindingBehind, webhookBehind } from './admission.js';
 import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from './events.js';
 import { inNamespace, ownerOf, ref } from './pods.js';
 import { type LabelSelector, matchesSelector } from './selectors.js';
@@ -112,27 +113,63 @@ function failedCreates(ctx: AnalyzerContext, findings: FindingInput[]): void {
       const key = `${refusal?.code ?? 'OTHER'}|${workload.kind}/${workload.name}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const entity = refusal?.entity;
+      let entity = refusal?.entity;
+      // A quota named in the message that is no ResourceQuota of the namespace is OpenShift's ClusterResourceQuota.
+      if (
+        entity?.kind === 'ResourceQuota' &&
+        !inNamespace(ctx, ctx.objects('resourcequotas')).some((q) => q.metadata.name === entity?.name) &&
+        ctx.objects('clusterresourcequotas').some((q) => q.metadata.name === entity?.name)
+      ) {
+        entity = ref('ClusterResourceQuota', entity.name);
+      }
       const quota = entity?.kind === 'ResourceQuota' ? quotaLine(ctx, entity.name) : undefined;
       const limits =
         refusal?.code === 'WORKLOAD_LIMITRANGE_REJECTED'
           ? inNamespace(ctx, ctx.objects('limitranges')).map((l) => ref('LimitRange', l.metadata.name, ctx.namespace))
           : [];
+      const constraint = constraintBehind(ctx, event.message, refusal?.code, workload);
       findings.push({
         code: refusal?.code ?? 'WORKLOAD_CREATE_FAILED',
         analyzer: NAME,
         domain: 'compute',
         severity: 'high',
         resource: ref(kind, event.involvedName, ctx.namespace),
-        owner: entity ?? workload,
+        owner: constraint?.owner ?? entity ?? workload,
         message: `${workload.kind} ${workload.name} cannot create its pods: ${refusal?.what ?? event.message}.`,
-        evidence: [describeEvent(event, ctx.now), ...(quota ? [quota] : [])],
-        confidence: refusal ? 0.9 : 0.7,
-        related: [workload, ...(entity ? [entity] : []), ...limits],
+        evidence: [describeEvent(event, ctx.now), ...(quota ? [quota] : []), ...(constraint?.evidence ?? [])],
+        confidence: refusal || constraint ? 0.9 : 0.7,
+        related: [workload, ...(entity ? [entity] : []), ...limits, ...(constraint?.related ?? [])],
         remediation: refusal ? [refusal.remediation] : [],
+        ...(constraint ? { change: constraint.change } : {}),
+        ...(constraint && constraint.alternatives.length > 0 ? { alternatives: constraint.alternatives } : {}),
       });
     }
   }
+}
+
+/** The object that decides a refusal, followed from what the refusal says. */
+function constraintBehind(
+  ctx: AnalyzerContext,
+  message: string,
+  code: string | undefined,
+  workload: ResourceRef,
+): Constraint | undefined {
+  if (code === 'WORKLOAD_LIMITRANGE_REJECTED') return limitRangeBehind(ctx, message, workload);
+  const level = /violates PodSecurity "([^"]+)"/.exec(message)?.[1];
+  if (level) return podSecurityBehind(ctx, level, workload);
+  if (/unable to validate against any security context constraint/.test(message)) {
+    const template = ctx
+      .objects(
+        workload.kind === 'Deployment'
+          ? 'deployments'
+          : workload.kind === 'StatefulSet'
+            ? 'statefulsets'
+            : 'daemonsets',
+      )
+      .find((w) => w.metadata.name === workload.name && (w.metadata.namespace ?? ctx.namespace) === ctx.namespace);
+    return sccBindingBehind(ctx, workload, template);
+  }
+  return webhookBehind(ctx, message);
 }
 
 function quotaLine(ctx: AnalyzerContext, name: string): string | undefined {
@@ -223,13 +260,31 @@ function failedJobs(ctx: AnalyzerContext, findings: FindingInput[]): void {
     if (!Number.isNaN(at) && ctx.now.getTime() - at > 26 * 3600_000) continue;
     if (newerSuccessfulSibling(ctx, job)) continue;
     const owner = ownerOf(ctx, job);
+    // A Job that failed because its pods were refused (a quota, a LimitRange, admission) is changed there.
+    const refusedBy = [
+      failed.message ?? '',
+      ...findEvents(ctx, {
+        kind: 'Job',
+        name: job.metadata.name,
+        reasons: ['FailedCreate'],
+        namespace: ctx.namespace,
+      }).map((e) => e.message),
+    ]
+      .map((m) => classifyFailedCreate(m, ctx.namespace))
+      .find((r) => r?.entity !== undefined);
     findings.push({
+      ...(refusedBy?.entity
+        ? {
+            owner: refusedBy.entity,
+            change: `${refusedBy.what}: raise ${refusedBy.entity.kind} ${refusedBy.entity.name}, or lower what ${owner ? `${owner.kind} ${owner.name}` : `Job ${job.metadata.name}`} asks for`,
+          }
+        : {}),
       code: 'JOB_FAILED',
       analyzer: NAME,
       domain: 'compute',
       severity: 'medium',
       resource: ref('Job', job.metadata.name, ctx.namespace),
-      ...(owner ? { owner } : {}),
+      ...(owner && !refusedBy?.entity ? { owner } : {}),
       message:
         `Job ${job.metadata.name}${owner ? ` of ${owner.kind} ${owner.name}` : ''} failed: ${failed.reason ?? ''} ${failed.message ?? ''}`.trim(),
       evidence: [
@@ -237,7 +292,7 @@ function failedJobs(ctx: AnalyzerContext, findings: FindingInput[]): void {
         ...(Number.isNaN(at) ? [] : [`failed ${formatAge(ctx.now.getTime() - at)} ago`]),
       ],
       confidence: 0.75,
-      related: [],
+      related: owner && refusedBy?.entity ? [owner] : [],
       remediation: ['rerun-job'],
     });
   }

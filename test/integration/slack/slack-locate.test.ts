@@ -236,22 +236,12 @@ describe('vague and namespace-less requests through Slack', () => {
     expect(events).toContain('namespace.unlocated');
   }, 150_000);
 
-  it('says plainly when nothing matches, and continues when a reply names the namespace', async () => {
+  it('sweeps the cluster when nothing matches, and settles in the namespace that is in trouble', async () => {
     serve(incident('c-vague-billing'));
     const { sessionId, threadTs } = await triage('the flux capacitor is broken');
-    const question = await waitForText(threadTs, /Which namespace\?/);
-    expect(renderMessage(question)).toMatch(/nothing in the request matches a namespace/);
-    expect(renderMessage(question)).toMatch(/namespaces: billing/);
-    expect(renderMessage(question)).toMatch(/in <namespace>/);
-    expect(buttonsOf(question)).toEqual([]);
-
-    // Chat in the thread is left alone; a request that cannot run yet is answered.
-    await event('message', engineer, 'kubectl get pods', threadTs);
-    await waitForText(threadTs, /I need the namespace before I read anything/);
-    await event('message', requester, 'it is in billing', threadTs);
-    await waitForText(threadTs, /Continuing in `billing`, chosen by <@UREQUESTER>/);
     const envelope = await waitForText(threadTs, /^Triage \S+ in billing:/);
     expect(renderMessage(envelope)).toContain('STRIPE_API_KEY');
+    expect(renderMessage(envelope)).toMatch(/cluster sweep/);
     expect(await session(sessionId)).toMatchObject({ namespace: 'billing' });
   }, 120_000);
 });

@@ -8,9 +8,13 @@ import { type CaseResult, loadCorpus, runCase, summarizeResults } from '../../..
  */
 
 const corpus = loadCorpus();
+// The corpus grew from 62 to 114 incidents with captures from clusters calmops was never tuned on (admission
+// webhooks, certificates, meshes, autoscalers, node provisioners, RBAC, storage): the figures over the whole corpus
+// are lower than over the first 62, so these floors are what calmops achieves on all 114. `entityScore` is the
+// ITBench-AA root-cause entity score (0 when an entity to change is missing, else the precision of those named).
 const FLOORS = {
-  namespace: { intent: 0.97, keyEvidence: 0.88, rootCause: 0.95 },
-  'free-text': { intent: 0.93, namespace: 0.93, keyEvidence: 0.83, rootCause: 0.9 },
+  namespace: { intent: 0.95, keyEvidence: 0.81, rootCause: 0.83, entityScore: 0.83 },
+  'free-text': { intent: 0.85, namespace: 0.83, keyEvidence: 0.72, rootCause: 0.72, entityScore: 0.73 },
 } as const;
 
 async function runAll(mode: 'namespace' | 'free-text'): Promise<CaseResult[]> {
@@ -39,7 +43,9 @@ describe('the incident corpus', () => {
     expect(scores.intent).toBeGreaterThanOrEqual(FLOORS.namespace.intent);
     expect(scores.keyEvidence).toBeGreaterThanOrEqual(FLOORS.namespace.keyEvidence);
     expect(scores.rootCause).toBeGreaterThanOrEqual(FLOORS.namespace.rootCause);
-  }, 240_000);
+    expect(scores.entityScore).toBeGreaterThanOrEqual(FLOORS.namespace.entityScore);
+    expect(results.flatMap((r) => r.absenceFromPartialRead.map((a) => `${r.slug}: ${a}`))).toEqual([]);
+  }, 480_000);
 
   it('from the words alone: finds the namespace and answers, or asks which namespace', async () => {
     const results = await runAll('free-text');
@@ -50,5 +56,7 @@ describe('the incident corpus', () => {
     expect(scores.intent).toBeGreaterThanOrEqual(FLOORS['free-text'].intent);
     expect(scores.keyEvidence).toBeGreaterThanOrEqual(FLOORS['free-text'].keyEvidence);
     expect(scores.rootCause).toBeGreaterThanOrEqual(FLOORS['free-text'].rootCause);
-  }, 240_000);
+    expect(scores.entityScore).toBeGreaterThanOrEqual(FLOORS['free-text'].entityScore);
+    expect(results.flatMap((r) => r.absenceFromPartialRead.map((a) => `${r.slug}: ${a}`))).toEqual([]);
+  }, 480_000);
 });

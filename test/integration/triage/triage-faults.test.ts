@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadSnapshotFiles } from '../../../src/cluster/snapshot.js';
 import { type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
 import { pvcScenario, triageAt, withSnapshotServer } from '../../support/triage-helpers.js';
 
@@ -130,5 +132,24 @@ describe('triage against a misbehaving API server', () => {
     const strip = (e: typeof a) => ({ ...e, execution: { ...e.execution, durationMs: 0 } });
     expect(strip(a)).toEqual(strip(b));
     expect(TriageEnvelopeSchema.safeParse(a).success).toBe(true);
+  });
+
+  it('answers "unknown: could not read pods", never "healthy", when the pods list is refused or times out', async () => {
+    const file = fileURLToPath(new URL('../../fixtures/snapshots/healthy.yaml', import.meta.url));
+    const { objects } = await loadSnapshotFiles(file);
+    const healthy = { text: 'is wiki healthy?', namespace: 'wiki', timeoutMs: 2_000 };
+    const whole = await withSnapshotServer({ objects }, (server) => triageAt(server.url, healthy));
+    expect(whole.summary).toMatch(/healthy, no current fault/);
+    for (const effect of [{ type: 'status', status: 403 } as const, { type: 'hang' } as const]) {
+      const envelope = await withSnapshotServer(
+        { objects, faults: [{ match: { resource: 'pods' }, effect }] },
+        (server) => triageAt(server.url, { ...healthy, timeoutMs: 1_500 }, 10_000),
+      );
+      expect(envelope.rootCause).toEqual([]);
+      expect(envelope.summary).toMatch(/unknown: could not read pods/);
+      expect(envelope.summary).not.toMatch(/healthy, no current fault/);
+      expect(envelope.evidence.missing).toContain('pods');
+      expect(envelope.evidence.gaps.some((g) => g.type === 'pods')).toBe(true);
+    }
   });
 });

@@ -100,13 +100,16 @@ describe('snapshot YAML', () => {
     expect(parseSnapshotText(reuse).objects[0]?.['binaryData']).toEqual({ k: 'v' });
   });
 
-  it('finds the moment the snapshot was taken while parsing, from kept objects only', () => {
+  it('finds the moment the snapshot was taken while parsing, from observed times of kept objects only', () => {
     const text = [
-      configMap('a', 'data:\n  at: 2025-01-02T03:04:05Z\n'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: shop\n  creationTimestamp: 2025-01-02T03:04:05Z\n',
       '---',
       'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  creationTimestamp: 2030-01-01T00:00:00Z\n',
       '---',
-      configMap('b', 'data:\n  at: 2025-01-02T03:04:06.5Z\n  not: 2025-01-02T03:04:07Z and more\n'),
+      // A condition's transition is observed; a certificate's expiry is a future on purpose, and data is data.
+      'apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: c\n  namespace: ns\nstatus:\n  notAfter: 2026-01-01T00:00:00Z\n  conditions:\n  - type: Ready\n    status: "True"\n    lastTransitionTime: 2025-01-02T03:04:06.5Z\n',
+      '---',
+      configMap('b', 'data:\n  at: 2025-01-02T03:04:08Z\n'),
     ].join('\n');
     const parsed = parseSnapshotText(text);
     expect(parsed.secretsSkipped).toBe(1);

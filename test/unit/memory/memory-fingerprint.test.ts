@@ -48,6 +48,7 @@ describe('fingerprint', () => {
       ]),
       resourceKinds: ['persistentvolumeclaims', 'pods'],
       rootCauseCode: 'PVC_PENDING',
+      rootCauseKind: 'persistentvolumeclaims',
     });
     expect(JSON.stringify(fp)).not.toMatch(/data-db-0|payments|api-7f9c/);
     expect(fingerprintEnvelope(envelope(), { confirmedRootCauseCode: 'SC_MISSING' }).rootCauseCode).toBe('SC_MISSING');
@@ -57,9 +58,35 @@ describe('fingerprint', () => {
         'code:PVC_PENDING',
         'kind:pods',
         'root:PVC_PENDING',
+        'rootkind:persistentvolumeclaims',
         'r:reason:unbound-pvc',
       ]),
     );
+  });
+
+  it('keeps what fails because of the cause apart from the cause', () => {
+    const base = envelope();
+    const top = base.rootCause[0]!;
+    const withImpact = envelope({
+      rootCause: [
+        {
+          ...top,
+          impact: [
+            {
+              resource: { kind: 'Deployment', name: 'api', namespace: 'payments' },
+              code: 'CRASH_LOOP',
+              summary: 'x',
+              evidence: [],
+            },
+          ],
+        },
+      ],
+    });
+    const fp = fingerprintEnvelope(withImpact);
+    expect(fp.rootCauseCode).toBe('PVC_PENDING');
+    expect(fp.impactCodes).toEqual(['CRASH_LOOP']);
+    expect(fingerprintTokens(fp)).toContain('impact:CRASH_LOOP');
+    expect(JSON.stringify(fp)).not.toMatch(/payments|"api"/);
   });
 });
 

@@ -43,15 +43,25 @@ describe('root cause ranking', () => {
       now,
       events: [event('old', 'Pod', '2025-01-01T02:00:00Z'), event('new', 'Pod', '2025-01-01T11:58:00Z')],
     });
-    expect(causes.map((c) => c.code)).toEqual(['FRESH', 'STALE']);
-    expect(causes[1]?.confidence).toBe(0.23);
+    // Hours old, the critical fault weighs under half the current one: it is not named as a cause beside it.
+    expect(causes.map((c) => c.code)).toEqual(['FRESH']);
   });
 
-  it('ranks an upstream cause above the symptom that points at it', () => {
+  it('names the upstream cause and lists the symptom that points at it as its impact, not as a cause', () => {
     const pvc = { kind: 'PersistentVolumeClaim', name: 'data', namespace: 'shop' };
     const symptom = f({ code: 'POD_WAITS', severity: 'high', confidence: 0.9, related: [pvc] });
     const cause = f({ code: 'NO_CLASS', severity: 'high', confidence: 0.85, resource: pvc });
-    expect(rankRootCauses([symptom, cause], { now, events: [] }).map((c) => c.code)).toEqual(['NO_CLASS', 'POD_WAITS']);
+    const causes = rankRootCauses([symptom, cause], { now, events: [] });
+    expect(causes.map((c) => c.code)).toEqual(['NO_CLASS']);
+    expect(causes[0]?.impact?.map((i) => [i.code, i.resource.name])).toEqual([['POD_WAITS', 'web-1']]);
+    expect(causes[0]?.change).toContain('PersistentVolumeClaim data');
+  });
+
+  it('names two faults that share no object and weigh alike as two independent causes', () => {
+    const a = f({ code: 'A_FAULT', severity: 'high', confidence: 0.9, resource: { kind: 'Pod', name: 'a' } });
+    const b = f({ code: 'B_FAULT', severity: 'high', confidence: 0.8, resource: { kind: 'Pod', name: 'b' } });
+    const weak = f({ code: 'NOTE', severity: 'low', confidence: 0.5, resource: { kind: 'Pod', name: 'c' } });
+    expect(rankRootCauses([a, b, weak], { now, events: [] }).map((c) => c.code)).toEqual(['A_FAULT', 'B_FAULT']);
   });
 
   it('fades with the age of the newest event', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterReader, KubeObject, ListQuery, ResourceKind } from '../../../src/cluster/types.js';
 import { ClusterReadError } from '../../../src/cluster/types.js';
-import { AmbiguousNamespaceError, InvalidNamespaceError } from '../../../src/triage/errors.js';
+import { AmbiguousNamespaceError } from '../../../src/triage/errors.js';
 import { candidateWords, LOCATE_MAX_ITEMS, locateNamespace, workloadOfPod } from '../../../src/triage/locate.js';
 
 const CREATED = '2026-01-10T08:00:00Z';
@@ -354,7 +354,7 @@ describe('locateNamespace', () => {
     expect(located.why).toContain('its pods run on node ip-10-0-1-2');
   });
 
-  it('weighs one unready pod on a named node as much as three ready ones', async () => {
+  it('lets the unready pod on a named node decide between the namespaces the node points at', async () => {
     const full = 'ip-10-0-1-2.eu-west-1.compute.internal';
     const reader = cluster({
       namespaces: NAMESPACES,
@@ -366,10 +366,10 @@ describe('locateNamespace', () => {
         pod('ledger-0', 'payments', { owner: { kind: 'StatefulSet', name: 'ledger' }, node: full, ready: false }),
       ],
     });
-    // Three ready pods against one unready pod: too close to call.
-    const error = await locateNamespace(`${full} is under memory pressure`, reader, signal()).catch((e) => e);
-    expect(error).toBeInstanceOf(AmbiguousNamespaceError);
-    expect((error as AmbiguousNamespaceError).candidates.map((c) => c.namespace)).toEqual(['payments', 'shop']);
+    // Three ready pods against one unready pod weigh alike by words; the pod in trouble is the evidence.
+    const located = await locateNamespace(`${full} is under memory pressure`, reader, signal());
+    expect(located.namespace).toBe('payments');
+    expect(located.why).toContain('pod ledger-0 is not ready');
   });
 
   it('weighs platform namespaces less than an application namespace with the same match', async () => {
@@ -419,14 +419,32 @@ describe('locateNamespace', () => {
     expect(located.why).toContain('"checkout" is a Service there');
   });
 
-  it('says which namespaces exist when nothing matches, leaving out the platform ones', async () => {
-    const reader = cluster({ namespaces: NAMESPACES, deployments: [deployment('api', 'shop')] });
-    const error = await locateNamespace('everything is slow today', reader, signal()).catch((e) => e);
-    expect(error).toBeInstanceOf(InvalidNamespaceError);
-    const message = (error as InvalidNamespaceError).message;
-    expect(message).toContain('namespaces: shop, payments, batch, …');
-    expect(message).not.toContain('kube-system');
-    expect(message).not.toContain('openshift-ingress');
+  it('sweeps the cluster when nothing matches, and answers with the one namespace in trouble', async () => {
+    const reader = cluster({
+      namespaces: NAMESPACES,
+      pods: [pod('web', 'shop'), pod('ledger', 'payments', { ready: false })],
+    });
+    const located = await locateNamespace('everything is slow today', reader, signal());
+    expect(located.namespace).toBe('payments');
+    expect(located.why).toMatch(/no namespace named; the cluster sweep \(6 namespaces, 2 pods/);
+    expect(located.why).toContain('pod ledger is not ready');
+  });
+
+  it('offers the namespaces in trouble as candidates when several are, and the busiest when none is', async () => {
+    const troubled = cluster({
+      namespaces: NAMESPACES,
+      pods: [pod('web', 'shop', { ready: false }), pod('ledger', 'payments', { ready: false })],
+    });
+    const error = await locateNamespace('anything wrong?', troubled, signal()).catch((e) => e);
+    expect(error).toBeInstanceOf(AmbiguousNamespaceError);
+    expect((error as AmbiguousNamespaceError).candidates.map((c) => c.namespace)).toEqual(['payments', 'shop']);
+    const healthy = cluster({
+      namespaces: NAMESPACES,
+      pods: [pod('a', 'kube-system'), pod('b', 'kube-system'), pod('c', 'kube-system'), pod('web', 'shop')],
+    });
+    const located = await locateNamespace('anything wrong?', healthy, signal());
+    expect(located.namespace).toBe('shop');
+    expect(located.why).toContain('finds no pod or Deployment in trouble');
   });
 
   it('carries on when a kind cannot be listed (routes off OpenShift, a forbidden list)', async () => {
@@ -447,10 +465,8 @@ describe('locateNamespace', () => {
       { deployments: [deployment('api', 'shop'), deployment('ledger', 'payments')] },
       { namespaces: new ClusterReadError('namespaces is forbidden', 'forbidden', 403) },
     );
-    const error = await locateNamespace('nothing in particular', reader, signal()).catch((e) => e);
-    expect(error).toBeInstanceOf(InvalidNamespaceError);
-    expect((error as Error).message).toContain('namespaces: payments, shop');
-    const located = await locateNamespace('is payments ok', reader, signal());
+    const located = await locateNamespace('nothing in particular', reader, signal());
     expect(located.namespace).toBe('payments');
+    expect(located.why).toMatch(/the cluster sweep \(2 namespaces, 0 pods and 2 Deployments read\)/);
   });
 });

@@ -334,9 +334,11 @@ describe('foreignNamespaces', () => {
     expect(foreignNamespaces(findings, 'shop', new Set(['shop']))).toEqual(['cache', 'db']);
   });
 
-  it('ignores other codes, other kinds, the namespace itself and namespaces already read', () => {
+  it('follows any current finding into the namespace of a Service it calls, and ignores other kinds, the namespace itself and namespaces already read', () => {
+    expect(foreignNamespaces([finding('DEPENDENCY_UNAVAILABLE', [svc('postgres', 'db')])], 'shop', new Set())).toEqual([
+      'db',
+    ]);
     const findings = [
-      finding('DEPENDENCY_UNAVAILABLE', [svc('postgres', 'db')]),
       finding('DEPENDENCY_UNREACHABLE', [{ kind: 'Deployment', name: 'postgres', namespace: 'db' }]),
       finding('DEPENDENCY_UNREACHABLE', [svc('orders', 'shop')]),
       finding('DEPENDENCY_UNREACHABLE', [svc('ledger', 'payments')]),

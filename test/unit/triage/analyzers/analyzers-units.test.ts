@@ -39,6 +39,9 @@ const NAMES = [
   'dns',
   'workload-rollout',
   'dependencies',
+  'access',
+  'volume-capacity',
+  'add-ons',
 ];
 
 describe('analyzer registry', () => {
@@ -783,14 +786,14 @@ describe('container-config names what must change', () => {
       ],
     });
 
-  it('makes the Secret missing a key the owner, and follows it to the controller that writes it', () => {
+  it('names the controller that writes the Secret missing a key, since the Secret is overwritten on its next sync', () => {
     for (const written of [
       podEvent('stripe', 'Updated', 'Updated Secret', 12, { kind: 'ExternalSecret', type: 'Normal' }),
       seriesEvent('ExternalSecret', 'stripe', 'Updated', 'Updated Secret', 12),
     ]) {
       const [f] = run(['container-config'], [worker('billing-9c7d5-4wsw6'), written]);
-      expect(f?.owner).toEqual({ kind: 'Secret', name: 'stripe', namespace: NS });
-      expect(f?.related).toContainEqual({ kind: 'ExternalSecret', name: 'stripe', namespace: NS });
+      expect(f?.owner).toEqual({ kind: 'ExternalSecret', name: 'stripe', namespace: NS });
+      expect(f?.related).toContainEqual({ kind: 'Secret', name: 'stripe', namespace: NS });
       expect(f?.message).toContain('key API_KEY is missing from Secret stripe (written by ExternalSecret stripe)');
     }
   });
@@ -886,7 +889,7 @@ describe('oom-killed tells a node OOM from a container limit', () => {
     ready: true,
   });
 
-  it('blames the node when a system OOM coincides with the kill, whichever event shape reports it', () => {
+  it('names the one unbounded neighbour, with the node as the alternative, when a system OOM coincides with the kill, whichever event shape reports it', () => {
     for (const systemOom of [
       podEvent('node-a', 'SystemOOM', 'System OOM encountered, victim process: java, pid: 51877', 7.05, {
         kind: 'Node',
@@ -895,7 +898,9 @@ describe('oom-killed tells a node OOM from a container limit', () => {
       seriesEvent('Node', 'node-a', 'SystemOOM', 'System OOM encountered, victim process: java, pid: 51877', 7.05, 1),
     ]) {
       const [f] = run(['oom-killed'], [victim(7), backfill, node('node-a'), systemOom]);
-      expect(f?.owner).toEqual({ kind: 'Node', name: 'node-a' });
+      expect(f?.owner).toEqual({ kind: 'CronJob', name: 'backfill', namespace: 'analytics' });
+      expect(f?.change).toContain('set a memory limit');
+      expect(f?.alternatives?.map((a) => a.resource)).toEqual([{ kind: 'Node', name: 'node-a' }]);
       expect(f?.message).toContain('node node-a ran out of memory (system OOM), not its own 4Gi limit');
       expect(f?.message).not.toContain('exceeds');
       expect(f?.evidence.join('\n')).toContain('System OOM encountered, victim process: java, pid: 51877');

@@ -365,7 +365,7 @@ describe('workload-rollout analyzer', () => {
     expect(analyze('workload-rollout', [web, rs, event(rsRef, 'FailedCreate', quotaMessage, 75)])).toEqual([]);
   });
 
-  it('makes the Deployment the owner of a LimitRange refusal, and relates the namespace\u2019s LimitRange', () => {
+  it('names the LimitRange whose bound the refusal quotes, with the Deployment as the alternative fix', () => {
     const limits: KubeObject = {
       apiVersion: 'v1',
       kind: 'LimitRange',
@@ -378,15 +378,14 @@ describe('workload-rollout analyzer', () => {
       analyze('workload-rollout', [web, rs, limits, event(rsRef, 'FailedCreate', message, 3)]),
       'WORKLOAD_LIMITRANGE_REJECTED',
     );
-    expect(f.owner).toEqual({ kind: 'Deployment', name: 'web', namespace: NS });
-    expect(f.related).toEqual([
-      { kind: 'Deployment', name: 'web', namespace: NS },
-      { kind: 'LimitRange', name: 'resource-limits', namespace: NS },
-    ]);
+    expect(f.owner).toEqual({ kind: 'LimitRange', name: 'resource-limits', namespace: NS });
+    expect(f.alternatives?.map((a) => a.resource)).toEqual([{ kind: 'Deployment', name: 'web', namespace: NS }]);
+    expect(f.change).toContain('max cpu per Container 2');
+    expect(f.related).toContainEqual({ kind: 'Deployment', name: 'web', namespace: NS });
     expect(f.message).toContain('maximum cpu usage per Container is 2, but limit is 4');
   });
 
-  it('makes the StatefulSet the owner of a PodSecurity refusal', () => {
+  it('names the Namespace whose PodSecurity level refuses the StatefulSet\u2019s pods, with the StatefulSet as the alternative', () => {
     const message =
       'create Pod ledger-0 in StatefulSet ledger failed error: pods "ledger-0" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true)';
     const f = only(
@@ -399,7 +398,8 @@ describe('workload-rollout analyzer', () => {
       'WORKLOAD_ADMISSION_DENIED',
     );
     expect(f.resource).toEqual({ kind: 'StatefulSet', name: 'ledger', namespace: NS });
-    expect(f.owner).toEqual({ kind: 'StatefulSet', name: 'ledger', namespace: NS });
+    expect(f.owner).toEqual({ kind: 'Namespace', name: NS });
+    expect(f.alternatives?.map((a) => a.resource)).toEqual([{ kind: 'StatefulSet', name: 'ledger', namespace: NS }]);
     expect(f.remediation).toEqual(['fix-security-context']);
   });
 
