@@ -13,6 +13,7 @@ import { redactText } from '../redact/index.js';
 import type { Hypothesis } from '../store/workflow-records.js';
 import type { RankedCause } from '../triage/envelope.js';
 import { logTarget } from './log-target.js';
+import { planTypedRead, replyLines, runPlannedRead } from './typed-read.js';
 
 /**
  * Targeted reads: what a thread message or a hypothesis asks to look at, as a small spec the cluster reader can run
@@ -28,6 +29,49 @@ export interface ReadResult {
   outcome: 'ok' | 'empty' | 'failed';
   summary: string;
   lines: string[];
+  /** A typed read's whole answer as kubectl prints it (bounded), for the file attached to the reply. */
+  text?: string;
+  /** What the answer leaves out and why. */
+  note?: string;
+}
+
+/** The most of a typed read's answer that travels through the state machine. */
+const MAX_TEXT = 48 * 1024;
+
+/** A typed read (`spec.command`), answered as kubectl would: the first lines for the reply, the whole text kept. */
+async function runTypedSpec(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
+  const plan = planTypedRead(spec.command ?? '', { namespace: spec.namespace ?? 'default' });
+  if (plan === undefined || plan.kind === 'refused') {
+    return {
+      title: spec.title,
+      outcome: 'failed',
+      summary: plan?.kind === 'refused' ? plan.reason : 'not a kubectl read',
+      lines: [],
+    };
+  }
+  const answer = await runPlannedRead(plan.read, {
+    reader,
+    namespace: spec.namespace ?? 'default',
+    ...(signal ? { signal } : {}),
+  });
+  const { lines, total } = replyLines(answer.text);
+  const kept = answer.text.length > MAX_TEXT ? answer.text.slice(0, MAX_TEXT) : answer.text;
+  const summary =
+    answer.outcome === 'ok'
+      ? lines.length < total
+        ? `first ${lines.length} of ${total} lines`
+        : `${total} line${total === 1 ? '' : 's'}`
+      : answer.outcome === 'empty'
+        ? (answer.text.split('\n')[0] ?? 'nothing found') || 'nothing found'
+        : (answer.text.split('\n')[0] ?? 'the read failed');
+  return {
+    title: spec.title,
+    outcome: answer.outcome,
+    summary: summary.slice(0, 500),
+    lines,
+    ...(lines.length < total ? { text: kept } : {}),
+    ...(answer.note ? { note: answer.note } : {}),
+  };
 }
 
 function isReadable(kind: string): kind is ResourceKind {
@@ -183,6 +227,7 @@ function eventTime(obj: KubeObject): string {
 
 export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
   const base = { title: spec.title };
+  if (spec.command !== undefined) return runTypedSpec(reader, spec, signal);
   try {
     if (spec.verb === 'logs') {
       const { namespace } = spec;
