@@ -153,7 +153,7 @@ export function describeEvents(w: DescribeWriter, events: readonly Json[], now: 
     else if (typeof e.count === 'number' && e.count > 1)
       interval = `${since(e.lastTimestamp, now)} (x${e.count} over ${first})`;
     else interval = first;
-    const source = str(e.source?.component) || str(e.reportingController);
+    const source = str(e.source?.component) || str(e.reportingComponent);
     const message = str(e.message).trim();
     w.write(1, `${str(e.type)}\t${str(e.reason)}\t${interval}\t${source}\t${message}\n`);
   }
@@ -204,8 +204,8 @@ export function selectorString(selector: Json): string {
 
 /** A map of labels as `labels.FormatLabels` prints it. */
 export function formatMap(map: Json): string {
-  const keys = Object.keys(map ?? {}).sort();
-  return keys.length === 0 ? '<none>' : keys.map((k) => `${k}=${map[k]}`).join(',');
+  const pairs = Object.entries(map ?? {}).map(([k, v]) => `${k}=${str(v)}`);
+  return pairs.length === 0 ? '<none>' : pairs.sort().join(',');
 }
 
 export function accessModes(modes: Json): string {

@@ -138,6 +138,11 @@ function describeContainers(
     const hostText = ports(c.ports, true);
     if (hostText.includes(',')) w.write(2, `Host Ports:\t${hostText}\n`);
     else w.write(2, `Host Port:\t${hostText || '<none>'}\n`);
+    const seccomp = c.securityContext?.seccompProfile;
+    if (seccomp) {
+      w.write(2, `SeccompProfile:\t${str(seccomp.type)}\n`);
+      if (seccomp.type === 'Localhost') w.write(3, `LocalhostProfile:\t${str(seccomp.localhostProfile)}\n`);
+    }
     if (list(c.command).length > 0) {
       w.write(2, 'Command:\n');
       for (const part of list(c.command)) for (const s of str(part).split('\n')) w.write(3, `${s}\n`);
@@ -313,6 +318,11 @@ function printPod(w: DescribeWriter, pod: Json, events: Json[], now: Date): void
   }
   if (str(status.reason)) w.write(0, `Reason:\t${status.reason}\n`);
   if (str(status.message)) w.write(0, `Message:\t${status.message}\n`);
+  const podSeccomp = spec.securityContext?.seccompProfile;
+  if (podSeccomp) {
+    w.write(0, `SeccompProfile:\t${str(podSeccomp.type)}\n`);
+    if (podSeccomp.type === 'Localhost') w.write(0, `LocalhostProfile:\t${str(podSeccomp.localhostProfile)}\n`);
+  }
   w.write(0, `IP:\t${str(status.podIP)}\n`);
   const ips = list(status.podIPs);
   if (ips.length === 0) w.write(0, 'IPs:\t<none>\n');

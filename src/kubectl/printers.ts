@@ -30,9 +30,10 @@ export function kindPrefix(kind: ResourceKind): string {
   return `${info.kind.toLowerCase()}${info.group === '' ? '' : `.${info.group}`}`;
 }
 
-function formatLabels(labels: Readonly<Record<string, string>> | undefined): string {
-  const keys = Object.keys(labels ?? {}).sort();
-  return keys.length === 0 ? '<none>' : keys.map((k) => `${k}=${labels?.[k]}`).join(',');
+/** labels.FormatLabels: the `key=value` pairs in byte order (`app.kubernetes.io/…=` before `app=`). */
+export function formatLabels(labels: Readonly<Record<string, unknown>> | undefined): string {
+  const pairs = Object.entries(labels ?? {}).map(([k, v]) => `${k}=${String(v)}`);
+  return pairs.length === 0 ? '<none>' : pairs.sort().join(',');
 }
 
 function cellText(cell: unknown): string {
@@ -127,12 +128,20 @@ export function sortByField<T>(items: readonly T[], field: string, objectOf: (it
   const path = field.trim().replace(/^\{(.*)\}$/s, '$1');
   let keyed: Array<{ item: T; key: unknown }>;
   try {
-    keyed = items.map((item) => ({ item, key: selectValues(path, objectOf(item))[0] }));
+    keyed = items.map((item) => {
+      const values = selectValues(path, objectOf(item));
+      return { item, key: values.length === 0 ? undefined : values[0] };
+    });
   } catch (error) {
     throw new PrintError(`couldn't parse --sort-by ${field}: ${(error as Error).message}`, { cause: error });
   }
-  const missing = (k: unknown) => k === undefined || k === null || k === '';
-  goSort(keyed, (a, b) => (missing(a.key) ? true : missing(b.key) ? false : lessValue(a.key, b.key)));
+  // A field an object lacks counts as less than anything (even another such); a null field is less than a value.
+  goSort(keyed, (a, b) => {
+    if (a.key === undefined) return true;
+    if (b.key === undefined) return false;
+    if (a.key === null || b.key === null) return a.key === null && b.key !== null;
+    return lessValue(a.key, b.key);
+  });
   return keyed.map((k) => k.item);
 }
 

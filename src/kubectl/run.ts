@@ -218,9 +218,10 @@ async function runGet(read: TypedRead, target: GetLike, ctx: RunContext): Promis
       else if (format === 'yaml') out.stdout = printYaml(data);
       else if (format === 'jsonpath') out.stdout = printJsonPath(read.output.template ?? '', data);
       else if (format === 'custom-columns')
-        out.stdout = objects.length > 0 ? printCustomColumns(read.output.template ?? '', objects, read.noHeaders) : '';
+        out.stdout = printCustomColumns(read.output.template ?? '', objects, read.noHeaders);
     }
-    if (sorted.length === 0 && (format === 'json' || format === 'yaml')) printed = 1;
+    // Only the table printers say that nothing was found; the others print what they have, which may be nothing.
+    printed = Math.max(printed, 1);
   }
   const kind = target.resources[0]?.kind;
   const named = target.resources.some((r) => r.names.length > 0);
@@ -245,7 +246,10 @@ async function runDescribe(read: TypedRead, target: GetLike, ctx: RunContext): P
       );
     }
     if (found.length === 0 && names.length === 0 && !out.failed) {
-      out.stderr += noResources(read.namespace ?? ctx.namespace, read.allNamespaces, kind);
+      // describe names the namespace it looked in, even for kinds that have none.
+      out.stderr += read.allNamespaces
+        ? 'No resources found\n'
+        : `No resources found in ${read.namespace ?? ctx.namespace} namespace.\n`;
     }
   }
   // kubectl separates described objects with a blank line.

@@ -80,7 +80,8 @@ export function apiResourceList(group: string, version: string): object | undefi
   const entry = GROUP_VERSIONS.find((g) => g.group === group && g.version === version);
   if (!entry) return undefined;
   const resources: object[] = [];
-  for (const info of entry.resources) {
+  // In name order, as kube-apiserver lists them (and so kubectl expands categories such as `all`).
+  for (const info of [...entry.resources].sort((a, b) => (a.plural < b.plural ? -1 : 1))) {
     resources.push({
       name: info.plural,
       singularName: info.kind.toLowerCase(),
@@ -89,7 +90,17 @@ export function apiResourceList(group: string, version: string): object | undefi
       verbs: [...VERBS],
       ...(info.shortNames.length > 0 ? { shortNames: [...info.shortNames] } : {}),
       ...(info.plural === 'pods' ? { categories: ['all'] } : {}),
-      ...(['services', 'deployments', 'replicasets', 'statefulsets', 'daemonsets'].includes(info.plural)
+      // kube-apiserver's `all` category (what `kubectl get all` lists).
+      ...([
+        'services',
+        'deployments',
+        'replicasets',
+        'statefulsets',
+        'daemonsets',
+        'horizontalpodautoscalers',
+        'jobs',
+        'cronjobs',
+      ].includes(info.plural)
         ? { categories: ['all'] }
         : {}),
     });
