@@ -139,7 +139,10 @@ describe.skipIf(!kubectlFound)('typed reads answered as kubectl prints them', ()
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'calmops-fidelity-'));
-    const sources = [{ name: 'demo', path: DEMO }, ...INCIDENTS.map((path) => ({ name: path.split('/').pop() ?? path, path: join(path, 'snapshot.yaml') }))];
+    const sources = [
+      { name: 'demo', path: DEMO },
+      ...INCIDENTS.map((path) => ({ name: path.split('/').pop() ?? path, path: join(path, 'snapshot.yaml') })),
+    ];
     for (const source of sources) {
       const loaded = await loadSnapshotFiles(source.path);
       const folder = join(source.path, '..');
@@ -161,12 +164,20 @@ describe.skipIf(!kubectlFound)('typed reads answered as kubectl prints them', ()
   });
 
   it('answers at least 100 reads over the demo and the incident corpus the same as kubectl', async () => {
-    const results: Array<{ cluster: string; command: string; verdict: 'faithful' | 'refused' | 'different'; detail?: string }> = [];
+    const results: Array<{
+      cluster: string;
+      command: string;
+      verdict: 'faithful' | 'refused' | 'different';
+      detail?: string;
+    }> = [];
     for (const cluster of clusters) {
       const namespaces = [
         ...new Set(cluster.objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.namespace ?? '')),
       ].slice(0, cluster.name === 'demo' ? 10 : 2);
-      const commands = [...CLUSTER_READS.slice(0, cluster.name === 'demo' ? CLUSTER_READS.length : 3), ...namespaces.flatMap((ns) => readsFor(cluster.objects, ns))];
+      const commands = [
+        ...CLUSTER_READS.slice(0, cluster.name === 'demo' ? CLUSTER_READS.length : 3),
+        ...namespaces.flatMap((ns) => readsFor(cluster.objects, ns)),
+      ];
       const reader = createClusterReader({ kubeconfig: { file: cluster.kubeconfig } });
       for (const command of commands) {
         const [real, answer] = await Promise.all([
