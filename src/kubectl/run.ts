@@ -457,6 +457,25 @@ async function runTop(read: TypedRead, target: TopRead, ctx: RunContext): Promis
         ctx.signal,
       );
       if (metrics.length === 0) {
+        // kubectl looks at the pods before saying there is nothing: pods without metrics are metrics missing.
+        const pods = await ctx.reader.list(
+          {
+            kind: 'pods',
+            ...(namespace ? { namespace } : {}),
+            ...(read.labelSelector ? { labelSelector: read.labelSelector } : {}),
+          },
+          ctx.signal,
+        );
+        const pod = pods[0];
+        if (pod !== undefined) {
+          const age = ctx.now.getTime() - Date.parse(str(pod.metadata.creationTimestamp));
+          out.fail(
+            age > 2 * 60_000
+              ? `error: Metrics not available for pod ${pod.metadata.namespace}/${pod.metadata.name}, age: ${goDuration(age)}`
+              : 'error: metrics not available yet',
+          );
+          return out.result();
+        }
         out.stderr += namespace ? `No resources found in ${namespace} namespace.\n` : 'No resources found\n';
         return out.result();
       }
@@ -498,6 +517,14 @@ async function runTop(read: TypedRead, target: TopRead, ctx: RunContext): Promis
     else out.fail(errorLine(error));
   }
   return out.result();
+}
+
+/** Go's time.Duration String() for a positive span: `9094h28m20.683s`. */
+function goDuration(ms: number): string {
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor((ms % 3_600_000) / 60_000);
+  const seconds = ((ms % 60_000) / 1000).toFixed(3).replace(/\.?0+$/, '');
+  return `${hours > 0 ? `${hours}h` : ''}${hours > 0 || minutes > 0 ? `${minutes}m` : ''}${seconds}s`;
 }
 
 /** Runs one parsed read and prints it as kubectl would. */

@@ -73,6 +73,8 @@ function readsFor(objects: readonly KubeObject[], namespace: string): string[] {
     `kubectl get events ${n} | grep -i warning`,
     `kubectl get pods ${n} | wc -l`,
     `kubectl get pods ${n} --no-headers | awk '{print $1}'`,
+    `kubectl top pods ${n} --containers`,
+    `kubectl top pods ${n} --sort-by=memory`,
   ];
   if (pod) {
     reads.push(
@@ -108,6 +110,9 @@ const CLUSTER_READS = [
   'kubectl get pods -A -l "app in (a"',
   'kubectl get events -A --sort-by=.lastTimestamp | tail -5',
   'kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints',
+  'kubectl top nodes',
+  'kubectl top pods -A',
+  'kubectl top nodes --sort-by=cpu',
 ];
 
 /** Ages kubectl counts from its own clock differ by the second the two sides ran at; their presence is compared. */
@@ -175,7 +180,7 @@ describe.skipIf(!kubectlFound)('typed reads answered as kubectl prints them', ()
         ...new Set(cluster.objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.namespace ?? '')),
       ].slice(0, cluster.name === 'demo' ? 10 : 2);
       const commands = [
-        ...CLUSTER_READS.slice(0, cluster.name === 'demo' ? CLUSTER_READS.length : 3),
+        ...[...CLUSTER_READS.slice(0, cluster.name === 'demo' ? CLUSTER_READS.length : 3), 'kubectl top nodes'],
         ...namespaces.flatMap((ns) => readsFor(cluster.objects, ns)),
       ];
       const reader = createClusterReader({ kubeconfig: { file: cluster.kubeconfig } });
