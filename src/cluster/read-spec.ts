@@ -21,5 +21,8 @@ export const ReadSpecSchema = z.object({
    * answers it as kubectl would. The fields above then only describe it for the evidence and the scope.
    */
   command: z.string().max(2000).optional(),
+  /** A question calmops answers by computation (src/diagnosis/question-bindings.ts): its id, and the span it asks about. */
+  question: z.string().max(64).optional(),
+  windowMinutes: z.number().int().min(1).max(43_200).optional(),
 });
 export type ReadSpec = z.infer<typeof ReadSpecSchema>;

@@ -8,11 +8,13 @@ import {
 } from '../cluster/types.js';
 import { byCodePoint } from '../code-point-order.js';
 import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from '../diagnosis/kinds.js';
+import { bindingOf, type QuestionId } from '../diagnosis/question-bindings.js';
 import type { UserRequest } from '../diagnosis/request.js';
 import { redactText } from '../redact/index.js';
 import type { Hypothesis } from '../store/workflow-records.js';
 import type { RankedCause } from '../triage/envelope.js';
 import { logTarget } from './log-target.js';
+import { answerBoundQuestion } from './question-reads.js';
 import { planTypedRead, replyLines, runPlannedRead } from './typed-read.js';
 
 /**
@@ -37,6 +39,25 @@ export interface ReadResult {
 
 /** The most of a typed read's answer that travels through the state machine. */
 const MAX_TEXT = 48 * 1024;
+
+/** A question bound to a computation (`spec.question`): its answer, the fact asked for first. */
+async function runQuestionSpec(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
+  const id = spec.question as QuestionId;
+  const binding = bindingOf(id);
+  if (binding === undefined)
+    return { title: spec.title, outcome: 'failed', summary: 'not a question calmops answers', lines: [] };
+  const lines = await answerBoundQuestion(
+    { ...binding, ...(spec.windowMinutes ? { windowMinutes: spec.windowMinutes } : {}) },
+    { reader, namespace: spec.namespace ?? 'default', now: new Date(), ...(signal ? { signal } : {}) },
+  );
+  const [first = 'no answer', ...rest] = lines.map((l) => redactText(l));
+  return {
+    title: spec.title,
+    outcome: 'ok',
+    summary: clip(first),
+    lines: rest.slice(0, MAX_RESULT_LINES).map((l) => l.slice(0, MAX_LINE)),
+  };
+}
 
 /** A typed read (`spec.command`), answered as kubectl would: the first lines for the reply, the whole text kept. */
 async function runTypedSpec(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
@@ -228,6 +249,7 @@ function eventTime(obj: KubeObject): string {
 export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
   const base = { title: spec.title };
   if (spec.command !== undefined) return runTypedSpec(reader, spec, signal);
+  if (spec.question !== undefined) return runQuestionSpec(reader, spec, signal);
   try {
     if (spec.verb === 'logs') {
       const { namespace } = spec;

@@ -12,6 +12,7 @@ import {
 import { type GateDecision, gateRequest } from '../../../diagnosis/gate.js';
 import { canonicalKind } from '../../../diagnosis/kinds.js';
 import type { RecordedRequest, RequestGuidance } from '../../../diagnosis/panic.js';
+import { bindQuestion } from '../../../diagnosis/question-bindings.js';
 import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../../diagnosis/questions.js';
 import type { UserRequest } from '../../../diagnosis/request.js';
 import { type ApprovedPlan, answerFromPlan, type PlanAnswer } from '../../../diagnosis/resolving.js';
@@ -269,6 +270,23 @@ function decideRead(base: Gated, session: SessionRecord, message: InboxMessage, 
     return { ...base, kind: 'answer', lines: [`:no_entry: I did not run ${code(plan.title)}: ${plan.reason}.`] };
   }
   if (plan?.kind === 'read') return { ...base, kind: 'read', spec: plan.spec, facts: [] };
+  // A question calmops offers (or one asked in the same words) is answered by the computation bound to it.
+  const bound = request.source === 'command' ? undefined : bindQuestion(request.raw);
+  if (bound) {
+    const spec: ReadSpec = {
+      title: request.raw.slice(0, 300),
+      verb: 'list',
+      kind: bound.kind,
+      // The namespace the question is about, even when what answers it is cluster-wide (nodes for its pending pods).
+      namespace: session.namespace,
+      question: bound.id,
+      ...(bound.windowMinutes ? { windowMinutes: bound.windowMinutes } : {}),
+    };
+    const facts = answerQuestion(request, context.envelope, session.namespace).facts.slice(0, 2);
+    const scope = checkReadScope(spec, context.readScope, {});
+    if (!scope.allowed) return { ...base, kind: 'read-refused', spec, scope, facts };
+    return { ...base, kind: 'read', spec, facts };
+  }
   // Words, and commands that leave out what to read, are aimed at the incident.
   const typed = request.source === 'command' ? readSpecFromRequest(request, session.namespace) : undefined;
   const question = typed ? undefined : answerQuestion(request, context.envelope, session.namespace);
