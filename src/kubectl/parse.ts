@@ -235,7 +235,8 @@ function resourcesOf(words: readonly string[]): ResourceRequest[] | string {
 function checkFlags(verb: string, parsed: ParsedKube): string | undefined {
   const allowed = new Set([...COMMON_FLAGS, ...(VERB_FLAGS[verb] ?? [])]);
   for (const name of parsed.flags.keys()) {
-    const refused = REFUSED_FLAGS[name];
+    // `-f` follows a log, and names a file everywhere else.
+    const refused = name === 'f' && verb !== 'logs' ? REFUSED_FLAGS['filename'] : REFUSED_FLAGS[name];
     if (refused) return refused;
     if (!allowed.has(name)) return `calmops does not run \`${verb}\` with \`${name.length === 1 ? '-' : '--'}${name}\``;
   }
