@@ -282,6 +282,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
               (poster as ThreadPoster).post(c, t, m),
             update: (c: string, ts: string, m: Parameters<ThreadPoster['update']>[2]) =>
               (poster as ThreadPoster).update(c, ts, m),
+            upload: async (c: string, t: string, f: Parameters<NonNullable<ThreadPoster['upload']>>[2]) =>
+              (poster as ThreadPoster).upload?.(c, t, f),
           } satisfies ThreadPoster,
         }
       : {};

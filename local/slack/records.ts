@@ -29,6 +29,17 @@ export interface StandInMessage {
   ephemeral_to?: string;
   edited?: { ts: string };
   deleted?: boolean;
+  /** Files shared with the message (files.completeUploadExternal). */
+  files?: StandInFile[];
+}
+
+/** A file shared into a conversation, with its text (the stand-in keeps snippets whole). */
+export interface StandInFile {
+  id: string;
+  name: string;
+  title: string;
+  size: number;
+  content: string;
 }
 
 /** A modal or App Home view as the stand-in holds it. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requestRefusal } from '../request-guard.js';
+import { UPLOAD_PATH, uploadRoute } from './files.js';
 import { readoutRoutes } from './readouts.js';
 import type { RecordedCall, ResponseUrlContext, StandInMessage, StandInView } from './records.js';
 import { RESPONSE_URL_PATH, responseUrlRoute } from './response-url.js';
@@ -63,6 +64,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const readouts = readoutRoutes(state);
   const webApi = webApiRoute(state);
   const responseUrl = responseUrlRoute(state);
+  const upload = uploadRoute(state);
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -82,6 +84,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         }
         if (request.method === 'POST' && path.startsWith(WEB_API_PATH)) {
           await webApi(request, response, path.slice(WEB_API_PATH.length));
+          return;
+        }
+        if (request.method === 'POST' && path.startsWith(UPLOAD_PATH)) {
+          await upload(request, response, path.slice(UPLOAD_PATH.length));
           return;
         }
         if (request.method === 'POST' && path.startsWith(RESPONSE_URL_PATH)) {
@@ -106,6 +112,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   });
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
+  state.origin = origin;
   let closed: Promise<void> | undefined;
 
   return {

@@ -40,6 +40,10 @@ export interface StandInState {
   /** Which user each minted trigger id belongs to, so views.open knows whom the modal is for. */
   readonly triggers: Map<string, string>;
   readonly failures: Map<string, { error: string; count: number }>;
+  /** Files whose upload URL was handed out, until their upload is completed. */
+  readonly uploads: Map<string, { filename: string; length: number; alt?: string; content?: string }>;
+  /** Where the stand-in listens, for the upload URLs it hands out. */
+  origin?: string;
   seq: number;
   tsCounter: number;
 }
@@ -63,6 +67,7 @@ export function createStandInState(options: StandInWorkspace): StandInState {
     responseUrls: new Map(),
     triggers: new Map(),
     failures: new Map(),
+    uploads: new Map(),
     seq: 0,
     tsCounter: 0,
   };
@@ -89,6 +94,7 @@ export function resetState(state: StandInState): void {
   state.views = new Map();
   state.homes.clear();
   state.failures.clear();
+  state.uploads.clear();
   state.seq = 0;
 }
 

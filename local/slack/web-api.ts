@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chatMethods } from './chat.js';
 import { directoryMethods } from './directory.js';
+import { fileMethods } from './files.js';
 import { recordCall, type StandInState } from './state.js';
 import { viewMethods } from './views.js';
 import { type Answer, type Args, errorAnswer, fail, parseArgs, readText, sendJson, str } from './wire.js';
@@ -16,6 +17,7 @@ export function webApiRoute(state: StandInState) {
     ...directoryMethods(state),
     ...chatMethods(state),
     ...viewMethods(state),
+    ...fileMethods(state),
   };
 
   const callMethod = (method: string, args: Args, authenticated: boolean): Answer => {

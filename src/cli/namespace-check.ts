@@ -97,6 +97,8 @@ export function witnessNamespaces(reader: ClusterReader): { reader: ClusterReade
         return object;
       },
       logs: (query, signal) => reader.logs(query, signal),
+      ...(reader.table ? { table: reader.table.bind(reader) } : {}),
+      ...(reader.metrics ? { metrics: reader.metrics.bind(reader) } : {}),
     },
   };
 }

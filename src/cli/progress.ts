@@ -84,6 +84,8 @@ export function startProgress(io: CliIo, label: string): Progress {
       list: (query, signal) => count(() => reader.list(query, signal)),
       get: (query, signal) => count(() => reader.get(query, signal)),
       logs: (query, signal) => count(() => reader.logs(query, signal)),
+      ...(reader.table ? { table: reader.table.bind(reader) } : {}),
+      ...(reader.metrics ? { metrics: reader.metrics.bind(reader) } : {}),
     }),
     io: wrapped,
     end: () => {

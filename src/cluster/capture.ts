@@ -171,6 +171,25 @@ export async function captureNamespace(reader: ClusterReader, options: CaptureOp
     warnings.push(...logWarnings.filter((w) => w !== undefined));
   }
 
+  // Usage from metrics.k8s.io, where metrics-server runs: `kubectl top` and the analyzers answer from it on replay.
+  if (reader.metrics) {
+    try {
+      const [pods, nodes] = await Promise.all([
+        reader.metrics({ kind: 'pods', namespace }, signal),
+        reader.metrics({ kind: 'nodes' }, signal),
+      ]);
+      objects.push(...pods, ...nodes);
+    } catch (error) {
+      if (deadline.aborted) fail(pastDeadline());
+      const failure = asReadFailure(error);
+      warnings.push(
+        failure.reason === 'not-found'
+          ? 'metrics: this cluster does not serve the Metrics API (metrics.k8s.io); no usage captured'
+          : `metrics: ${failure.message}`,
+      );
+    }
+  }
+
   const sorted = objects.map(withoutManagedFields).sort(snapshotOrder);
   const configMaps = sorted.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name);
   return { objects: sorted, logs: sortKeys(logs), warnings, configMaps };

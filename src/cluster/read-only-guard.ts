@@ -3,6 +3,7 @@ import {
   type GetQuery,
   type ListQuery,
   type LogQuery,
+  type MetricsQuery,
   READABLE_KINDS,
   ReadOnlyViolationError,
   type ResourceKind,
@@ -25,8 +26,8 @@ export interface ReadTarget {
   params: URLSearchParams;
   /** Human description for messages, e.g. `pods in namespace shop`. */
   describe: string;
-  /** What the response body is: raw JSON objects, or plain log text. */
-  accept: 'json' | 'text';
+  /** What the response body is: raw JSON objects, a server-printed Table of them, or plain log text. */
+  accept: 'json' | 'table' | 'text';
 }
 
 export interface ListTarget extends ReadTarget {
@@ -43,7 +44,11 @@ const ALLOWED_PARAMS = new Set([
   'previous',
   'tailLines',
   'limitBytes',
+  'sinceSeconds',
+  'includeObject',
 ]);
+/** Where `kubectl top` reads: the Metrics API's group and version. */
+export const METRICS_PREFIX = '/apis/metrics.k8s.io/v1beta1';
 const KIND_SET: ReadonlySet<string> = new Set(READABLE_KINDS);
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -136,6 +141,47 @@ export function listTarget(query: ListQuery): ListTarget {
   };
 }
 
+/**
+ * A list, or one object, printed by the server (`as=Table`) with each row's object, as `kubectl get` asks: the same
+ * checks as a list or a get, only the representation differs.
+ */
+export function tableTarget(query: ListQuery & { name?: string }): ListTarget {
+  if (query.name === undefined) {
+    const target = listTarget(query);
+    target.params.set('includeObject', 'Object');
+    return { ...target, accept: 'table' };
+  }
+  const target = getTarget({
+    kind: query.kind,
+    name: query.name,
+    ...(query.namespace ? { namespace: query.namespace } : {}),
+  });
+  const params = new URLSearchParams({ includeObject: 'Object' });
+  return { ...target, params, accept: 'table', maxItems: 1 };
+}
+
+/** PodMetrics or NodeMetrics from metrics.k8s.io: pods in one namespace (or all), nodes, or one of either. */
+export function metricsTarget(query: MetricsQuery): ReadTarget & { kind: string } {
+  if (query.kind !== 'pods' && query.kind !== 'nodes') refuse(`metrics of ${JSON.stringify(String(query.kind))}`);
+  const namespace =
+    query.kind === 'pods' && query.namespace !== undefined ? checkNamespace(query.namespace) : undefined;
+  const name =
+    query.name === undefined ? undefined : checkName(query.name, `${query.kind === 'pods' ? 'pod' : 'node'} name`);
+  const params = new URLSearchParams();
+  const labelSelector = checkSelector(query.labelSelector, 'labelSelector');
+  if (labelSelector !== undefined && name === undefined) params.set('labelSelector', labelSelector);
+  const path = `${METRICS_PREFIX}${namespace ? `/namespaces/${namespace}` : ''}/${query.kind}${name ? `/${name}` : ''}`;
+  assertReadPath(path);
+  const what = query.kind === 'pods' ? 'PodMetrics' : 'NodeMetrics';
+  return {
+    path: path as ReadPath,
+    params,
+    describe: `${what}${name ? ` ${name}` : ''}${namespace ? ` in namespace ${namespace}` : ''}`,
+    accept: 'json',
+    kind: what,
+  };
+}
+
 export function getTarget(query: GetQuery): ReadTarget & { resource: ResourceInfo } {
   const resource = readableResource(query.kind);
   const namespace = scopedNamespace(resource, query.namespace);
@@ -178,6 +224,11 @@ export function logTarget(query: LogQuery, limitBytes?: number): ReadTarget {
     }
     params.set('tailLines', String(tail));
   }
+  if (query.sinceSeconds !== undefined) {
+    const since = query.sinceSeconds;
+    if (!Number.isSafeInteger(since) || since < 1) refuse(`sinceSeconds ${String(since)} is not a positive integer`);
+    params.set('sinceSeconds', String(since));
+  }
   if (limitBytes !== undefined) params.set('limitBytes', String(limitBytes));
   const path = `/api/v1/namespaces/${namespace}/pods/${pod}/log`;
   assertReadPath(path);
@@ -207,6 +258,7 @@ function isReadPath(path: string): boolean {
   if (!path.startsWith('/')) return false;
   const segments = path.slice(1).split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..' || !/^[a-z0-9.-]+$/.test(s))) return false;
+  if (isMetricsPath(segments)) return true;
   for (const info of Object.values(RESOURCES)) {
     const prefix = apiPrefix(info).slice(1).split('/');
     if (!prefix.every((p, i) => segments[i] === p)) continue;
@@ -214,6 +266,18 @@ function isReadPath(path: string): boolean {
     if (matchesResource(info, rest)) return true;
   }
   return false;
+}
+
+/** `apis/metrics.k8s.io/v1beta1/` then `nodes[/NAME]`, `pods[/NAME]` or `namespaces/NS/pods[/NAME]`. */
+function isMetricsPath(segments: readonly string[]): boolean {
+  const prefix = METRICS_PREFIX.slice(1).split('/');
+  if (!prefix.every((p, i) => segments[i] === p)) return false;
+  const [a, b, c, d] = segments.slice(prefix.length);
+  const rest = segments.length - prefix.length;
+  const isName = (s: string | undefined) => s !== undefined && s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
+  if (a === 'nodes' || a === 'pods') return rest === 1 || (rest === 2 && isName(b));
+  if (a !== 'namespaces' || b === undefined || b.length > 63 || !DNS1123_LABEL.test(b) || c !== 'pods') return false;
+  return rest === 3 || (rest === 4 && isName(d));
 }
 
 function matchesResource(info: ResourceInfo, rest: string[]): boolean {

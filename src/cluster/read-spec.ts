@@ -16,5 +16,13 @@ export const ReadSpecSchema = z.object({
   tailLines: z.number().int().min(1).max(1000).optional(),
   labelSelector: z.string().max(500).optional(),
   fieldSelector: z.string().max(500).optional(),
+  /**
+   * The kubectl read as typed (`kubectl get pods -o wide | grep Pending`): the cluster reader parses it again and
+   * answers it as kubectl would. The fields above then only describe it for the evidence and the scope.
+   */
+  command: z.string().max(2000).optional(),
+  /** A question calmops answers by computation (src/diagnosis/question-bindings.ts): its id, and the span it asks about. */
+  question: z.string().max(64).optional(),
+  windowMinutes: z.number().int().min(1).max(43_200).optional(),
 });
 export type ReadSpec = z.infer<typeof ReadSpecSchema>;

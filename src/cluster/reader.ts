@@ -11,8 +11,10 @@ import {
   getTarget,
   listTarget,
   logTarget,
+  metricsTarget,
   type ReadScope,
   type ReadTarget,
+  tableTarget,
 } from './read-only-guard.js';
 import { type ResourceInfo, resourceForKind } from './resources.js';
 import { scopeReader } from './scoped-reader.js';
@@ -23,7 +25,9 @@ import {
   type KubeObject,
   type ListQuery,
   type LogQuery,
+  type MetricsQuery,
   ReadOnlyViolationError,
+  type ServerTable,
 } from './types.js';
 
 export interface ClusterReaderOptions {
@@ -175,7 +179,7 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
     const deadline = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([deadline, signal]) : deadline;
     const ctx = new RequestContext(url.toString(), HttpMethod.GET);
-    ctx.setHeaderParam('Accept', target.accept === 'json' ? 'application/json' : 'text/plain, */*');
+    ctx.setHeaderParam('Accept', ACCEPT[target.accept]);
     ctx.setHeaderParam('User-Agent', userAgent);
     const failure = (error: unknown) =>
       transportFailure(error, {
@@ -319,9 +323,60 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
     return send('read', target, target.params, signal);
   }
 
-  const reader = { list, get, logs, server: loaded.displayServer, context: loaded.context };
+  async function table(query: ListQuery & { name?: string }, signal?: AbortSignal): Promise<ServerTable> {
+    const target = tableTarget(query);
+    const verb = query.name === undefined ? 'list' : 'get';
+    const raw = parseJson(verb, target, await send(verb, target, target.params, signal));
+    const parsed = TableSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new ClusterReadError(
+        `could not ${verb} ${target.describe}: the server did not answer with a Table`,
+        'invalid',
+      );
+    }
+    const rows = parsed.data.rows ?? [];
+    for (const row of rows) {
+      const kind = (row.object as { kind?: unknown } | undefined)?.kind;
+      if (kind !== undefined && kind !== target.resource.kind) {
+        throw wrongKind(verb, target, `a row holds kind ${shownKind(String(kind))} instead of ${target.resource.kind}`);
+      }
+    }
+    return parsed.data as ServerTable;
+  }
+
+  async function metrics(query: MetricsQuery, signal?: AbortSignal): Promise<KubeObject[]> {
+    const target = metricsTarget(query);
+    const raw = parseJson('get', target, await send('get', target, target.params, signal));
+    const list = raw as { kind?: unknown; items?: unknown };
+    const items = query.name === undefined ? list.items : [raw];
+    if (!Array.isArray(items) || items.some((i) => ItemSchema.safeParse(i).success === false)) {
+      throw new ClusterReadError(`could not get ${target.describe}: the answer is not ${target.kind}`, 'invalid');
+    }
+    return (items as KubeObject[]).map((item) => ({
+      apiVersion: 'metrics.k8s.io/v1beta1',
+      kind: target.kind,
+      ...item,
+    }));
+  }
+
+  const reader = { list, get, logs, table, metrics, server: loaded.displayServer, context: loaded.context };
   return options.scope === undefined ? reader : scopeReader(reader, options.scope);
 }
+
+const ACCEPT: Record<ReadTarget['accept'], string> = {
+  json: 'application/json',
+  // kubectl's own Accept for printing: a Table where the server can print one, the object otherwise.
+  table: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+  text: 'text/plain, */*',
+};
+
+const TableSchema = z.looseObject({
+  kind: z.literal('Table'),
+  columnDefinitions: z.array(
+    z.looseObject({ name: z.string(), type: z.string(), priority: z.number().int().min(0).default(0) }),
+  ),
+  rows: z.array(z.looseObject({ cells: z.array(z.unknown()), object: z.unknown().optional() })).nullable(),
+});
 
 /**
  * A list item as an object of its kind: `apiVersion` and `kind` first, then the rest as sent. An item that already

@@ -6,7 +6,7 @@ import {
   scopeAllows,
   scopeNames,
 } from './read-only-guard.js';
-import type { ClusterReader, GetQuery, KubeObject, ListQuery, LogQuery } from './types.js';
+import type { ClusterReader, GetQuery, KubeObject, ListQuery, LogQuery, MetricsQuery, ServerTable } from './types.js';
 
 /**
  * A reader bound to a scope: every read is judged against it (read-only-guard.ts) before the reader underneath is
@@ -68,5 +68,72 @@ export function scopeReader<R extends ClusterReader>(reader: R, scope: ReadScope
     return reader.logs(query, signal);
   }
 
-  return { ...reader, list, get, logs };
+  const { table: readTable, metrics: readMetrics } = reader;
+
+  async function table(query: ListQuery & { name?: string }, signal?: AbortSignal): Promise<ServerTable> {
+    if (readTable === undefined) throw new TypeError('this reader prints no tables');
+    const info = readableResource(query.kind);
+    if (!info.namespaced) {
+      if (info.plural === 'namespaces' && query.name !== undefined) {
+        assertInScope(scope, query.name, `namespace ${query.name}`);
+      }
+      const printed = await readTable.call(reader, query, signal);
+      return info.plural === 'namespaces' ? keepRows(printed, (row) => scopeAllows(scope, rowName(row))) : printed;
+    }
+    if (query.namespace !== undefined) {
+      assertInScope(scope, query.namespace, `${info.plural} in namespace ${query.namespace}`);
+      return readTable.call(reader, query, signal);
+    }
+    const names = scopeNames(scope);
+    if (names === undefined) {
+      const printed = await readTable.call(reader, query, signal);
+      return keepRows(printed, (row) => {
+        const namespace = row.object?.metadata.namespace;
+        return namespace === undefined || scopeAllows(scope, namespace);
+      });
+    }
+    let joined: ServerTable | undefined;
+    for (const namespace of names) {
+      const printed = await readTable.call(reader, { ...query, namespace }, signal);
+      joined = joined === undefined ? printed : { ...joined, rows: [...joined.rows, ...printed.rows] };
+    }
+    return joined ?? { columnDefinitions: [], rows: [] };
+  }
+
+  async function metrics(query: MetricsQuery, signal?: AbortSignal): Promise<KubeObject[]> {
+    if (readMetrics === undefined) throw new TypeError('this reader reads no metrics');
+    if (query.kind === 'nodes') return readMetrics.call(reader, query, signal);
+    if (query.namespace !== undefined) {
+      assertInScope(scope, query.namespace, `the pod metrics in namespace ${query.namespace}`);
+      return readMetrics.call(reader, query, signal);
+    }
+    const names = scopeNames(scope);
+    if (names === undefined) {
+      const items = await readMetrics.call(reader, query, signal);
+      return items.filter(
+        (item) => item.metadata.namespace === undefined || scopeAllows(scope, item.metadata.namespace),
+      );
+    }
+    const out: KubeObject[] = [];
+    for (const namespace of names) out.push(...(await readMetrics.call(reader, { ...query, namespace }, signal)));
+    return out;
+  }
+
+  // A reader without tables or metrics keeps going without them: callers print on the client, as kubectl does.
+  return {
+    ...reader,
+    list,
+    get,
+    logs,
+    ...(readTable === undefined ? {} : { table }),
+    ...(readMetrics === undefined ? {} : { metrics }),
+  };
+}
+
+function rowName(row: ServerTable['rows'][number]): string {
+  return String(row.object?.metadata.name ?? row.cells[0] ?? '');
+}
+
+function keepRows(printed: ServerTable, keep: (row: ServerTable['rows'][number]) => boolean): ServerTable {
+  return { ...printed, rows: printed.rows.filter(keep) };
 }

@@ -118,6 +118,25 @@ export interface LogQuery {
   container?: string;
   previous?: boolean;
   tailLines?: number;
+  /** Only lines newer than this many seconds (kubectl's `--since`). */
+  sinceSeconds?: number;
+}
+
+/** The rows of a server-side printed list or object (`as=Table`), with each row's object. */
+export interface ServerTable {
+  columnDefinitions: { name: string; type: string; format?: string; description?: string; priority: number }[];
+  rows: { cells: unknown[]; object?: KubeObject }[];
+}
+
+/** The metrics.k8s.io resources: what `kubectl top` reads. */
+export type MetricsKind = 'pods' | 'nodes';
+
+export interface MetricsQuery {
+  kind: MetricsKind;
+  /** Pods only; omitted for nodes. */
+  namespace?: string;
+  name?: string;
+  labelSelector?: string;
 }
 
 /** Why a read did not produce evidence. Surfaces in the envelope as missing evidence, never as a crash. */
@@ -135,6 +154,15 @@ export interface ClusterReader {
   list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]>;
   get(query: GetQuery, signal?: AbortSignal): Promise<KubeObject>;
   logs(query: LogQuery, signal?: AbortSignal): Promise<string>;
+  /**
+   * A list (or, with `name`, one object) as the server prints it, each row with its object. Readers that cannot
+   * ask for tables leave it out; kubectl then prints on the client, and so does calmops.
+   */
+  table?(query: ListQuery & { name?: string }, signal?: AbortSignal): Promise<ServerTable>;
+  /**
+   * PodMetrics or NodeMetrics from metrics.k8s.io. Fails with reason `not-found` when the Metrics API is not served.
+   */
+  metrics?(query: MetricsQuery, signal?: AbortSignal): Promise<KubeObject[]>;
 }
 
 export class ClusterReadError extends Error {

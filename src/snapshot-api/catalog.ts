@@ -2,7 +2,7 @@ import { RESOURCES, type ResourceInfo, resourceForKind } from '../cluster/resour
 import { snapshotNow } from '../cluster/snapshot.js';
 import { StoredObject } from '../cluster/stored-object.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
-import { sortByCodePoint } from '../code-point-order.js';
+import { byCodePoint, sortByCodePoint } from '../code-point-order.js';
 import { isEventsGroupEvent, toCoreEvent } from './event-conversion.js';
 import { LabelIndex, type LabelKeyIndex } from './label-index.js';
 
@@ -32,7 +32,17 @@ export interface SnapshotCatalog {
    * namespace)` when a namespace is given.
    */
   labelKey(resource: ResourceKind, namespace: string | undefined, key: string): LabelKeyIndex;
+  /**
+   * The resource usage a snapshot captured from metrics.k8s.io (PodMetrics, NodeMetrics), in namespace/name order;
+   * the server serves the Metrics API only when the snapshot holds some.
+   */
+  metrics: { pods: readonly KubeObject[]; nodes: readonly KubeObject[] };
 }
+
+/** The kinds metrics.k8s.io serves, kept apart from the objects since no read of a kind returns them. */
+export const METRICS_KINDS: Readonly<Record<string, 'pods' | 'nodes'>> = { PodMetrics: 'pods', NodeMetrics: 'nodes' };
+
+const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 export function objectKey(object: StoredObject): string {
   return `${object.namespace ?? ''}/${object.name}`;
@@ -78,10 +88,16 @@ export function buildCatalog(
 ): SnapshotCatalog {
   const byResource = new Map<ResourceKind, Map<string, StoredObject>>();
   const skipped = new Map<string, number>();
+  const metrics: { pods: KubeObject[]; nodes: KubeObject[] } = { pods: [], nodes: [] };
   let maxVersion = 0;
   for (const given of objects) {
     const stored = given instanceof StoredObject ? given : StoredObject.of(given);
     const { kind, resourceVersion } = stored;
+    const metricsKind = kind === undefined ? undefined : METRICS_KINDS[kind];
+    if (metricsKind !== undefined && String(stored.apiVersion ?? '').startsWith('metrics.k8s.io/')) {
+      metrics[metricsKind].push(stored.object);
+      continue;
+    }
     const info = kind ? resourceForKind(kind) : undefined;
     if (!info || kind === 'Secret') {
       const shown = kind ?? '(no kind)';
@@ -137,6 +153,10 @@ export function buildCatalog(
       return byResource.get(resource)?.get(`${info.namespaced ? (namespace ?? '') : ''}/${name}`);
     },
     count: () => total,
+    metrics: {
+      pods: metrics.pods.sort((a, b) => byCodePoint(keyOf(a), keyOf(b))),
+      nodes: metrics.nodes.sort((a, b) => byCodePoint(keyOf(a), keyOf(b))),
+    },
     labelKey: (resource, namespace, key) => labelIndex.key(resource, namespace, key),
   };
 }

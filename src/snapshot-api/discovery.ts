@@ -60,15 +60,35 @@ function apiGroup(group: string): object | undefined {
   return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions: entries, preferredVersion: entries[0] };
 }
 
-export function apiGroupList(): object {
+/** The group list; metrics.k8s.io is in it when the snapshot holds usage, as when metrics-server runs. */
+export function apiGroupList(metricsServed = false): object {
   const groups = [...new Set(GROUP_VERSIONS.map((g) => g.group).filter((g) => g !== ''))].sort();
+  const listed = groups.map((group) => {
+    const { kind: _kind, apiVersion: _apiVersion, ...rest } = apiGroup(group) as Record<string, unknown>;
+    return rest;
+  });
+  if (metricsServed) {
+    const { kind: _kind, apiVersion: _apiVersion, ...rest } = metricsGroup() as Record<string, unknown>;
+    listed.push(rest);
+  }
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: listed };
+}
+
+/** metrics.k8s.io/v1beta1, as metrics-server registers it through its APIService. */
+export function metricsGroup(): object {
+  const version = { groupVersion: 'metrics.k8s.io/v1beta1', version: 'v1beta1' };
+  return { kind: 'APIGroup', apiVersion: 'v1', name: 'metrics.k8s.io', versions: [version], preferredVersion: version };
+}
+
+export function metricsResourceList(): object {
   return {
-    kind: 'APIGroupList',
+    kind: 'APIResourceList',
     apiVersion: 'v1',
-    groups: groups.map((group) => {
-      const { kind: _kind, apiVersion: _apiVersion, ...rest } = apiGroup(group) as Record<string, unknown>;
-      return rest;
-    }),
+    groupVersion: 'metrics.k8s.io/v1beta1',
+    resources: [
+      { name: 'nodes', singularName: '', namespaced: false, kind: 'NodeMetrics', verbs: ['get', 'list'] },
+      { name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] },
+    ],
   };
 }
 
@@ -80,7 +100,8 @@ export function apiResourceList(group: string, version: string): object | undefi
   const entry = GROUP_VERSIONS.find((g) => g.group === group && g.version === version);
   if (!entry) return undefined;
   const resources: object[] = [];
-  for (const info of entry.resources) {
+  // In name order, as kube-apiserver lists them (and so kubectl expands categories such as `all`).
+  for (const info of [...entry.resources].sort((a, b) => (a.plural < b.plural ? -1 : 1))) {
     resources.push({
       name: info.plural,
       singularName: info.kind.toLowerCase(),
@@ -89,7 +110,17 @@ export function apiResourceList(group: string, version: string): object | undefi
       verbs: [...VERBS],
       ...(info.shortNames.length > 0 ? { shortNames: [...info.shortNames] } : {}),
       ...(info.plural === 'pods' ? { categories: ['all'] } : {}),
-      ...(['services', 'deployments', 'replicasets', 'statefulsets', 'daemonsets'].includes(info.plural)
+      // kube-apiserver's `all` category (what `kubectl get all` lists).
+      ...([
+        'services',
+        'deployments',
+        'replicasets',
+        'statefulsets',
+        'daemonsets',
+        'horizontalpodautoscalers',
+        'jobs',
+        'cronjobs',
+      ].includes(info.plural)
         ? { categories: ['all'] }
         : {}),
     });

@@ -25,8 +25,12 @@ export function answerUnknown(): never {
 }
 
 /** The one write a read-only server takes: a caller asking what it may do, which changes nothing. */
-export async function answerRulesReview(_target: RouteOf<'rulesReview'>, { req, res }: RouteRequest): Promise<void> {
-  writeJson(res, 201, selfSubjectRulesReview(await readJson(req)));
+export async function answerRulesReview(
+  _target: RouteOf<'rulesReview'>,
+  { state, req, res }: RouteRequest,
+): Promise<void> {
+  const { metrics } = state.catalog;
+  writeJson(res, 201, selfSubjectRulesReview(await readJson(req), metrics.pods.length + metrics.nodes.length > 0));
 }
 
 export function answerSecrets(target: RouteOf<'secrets'>, { state, res }: RouteRequest): void {

@@ -34,6 +34,16 @@ export function requestFacts(target: Route, url: URL, method: string): RequestFa
         resource: 'secrets',
         ...(target.namespace !== undefined ? { namespace: target.namespace } : {}),
       };
+    case 'metrics':
+      if (target.kind === 'pods' || target.kind === 'nodes') {
+        return {
+          ...base,
+          verb: target.name === undefined ? 'list' : 'get',
+          resource: `${target.kind}.metrics.k8s.io`,
+          ...(target.namespace !== undefined ? { namespace: target.namespace } : {}),
+        };
+      }
+      return { ...base, verb: 'discovery' };
     default:
       return { ...base, verb: 'discovery' };
   }

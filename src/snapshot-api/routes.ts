@@ -1,5 +1,5 @@
 import { RESOURCES, type ResourceInfo } from '../cluster/resources.js';
-import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
+import { apiGroupDocument, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
 
 /** What a request path addresses, decided before any query parameter is looked at. */
 export type Route =
@@ -12,7 +12,14 @@ export type Route =
   | { type: 'secrets'; namespace?: string; name?: string }
   /** `POST …/selfsubjectrulesreviews` (`kubectl auth can-i --list`, `calmops doctor`): what this server lets a caller do. */
   | { type: 'rulesReview' }
+  /** `/apis`: the group list, with metrics.k8s.io when the snapshot holds usage. */
+  | { type: 'groups' }
+  /** metrics.k8s.io: its discovery documents, and PodMetrics and NodeMetrics (`kubectl top`). */
+  | { type: 'metrics'; kind: 'group' | 'resources' | 'pods' | 'nodes'; namespace?: string; name?: string }
   | { type: 'unknown' };
+
+export const METRICS_GROUP = 'metrics.k8s.io';
+export const METRICS_VERSION = 'v1beta1';
 
 const RULES_REVIEW_PATH = ['apis', 'authorization.k8s.io', 'v1', 'selfsubjectrulesreviews'];
 
@@ -49,11 +56,26 @@ export function route(pathname: string): Route {
   if (segments.length === RULES_REVIEW_PATH.length && RULES_REVIEW_PATH.every((p, i) => segments[i] === p)) {
     return { type: 'rulesReview' };
   }
+  if (root === 'apis' && a === METRICS_GROUP) return metricsRoute(segments.slice(2));
   if (root === 'apis') {
-    if (segments.length === 1) return { type: 'document', body: apiGroupList() };
+    if (segments.length === 1) return { type: 'groups' };
     if (segments.length === 2) return documentOrUnknown(apiGroupDocument(a as string));
     if (segments.length === 3) return documentOrUnknown(apiResourceList(a as string, b as string));
     return resourceRoute(`apis/${a}/${b}`, segments.slice(3));
+  }
+  return { type: 'unknown' };
+}
+
+function metricsRoute(rest: string[]): Route {
+  if (rest.length === 0) return { type: 'metrics', kind: 'group' };
+  const [version, first, second, third, fourth] = rest;
+  if (version !== METRICS_VERSION) return { type: 'unknown' };
+  if (rest.length === 1) return { type: 'metrics', kind: 'resources' };
+  if ((first === 'pods' || first === 'nodes') && rest.length <= 3) {
+    return { type: 'metrics', kind: first, ...(second !== undefined ? { name: second } : {}) };
+  }
+  if (first === 'namespaces' && second !== undefined && third === 'pods' && rest.length <= 5) {
+    return { type: 'metrics', kind: 'pods', namespace: second, ...(fourth !== undefined ? { name: fourth } : {}) };
   }
   return { type: 'unknown' };
 }
@@ -93,7 +115,7 @@ function resourceRoute(prefix: string, rest: string[]): Route {
  * knows may be read (get, list, watch) and pod logs fetched; Secrets are not among them (their lists are empty). As
  * on a real cluster, every caller may also ask about its own access, and read the discovery documents.
  */
-export function selfSubjectRulesReview(request: unknown): object {
+export function selfSubjectRulesReview(request: unknown, metricsServed = false): object {
   const spec = (request as { spec?: { namespace?: unknown } } | null)?.spec;
   const namespace = typeof spec?.namespace === 'string' ? spec.namespace : '';
   const byGroup = new Map<string, string[]>();
@@ -117,6 +139,9 @@ export function selfSubjectRulesReview(request: unknown): object {
           resources,
         })),
         { verbs: ['get'], apiGroups: [''], resources: ['pods/log'] },
+        ...(metricsServed
+          ? [{ verbs: ['get', 'list'], apiGroups: [METRICS_GROUP], resources: ['nodes', 'pods'] }]
+          : []),
       ],
       nonResourceRules: [
         {

@@ -8,6 +8,7 @@ import type { SnapshotCatalog } from './catalog.js';
 import { FaultInjector, type FaultRule } from './faults.js';
 import { READ_METHODS, type RouteTable, requestListener } from './handler.js';
 import { answerList } from './list.js';
+import { answerGroups, answerMetrics } from './metrics.js';
 import {
   answerDocument,
   answerGet,
@@ -109,6 +110,8 @@ const ROUTES: RouteTable = {
   log: { methods: READ_METHODS, answer: answerLog },
   secrets: { methods: READ_METHODS, answer: answerSecrets },
   rulesReview: { methods: new Set(['POST']), answer: answerRulesReview },
+  groups: { methods: READ_METHODS, answer: answerGroups },
+  metrics: { methods: READ_METHODS, answer: answerMetrics },
   unknown: { methods: READ_METHODS, answer: answerUnknown },
 };
 

@@ -17,6 +17,11 @@ export interface AnalyzerContext {
   log(pod: string, container: string, previous?: boolean, namespace?: string): string | undefined;
   /** Kinds whose reads failed: analyzers stay quiet about what they could not see rather than guessing. */
   unavailable: ReadonlySet<ResourceKind>;
+  /**
+   * Measured usage from metrics.k8s.io: a pod's PodMetrics (namespace defaults to the analysed one) or a node's
+   * NodeMetrics. Undefined where the Metrics API is not served or the object was not measured.
+   */
+  usage?(kind: 'pods' | 'nodes', name: string, namespace?: string): KubeObject | undefined;
 }
 
 /** One analyzer per concern, in the manner of k8sgpt's analyzers: a name, what it needs, and a pure analyze(). */

@@ -199,12 +199,13 @@ async function runPass(
 ): Promise<Pass> {
   const started = performance.now();
   const gathered = await gather(template, namespace, stepBudget, timeoutMs, deps.reader);
+  const metrics = await readUsage(deps.reader, namespace, timeoutMs);
   const evidence = assessEvidence(template, gathered);
   const now = requestedNow ?? newestTimestamp(gathered.outcomes) ?? new Date();
   const analyzers = analyzersOf(template, deps, logger);
   const podsComplete = podsListedInFull(template, gathered);
   let index = indexOutcomes(gathered.outcomes);
-  let findings = analyzeIndex(index, [namespace], now, analyzers, logger, podsComplete);
+  let findings = analyzeIndex(index, [namespace], now, analyzers, logger, podsComplete, metrics);
 
   // A client that cannot reach a Service in another namespace: read that namespace too, and analyze both.
   const sweep = deps.templates.get(SWEEP_INTENT);
@@ -230,6 +231,7 @@ async function runPass(
       [...analyzers, ...analyzersOf(sweep, deps, logger)],
       logger,
       podsComplete,
+      metrics,
     );
     logger.info(`Followed dependencies into ${foreign.join(', ')}`);
   }
@@ -244,6 +246,19 @@ async function runPass(
     ...(preference ? { preference } : {}),
   });
   return { template, gathered, evidence, index, now, findings, causes };
+}
+
+/**
+ * Usage of the namespace's pods and of the nodes, where the cluster serves the Metrics API: two reads beside the
+ * template's rounds. A cluster without metrics-server (or a reader without the API) simply has no usage.
+ */
+async function readUsage(reader: TriageDeps['reader'], namespace: string, timeoutMs: number): Promise<KubeObject[]> {
+  if (!reader.metrics) return [];
+  const signal = AbortSignal.timeout(Math.min(timeoutMs, 5_000));
+  const read = (query: Parameters<NonNullable<typeof reader.metrics>>[0]) =>
+    (reader.metrics as NonNullable<typeof reader.metrics>)(query, signal).catch(() => [] as KubeObject[]);
+  const [pods, nodes] = await Promise.all([read({ kind: 'pods', namespace }), read({ kind: 'nodes' })]);
+  return [...pods, ...nodes];
 }
 
 function analyzersOf(template: TriageTemplate, deps: TriageDeps, logger: TriageLogger): Analyzer[] {
@@ -269,6 +284,7 @@ function analyzeIndex(
   analyzers: readonly Analyzer[],
   logger: TriageLogger,
   podsComplete: boolean,
+  metrics: readonly KubeObject[] = [],
 ): Finding[] {
   const unique = [...new Map(analyzers.map((a) => [a.name, a])).values()];
   // concat copies whole lists; flat() walks thousands of objects one by one.
@@ -280,6 +296,7 @@ function analyzeIndex(
       objects,
       logs: index.logs,
       unavailable: index.unavailable,
+      metrics,
     });
     return attributeOwners(runAnalyzers(unique, context, logger), context, { podsComplete: i === 0 && podsComplete });
   });

@@ -13,6 +13,10 @@ export interface ReadResultInput {
   hypothesis?: string;
   warning?: string;
   guidance?: string;
+  /** What the answer leaves out (a pipe stage calmops does not run). */
+  note?: string;
+  /** The lines shown are the first of more: the rest is in the attached file, or not shown. */
+  rest?: 'attached' | 'not-shown';
 }
 
 /** The result of a read calmops ran with its read-only identity. */
@@ -27,6 +31,9 @@ export function readResultView(input: ReadResultInput): ThreadMessage {
       blocks: [
         ...(input.hypothesis ? [context(`Testing hypothesis: ${escapeText(input.hypothesis)}`)] : []),
         section(`${icon} ${code(escapeText(input.title))}: ${escapeText(input.summary)}${body}`),
+        ...(input.note ? [context(`:information_source: ${escapeText(input.note)}`)] : []),
+        ...(input.rest === 'attached' ? [context(':page_facing_up: The whole answer is in the file below.')] : []),
+        ...(input.rest === 'not-shown' ? [context('The rest of the answer is not shown here.')] : []),
         ...(input.warning ? [context(`:warning: ${escapeText(input.warning)}`)] : []),
         ...(input.guidance ? [context(escapeText(input.guidance))] : []),
       ],

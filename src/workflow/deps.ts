@@ -15,9 +15,18 @@ import type { ThreadMessage } from '../views/limits.js';
 import type { WorkflowEngine } from './engine.js';
 
 /** Posts into a session thread. Separate from the WebClient so tests and the bench can count and time posts. */
+/** A text file shared into a thread: a long read's whole answer. */
+export interface ThreadFile {
+  filename: string;
+  title: string;
+  content: string;
+}
+
 export interface ThreadPoster {
   post(channelId: string, threadTs: string | undefined, message: ThreadMessage): Promise<{ ts: string }>;
   update(channelId: string, ts: string, message: ThreadMessage): Promise<void>;
+  /** Shares a text file into the thread; posters that cannot leave it out and replies say the answer was cut. */
+  upload?(channelId: string, threadTs: string, file: ThreadFile): Promise<void>;
 }
 
 export function webClientPoster(client: WebClient): ThreadPoster {
@@ -34,6 +43,24 @@ export function webClientPoster(client: WebClient): ThreadPoster {
     },
     async update(channelId, ts, message) {
       await client.chat.update({ channel: channelId, ts, text: message.text, blocks: message.blocks });
+    },
+    async upload(channelId, threadTs, file) {
+      // Slack's upload: ask for a URL, send the bytes there, then share the file into the thread.
+      const bytes = Buffer.from(file.content, 'utf8');
+      const target = await client.files.getUploadURLExternal({ filename: file.filename, length: bytes.length });
+      if (!target.upload_url || !target.file_id) throw new Error('Slack gave no upload URL for the file');
+      const sent = await fetch(target.upload_url, {
+        method: 'POST',
+        body: bytes,
+        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!sent.ok) throw new Error(`Slack refused the file's bytes (HTTP ${sent.status})`);
+      await client.files.completeUploadExternal({
+        files: [{ id: target.file_id, title: file.title }],
+        channel_id: channelId,
+        thread_ts: threadTs,
+      });
     },
   };
 }

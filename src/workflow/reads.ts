@@ -8,11 +8,14 @@ import {
 } from '../cluster/types.js';
 import { byCodePoint } from '../code-point-order.js';
 import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from '../diagnosis/kinds.js';
+import { bindingOf, type QuestionId } from '../diagnosis/question-bindings.js';
 import type { UserRequest } from '../diagnosis/request.js';
 import { redactText } from '../redact/index.js';
 import type { Hypothesis } from '../store/workflow-records.js';
 import type { RankedCause } from '../triage/envelope.js';
 import { logTarget } from './log-target.js';
+import { answerBoundQuestion } from './question-reads.js';
+import { planTypedRead, replyLines, runPlannedRead } from './typed-read.js';
 
 /**
  * Targeted reads: what a thread message or a hypothesis asks to look at, as a small spec the cluster reader can run
@@ -28,6 +31,68 @@ export interface ReadResult {
   outcome: 'ok' | 'empty' | 'failed';
   summary: string;
   lines: string[];
+  /** A typed read's whole answer as kubectl prints it (bounded), for the file attached to the reply. */
+  text?: string;
+  /** What the answer leaves out and why. */
+  note?: string;
+}
+
+/** The most of a typed read's answer that travels through the state machine. */
+const MAX_TEXT = 48 * 1024;
+
+/** A question bound to a computation (`spec.question`): its answer, the fact asked for first. */
+async function runQuestionSpec(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
+  const id = spec.question as QuestionId;
+  const binding = bindingOf(id);
+  if (binding === undefined)
+    return { title: spec.title, outcome: 'failed', summary: 'not a question calmops answers', lines: [] };
+  const lines = await answerBoundQuestion(
+    { ...binding, ...(spec.windowMinutes ? { windowMinutes: spec.windowMinutes } : {}) },
+    { reader, namespace: spec.namespace ?? 'default', now: new Date(), ...(signal ? { signal } : {}) },
+  );
+  const [first = 'no answer', ...rest] = lines.map((l) => redactText(l));
+  return {
+    title: spec.title,
+    outcome: 'ok',
+    summary: clip(first),
+    lines: rest.slice(0, MAX_RESULT_LINES).map((l) => l.slice(0, MAX_LINE)),
+  };
+}
+
+/** A typed read (`spec.command`), answered as kubectl would: the first lines for the reply, the whole text kept. */
+async function runTypedSpec(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
+  const plan = planTypedRead(spec.command ?? '', { namespace: spec.namespace ?? 'default' });
+  if (plan === undefined || plan.kind === 'refused') {
+    return {
+      title: spec.title,
+      outcome: 'failed',
+      summary: plan?.kind === 'refused' ? plan.reason : 'not a kubectl read',
+      lines: [],
+    };
+  }
+  const answer = await runPlannedRead(plan.read, {
+    reader,
+    namespace: spec.namespace ?? 'default',
+    ...(signal ? { signal } : {}),
+  });
+  const { lines, total } = replyLines(answer.text);
+  const kept = answer.text.length > MAX_TEXT ? answer.text.slice(0, MAX_TEXT) : answer.text;
+  const summary =
+    answer.outcome === 'ok'
+      ? lines.length < total
+        ? `first ${lines.length} of ${total} lines`
+        : `${total} line${total === 1 ? '' : 's'}`
+      : answer.outcome === 'empty'
+        ? (answer.text.split('\n')[0] ?? 'nothing found') || 'nothing found'
+        : (answer.text.split('\n')[0] ?? 'the read failed');
+  return {
+    title: spec.title,
+    outcome: answer.outcome,
+    summary: summary.slice(0, 500),
+    lines,
+    ...(lines.length < total ? { text: kept } : {}),
+    ...(answer.note ? { note: answer.note } : {}),
+  };
 }
 
 function isReadable(kind: string): kind is ResourceKind {
@@ -183,6 +248,8 @@ function eventTime(obj: KubeObject): string {
 
 export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
   const base = { title: spec.title };
+  if (spec.command !== undefined) return runTypedSpec(reader, spec, signal);
+  if (spec.question !== undefined) return runQuestionSpec(reader, spec, signal);
   try {
     if (spec.verb === 'logs') {
       const { namespace } = spec;

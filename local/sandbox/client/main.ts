@@ -127,6 +127,16 @@ function renderMessage(message: StandInMessage, inThread: boolean): string {
     Array.isArray(message.blocks) && message.blocks.length > 0
       ? renderBlocks(message.blocks, context())
       : `<div class="msg-text">${mrkdwnToHtml(message.text, context())}</div>`;
+  const files = (message.files ?? [])
+    .map(
+      (file) =>
+        `<details class="msg-file" data-file-id="${escapeHtml(file.id)}" open><summary class="file-title">📄 ${escapeHtml(
+          file.title,
+        )} <span class="file-meta">${escapeHtml(file.name)} · ${file.content.split('\n').length} lines</span></summary><pre class="file-snippet">${escapeHtml(
+          file.content,
+        )}</pre></details>`,
+    )
+    .join('');
   const replies = inThread
     ? []
     : ui.state.messages.filter((m) => m.thread_ts === message.ts && m.ts !== message.ts && visibleTo(m));
@@ -146,7 +156,7 @@ ${ephemeral ? '<div class="msg-only-you">👁 Only visible to you</div>' : ''}
 <div class="msg-meta"><span class="msg-name">${escapeHtml(name)}</span>${isBot ? '<span class="app-badge">APP</span>' : ''}<span class="msg-time">${time(
     message.ts,
   )}</span>${message.edited ? '<span class="msg-edited">(edited)</span>' : ''}</div>
-${body}
+${body}${files}
 ${thread}
 </div>
 ${inThread || ephemeral ? '' : `<button type="button" class="msg-reply" title="Reply in thread" data-open-thread="${escapeHtml(message.ts)}" data-channel="${escapeHtml(message.channel)}">💬</button>`}

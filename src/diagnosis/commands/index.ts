@@ -3,6 +3,7 @@ import type { UserRequest } from '../request.js';
 import { classifyHelm } from './helm.js';
 import { classifyHostTool, HOST_TOOLS } from './host-tools.js';
 import { classifyKube } from './kubectl.js';
+import { parsePipeStage } from './pipeline.js';
 import { KUBE_PROGRAMS, programOf, SEVERITY, WRAPPERS } from './programs.js';
 import { tokenizeCommandLine } from './shell.js';
 import { extractCommandLines, normalizeSlackText, redactCredentials } from './slack-text.js';
@@ -85,6 +86,26 @@ export function classifyCommandLine(line: string): UserRequest | undefined {
       ...tokens.scan.substitutions.map((s) => `command substitution (${s})`),
     ]),
   ];
+  // A read piped into text filters (`| grep -A 8 …`, `| wc -l`) only looks at the read's text: it is that read.
+  const [head, ...stages] = tokens.commands;
+  const first = parts[0];
+  const onlyPipes =
+    operators.length > 0 && operators.every((op) => op === '|') && tokens.scan.substitutions.length === 0;
+  if (
+    onlyPipes &&
+    head !== undefined &&
+    first?.kind === 'read' &&
+    stages.length > 0 &&
+    stages.every((stage) => parsePipeStage(stage).kind !== 'refused')
+  ) {
+    return {
+      ...first,
+      reasons: [...first.reasons, `piped into ${stages.map((s) => programOf(s[0] ?? '')).join(', ')}`],
+      malformed: tokens.scan.unbalancedQuote,
+      argv: [...head],
+      raw,
+    };
+  }
   if (tokens.commands.length === 1 && compoundReasons.length === 0) {
     const single = known[0] as Omit<UserRequest, 'raw'>;
     const malformed = tokens.scan.unbalancedQuote;

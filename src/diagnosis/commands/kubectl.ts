@@ -72,8 +72,9 @@ const LONG_VALUE_FLAGS = new Set([
   'prune-allowlist',
   'node-name',
   'delete-emptydir-data-grace',
+  'types',
 ]);
-const SHORT_VALUE_FLAGS = new Set(['n', 'l', 'o', 'c', 'f', 'p', 'k', 's']);
+const SHORT_VALUE_FLAGS = new Set(['n', 'l', 'o', 'c', 'f', 'p', 'k', 's', 'L']);
 /** Short flags that are booleans for particular verbs (`logs -p` is --previous, `logs -f` is --follow). */
 const VERB_SHORT_BOOLEANS: Record<string, ReadonlySet<string>> = {
   logs: new Set(['p', 'f']),

@@ -12,6 +12,8 @@ export interface ContextInput {
   logs?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
   /** Kinds whose reads failed. */
   unavailable?: Iterable<ResourceKind>;
+  /** PodMetrics and NodeMetrics read from metrics.k8s.io (other kinds among them are ignored). */
+  metrics?: readonly KubeObject[];
 }
 
 /**
@@ -95,10 +97,21 @@ export function contextFromObjects(input: ContextInput): AnalyzerContext {
   const segments = logs === undefined ? undefined : logSegments(logs instanceof Map ? logs.keys() : Object.keys(logs));
   const unavailable = new Set(input.unavailable ?? []);
   const empty: readonly KubeObject[] = Object.freeze([]);
+  const measured = new Map<string, KubeObject>();
+  for (const m of input.metrics ?? []) {
+    const kind = m.kind === 'PodMetrics' ? 'pods' : m.kind === 'NodeMetrics' ? 'nodes' : undefined;
+    if (kind) measured.set(`${kind}/${kind === 'pods' ? (m.metadata.namespace ?? '') : ''}/${m.metadata.name}`, m);
+  }
   return {
     namespace: input.namespace,
     now: input.now,
     unavailable,
+    ...(measured.size > 0
+      ? {
+          usage: (kind: 'pods' | 'nodes', name: string, namespace = input.namespace) =>
+            measured.get(`${kind}/${kind === 'pods' ? namespace : ''}/${name}`),
+        }
+      : {}),
     objects: (kind) => byKind.get(kind) ?? empty,
     log: (pod, container, previous = false, namespace = input.namespace) => {
       if (segments === undefined) return undefined;

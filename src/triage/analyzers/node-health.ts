@@ -7,6 +7,7 @@ import { groupBy, isoAge, namespacePods, ownerKey, ownerOf, podCondition, podRef
 import { formatBytes, parseQuantity } from './quantity.js';
 import { matchesMap } from './selectors.js';
 import { claimOfVolume, fitEvidence, workloadName, workloadRef } from './storage.js';
+import { nodeUsage, shareOf } from './usage.js';
 
 const NAME = 'node-health';
 
@@ -279,6 +280,13 @@ export const nodeHealthAnalyzer: Analyzer = {
           /EvictionThresholdMet|FreeDiskSpaceFailed|ImageGCFailed|SystemOOM/.test(e.reason),
         );
         if (threshold) evidence.push(describeEvent(threshold, ctx.now));
+        const used = nodeUsage(ctx, name);
+        const allocatable = node.status?.allocatable ?? {};
+        if (used !== undefined && type === 'MemoryPressure' && parseQuantity(allocatable.memory)) {
+          evidence.push(
+            `memory in use now on the node (metrics.k8s.io): ${shareOf(used.memory, parseQuantity(allocatable.memory) as number, 'memory', 'allocatable')}`,
+          );
+        }
         const evictions = evictionsOf(evictedHere);
         const offender = pressureOffender(ctx, node, evictions);
         const workload = offender ? ownerOf(ctx, offender.pod) : undefined;

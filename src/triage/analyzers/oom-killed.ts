@@ -19,6 +19,7 @@ import {
   worstFirst,
 } from './pods.js';
 import { formatBytes, parseJvmSize, parseQuantity } from './quantity.js';
+import { containerUsage, shareOf } from './usage.js';
 
 const NAME = 'oom-killed';
 
@@ -254,8 +255,17 @@ export const oomKilledAnalyzer: Analyzer = {
           `${heap.where} sets ${heap.flag}: heap capped at ${formatBytes(heap.bytes)}, ${Math.round((heap.bytes / limit) * 100)}% of the ${limits.memory} limit`,
         );
       }
-      const usage = pod.metadata.annotations?.['calmops.io/memory-usage'];
-      if (usage) evidence.add(2, `observed memory usage ${usage}`);
+      // The container restarted after the kill; what it uses now says whether it is heading for the limit again.
+      const used = containerUsage(ctx, pod, c.name);
+      if (used !== undefined && limit !== undefined) {
+        evidence.add(2, `memory in use now (metrics.k8s.io): ${shareOf(used.memory, limit, 'memory', 'its limit')}`);
+        if (used.memory >= limit * 0.9 && !owner) {
+          cause = `${cause}; it is back at ${Math.round((used.memory / limit) * 100)}% of the limit since it restarted`;
+          confidence = Math.max(confidence, 0.95);
+        }
+      } else if (used !== undefined) {
+        evidence.add(2, `memory in use now (metrics.k8s.io): ${formatBytes(used.memory)}, with no limit`);
+      }
       const logLine = crashLog(ctx, pod, c.name)
         ?.split(/\r?\n/)
         .reverse()

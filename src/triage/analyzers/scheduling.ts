@@ -16,6 +16,7 @@ import {
   revisionChanges,
 } from './pods.js';
 import { formatBytes, formatCpu, parseQuantity } from './quantity.js';
+import { nodeUsage, shareOf } from './usage.js';
 
 const NAME = 'scheduling';
 
@@ -183,6 +184,38 @@ function fitLine(ctx: AnalyzerContext, pod: KubeObject, resource: 'cpu' | 'memor
   return `pod requests ${resource} ${format(want)}; allocatable ${resource} of the ${each.length} node(s) it may use: ${shown.join(', ')}${more} (the scheduler first subtracts what the pods already there request)`;
 }
 
+/**
+ * What the nodes the pod may use actually use (metrics.k8s.io), against their allocatable: the scheduler places by
+ * requests, so nodes that are full by requests while busy with little show that requests, not load, leave no room.
+ */
+function usageLine(
+  ctx: AnalyzerContext,
+  pod: KubeObject,
+  resource: 'cpu' | 'memory',
+): { line: string; range: string } | undefined {
+  if (!canSee(ctx, 'nodes')) return undefined;
+  const measured = candidateNodes(ctx, pod)
+    .map((n) => ({
+      name: n.metadata.name,
+      used: nodeUsage(ctx, n.metadata.name)?.[resource],
+      allocatable: parseQuantity(n.status?.allocatable?.[resource]) ?? 0,
+    }))
+    .filter((n): n is { name: string; used: number; allocatable: number } => n.used !== undefined && n.allocatable > 0);
+  if (measured.length === 0) return undefined;
+  const shares = measured.map((n) => n.used / n.allocatable);
+  const low = Math.round(Math.min(...shares) * 100);
+  const high = Math.round(Math.max(...shares) * 100);
+  const shown = measured
+    .slice(0, 4)
+    .map((n) => `${n.name} ${shareOf(n.used, n.allocatable, resource, 'allocatable')}`)
+    .join(', ');
+  const range = low === high ? `${low}%` : `${low}–${high}%`;
+  return {
+    line: `measured ${resource} use of those nodes (metrics.k8s.io): ${shown}${measured.length > 4 ? `, and ${measured.length - 4} more` : ''}; they use ${range} of their ${resource}: requests, not load, leave no room`,
+    range,
+  };
+}
+
 /** For each key a nodeSelector requires, the values the nodes actually carry: `instance-type: c6i.4xlarge on a, b`. */
 function nodeLabelsLine(ctx: AnalyzerContext, pod: KubeObject): string | undefined {
   const selector = pod.spec?.nodeSelector as Record<string, string> | undefined;
@@ -302,7 +335,9 @@ export const schedulingAnalyzer: Analyzer = {
           .add(2, `${nodes}/${total} nodes: ${reasons.map((r) => r.text).join('; ')}`)
           .add(capacity ? 3 : 5, scaler && describeEvent(scaler, ctx.now))
           .add(4, changed);
-        if (capacity) evidence.add(3, fitLine(ctx, pod, code === 'POD_INSUFFICIENT_CPU' ? 'cpu' : 'memory'));
+        const resource = code === 'POD_INSUFFICIENT_CPU' ? 'cpu' : 'memory';
+        const usage = capacity ? usageLine(ctx, pod, resource) : undefined;
+        if (capacity) evidence.add(3, fitLine(ctx, pod, resource)).add(3, usage?.line);
         if (code === 'POD_UNTOLERATED_TAINT') evidence.add(3, taintLine(ctx, reasons));
         if (code === 'POD_NODE_SELECTOR_MISMATCH' || code === 'POD_AFFINITY_MISMATCH') {
           evidence.add(3, selectorLine(pod)).add(3, nodeLabelsLine(ctx, pod)).add(4, labelMissLine(ctx, pod));
@@ -324,7 +359,7 @@ export const schedulingAnalyzer: Analyzer = {
           // An unbound claim is the PVC analyzer's root cause; here it is only the symptom on the pod.
           severity: byDesign ? 'low' : symptom ? 'medium' : SEVERITY_BY_SHARE(share),
           resource: podRef(pod),
-          message: `${pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`} be scheduled: ${MESSAGES[code]} (${nodes}/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}${noScaleUp}.`,
+          message: `${pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`} be scheduled: ${MESSAGES[code]} (${nodes}/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}${noScaleUp}${usage ? `; the nodes are full by requests, not by use (${usage.range} used)` : ''}.`,
           evidence: evidence.lines(),
           confidence: byDesign ? 0.3 : symptom ? 0.6 : Math.min(0.95, 0.55 + 0.4 * share),
           related: [...related, ...claims.map((c: string) => ref('PersistentVolumeClaim', c, ctx.namespace))],

@@ -24,8 +24,23 @@ export const RecordReadPayload = z.object({
     outcome: z.enum(['ok', 'empty', 'failed']),
     summary: z.string(),
     lines: z.array(z.string()),
+    /** A typed read's whole answer when the reply shows only its first lines. */
+    text: z
+      .string()
+      .max(64 * 1024)
+      .optional(),
+    note: z.string().max(500).optional(),
   }),
 });
+
+/** `kubectl get pods -n shop` → `kubectl-get-pods-n-shop.txt`. */
+function fileNameFor(title: string): string {
+  const base = title
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
+  return `${base || 'read'}.txt`;
+}
 
 function requestFor(spec: z.infer<typeof ReadSpecSchema>): UserRequest {
   const verb = spec.verb === 'logs' ? 'logs' : spec.verb === 'events' ? 'events' : spec.name ? 'describe' : 'get';
@@ -61,6 +76,8 @@ export async function recordRead(deps: WorkflowDeps, p: z.infer<typeof RecordRea
     data: { outcome: p.result.outcome, lines: p.result.lines.length },
   });
   const moved = progress.transitions.at(-1);
+  const { text } = p.result;
+  const attach = text !== undefined && deps.slack.upload !== undefined && progress.session.threadTs !== undefined;
   await postToSession(
     deps,
     progress.session,
@@ -70,9 +87,25 @@ export async function recordRead(deps: WorkflowDeps, p: z.infer<typeof RecordRea
       outcome: p.result.outcome,
       summary: p.result.summary,
       lines: p.result.lines,
+      ...(p.result.note ? { note: p.result.note } : {}),
+      ...(text !== undefined ? { rest: attach ? 'attached' : 'not-shown' } : {}),
       ...(moved ? { guidance: `Moved to ${moved.to}: ${moved.reason}` } : {}),
     }),
   );
+  if (attach && text !== undefined && progress.session.threadTs !== undefined) {
+    try {
+      await deps.slack.upload?.(progress.session.channelId, progress.session.threadTs, {
+        filename: fileNameFor(p.request.title),
+        title: p.result.title.slice(0, 200),
+        content: text,
+      });
+    } catch (error) {
+      // The reply already shows the first lines; a file Slack refuses must not fail the read.
+      await recordEvent(deps, p.sessionId, 'read.attachment-failed', {
+        summary: `${p.request.title}: ${(error as Error).message}`.slice(0, 500),
+      });
+    }
+  }
   return { outcome: p.result.outcome };
 }
 

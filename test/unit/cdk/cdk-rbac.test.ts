@@ -48,9 +48,20 @@ describe('committed RBAC manifests', () => {
 
   it('cover every kind the reader may read, in its API group, plus get on pods/log', () => {
     const granted = new Set(rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]}/${res}`)));
-    const expected = new Set([...READABLE_KINDS.map((k) => `${RESOURCES[k].group}/${k}`), '/pods/log']);
+    const expected = new Set([
+      ...READABLE_KINDS.map((k) => `${RESOURCES[k].group}/${k}`),
+      '/pods/log',
+      'metrics.k8s.io/nodes',
+      'metrics.k8s.io/pods',
+    ]);
     expect(granted).toEqual(expected);
     expect(rules.find((r) => r.resources.includes('pods/log'))!.verbs).toEqual(['get']);
+    // The Metrics API answers get and list; `kubectl top` and usage in triage need nothing more.
+    expect(rules.find((r) => r.apiGroups[0] === 'metrics.k8s.io')).toEqual({
+      apiGroups: ['metrics.k8s.io'],
+      resources: ['nodes', 'pods'],
+      verbs: ['get', 'list'],
+    });
   });
 
   it('bind the role to the service account, and on EKS to the access entry group', () => {
@@ -113,6 +124,7 @@ describe('deriving rules from templates', () => {
       'k8s.ovn.org',
       'karpenter.sh',
       'metallb.io',
+      'metrics.k8s.io',
       'networking.istio.io',
       'networking.k8s.io',
       'policy',

@@ -150,7 +150,7 @@ describe('read-only guard: Secrets can never be requested', () => {
   });
 
   it('the reader offers reads only', () => {
-    expect(Object.keys(reader).sort()).toEqual(['context', 'get', 'list', 'logs', 'server']);
+    expect(Object.keys(reader).sort()).toEqual(['context', 'get', 'list', 'logs', 'metrics', 'server', 'table']);
   });
 
   it('legitimate reads still pass, and every one is a GET', async () => {

@@ -149,7 +149,12 @@ const rows: Row[] = [
   ],
   ['kubectl get pods && kubectl get events', { kind: 'dangerous', reason: /compound command \(&&\)/ }],
   ['kubectl get pods || true', { kind: 'dangerous', reason: /\|\|/ }],
-  ['kubectl logs web-1 | grep error', { kind: 'dangerous', reason: /compound command \(\|\)/ }],
+  ['kubectl logs web-1 | grep error', { kind: 'read', verb: 'logs', reason: /piped into grep/ }],
+  ["kubectl describe nodes | grep -A 8 'Allocated resources'", { kind: 'read', verb: 'describe' }],
+  ['kubectl get pods -o name | jq .', { kind: 'read', verb: 'get', reason: /piped into jq/ }],
+  ['kubectl get pods -o name | xargs kubectl delete', { kind: 'dangerous', reason: /compound command \(\|\)/ }],
+  ['kubectl get pods | sh', { kind: 'dangerous' }],
+  ['kubectl delete pod web-1 | grep deleted', { kind: 'dangerous', toolClass: 'destructive' }],
   [
     'kubectl get pod $(kubectl get pods -o name | head -1)',
     { kind: 'dangerous', reason: /command substitution \(\$\(…\)\)/ },

@@ -27,6 +27,7 @@ describe('Slack app manifest', () => {
         'channels:read',
         'chat:write',
         'commands',
+        'files:write',
         'groups:history',
         'groups:read',
         'usergroups:read',

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ReadSpec } from '../../../cluster/read-spec.js';
 import { READABLE_KINDS } from '../../../cluster/types.js';
-import { classifyCommandLine, classifyRequest } from '../../../diagnosis/commands/index.js';
+import { classifyCommandLine, classifyRequest, redactCredentials } from '../../../diagnosis/commands/index.js';
 import { currentEvidence, type EvidenceItem } from '../../../diagnosis/evidence.js';
 import { evidenceFigure, formatMissing, missingEvidence } from '../../../diagnosis/evidence-requirements.js';
 import {
@@ -12,6 +12,7 @@ import {
 import { type GateDecision, gateRequest } from '../../../diagnosis/gate.js';
 import { canonicalKind } from '../../../diagnosis/kinds.js';
 import type { RecordedRequest, RequestGuidance } from '../../../diagnosis/panic.js';
+import { bindQuestion } from '../../../diagnosis/question-bindings.js';
 import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../../diagnosis/questions.js';
 import type { UserRequest } from '../../../diagnosis/request.js';
 import { type ApprovedPlan, answerFromPlan, type PlanAnswer } from '../../../diagnosis/resolving.js';
@@ -24,9 +25,11 @@ import type { SessionRecord } from '../../../store/sessions.js';
 import type { Hypothesis, WorkflowRecord } from '../../../store/workflow-records.js';
 import type { TriageEnvelope } from '../../../triage/envelope.js';
 import type { Domain } from '../../../triage/findings.js';
+import { code } from '../../../views/limits.js';
 import { stateEnteredAt } from '../../progress.js';
 import { checkReadScope, type ReadScope, type ScopeDecision } from '../../read-scope.js';
 import { readSpecFromRequest } from '../../reads.js';
+import { planTypedRead, typedCommandLine } from '../../typed-read.js';
 import type { NamespaceAnswer } from '../locate-steps.js';
 
 /**
@@ -250,7 +253,41 @@ function decideRead(base: Gated, session: SessionRecord, message: InboxMessage, 
   if (request.verb === 'retriage') {
     return { ...base, kind: 'answer', lines: retriageAnswer(context.envelope, session.namespace, session.intent) };
   }
-  // A command line is read as typed; words, and commands that leave out what to read, are aimed at the incident.
+  // A kubectl read is answered as kubectl would answer it, within the session's scope.
+  const line = request.source === 'command' ? typedCommandLine(redactCredentials(message.text)) : undefined;
+  const plan =
+    line === undefined ? undefined : planTypedRead(line, { namespace: session.namespace, scope: context.readScope });
+  if (plan?.kind === 'refused') {
+    if (plan.scope) {
+      const spec: ReadSpec = {
+        title: plan.title,
+        verb: 'list',
+        kind: plan.readKind ?? 'pods',
+        ...(plan.namespace ? { namespace: plan.namespace.slice(0, 253) } : {}),
+      };
+      return { ...base, kind: 'read-refused', spec, scope: plan.scope, facts: [] };
+    }
+    return { ...base, kind: 'answer', lines: [`:no_entry: I did not run ${code(plan.title)}: ${plan.reason}.`] };
+  }
+  if (plan?.kind === 'read') return { ...base, kind: 'read', spec: plan.spec, facts: [] };
+  // A question calmops offers (or one asked in the same words) is answered by the computation bound to it.
+  const bound = request.source === 'command' ? undefined : bindQuestion(request.raw);
+  if (bound) {
+    const spec: ReadSpec = {
+      title: request.raw.slice(0, 300),
+      verb: 'list',
+      kind: bound.kind,
+      // The namespace the question is about, even when what answers it is cluster-wide (nodes for its pending pods).
+      namespace: session.namespace,
+      question: bound.id,
+      ...(bound.windowMinutes ? { windowMinutes: bound.windowMinutes } : {}),
+    };
+    const facts = answerQuestion(request, context.envelope, session.namespace).facts.slice(0, 2);
+    const scope = checkReadScope(spec, context.readScope, {});
+    if (!scope.allowed) return { ...base, kind: 'read-refused', spec, scope, facts };
+    return { ...base, kind: 'read', spec, facts };
+  }
+  // Words, and commands that leave out what to read, are aimed at the incident.
   const typed = request.source === 'command' ? readSpecFromRequest(request, session.namespace) : undefined;
   const question = typed ? undefined : answerQuestion(request, context.envelope, session.namespace);
   const spec = typed ?? (question?.read ? readSpecOf(question.read) : undefined);

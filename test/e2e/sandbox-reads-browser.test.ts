@@ -1,0 +1,99 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_NAMESPACES } from '../../local/demo/index.js';
+import { type RunningCalmops, startCalmops } from '../../local/start.js';
+import { launchChromium } from '../support/chromium.js';
+
+/**
+ * Typed reads in a real browser: in every broken demo namespace, each SAFE next action of the envelope, typed
+ * verbatim into the thread, is answered and never met with the calming intervention; a long answer shows its first
+ * lines and the whole text as a file in the thread.
+ */
+
+const WAIT = 60_000;
+const REQUESTER = 'UREQUESTER';
+
+let running: RunningCalmops;
+let browser: Browser;
+let page: Page;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'calmops-reads-browser-'));
+  running = await startCalmops({
+    env: { CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' },
+    dataDir,
+    port: 0,
+    logLevel: 'SILENT',
+    ackTimeoutMs: 30_000,
+  });
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await running?.close();
+  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+});
+
+function thread(): Locator {
+  return page.locator('#thread');
+}
+
+async function openTriage(command: string): Promise<void> {
+  await page.goto(`${running.sandboxUrl}?user=${REQUESTER}&channel=incidents`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.fill('#composer-input', command);
+  await page.press('#composer-input', 'Enter');
+  const root = page.locator('.msg', { hasText: command.replace(/^\/triage /, '') }).last();
+  await root.locator('.thread-link').click({ timeout: WAIT });
+  await expect.poll(() => thread().textContent(), { timeout: WAIT }).toMatch(/Next actions|SAFE/);
+}
+
+/** The SAFE reads the envelope offers, as its code spans show them. */
+async function safeReads(): Promise<string[]> {
+  const codes = await thread().locator('code').allTextContents();
+  return [...new Set(codes.map((c) => c.trim()))].filter((c) =>
+    /^(?:kubectl|oc) (?:get|describe|logs|events|top)\b/.test(c),
+  );
+}
+
+describe('typed reads in the sandbox, in a browser', () => {
+  for (const demo of DEMO_NAMESPACES.filter((d) => d.expectedRootCause !== undefined)) {
+    it(`answers every SAFE next action in ${demo.namespace} typed verbatim, without an intervention`, async () => {
+      await openTriage(demo.try);
+      const reads = await safeReads();
+      expect(reads.length).toBeGreaterThan(0);
+      for (const read of reads) {
+        const before = await thread().locator('.msg').count();
+        await page.fill('#thread-input', read);
+        await page.press('#thread-input', 'Enter');
+        await expect
+          .poll(
+            async () => {
+              const texts = await thread().locator('.msg').allTextContents();
+              return texts.slice(before + 1).join('\n');
+            },
+            { timeout: WAIT },
+          )
+          .toMatch(/🔍|⚪|❌|⛔|I did not run|:mag:|:no_entry:|lines?\b/);
+        const after = (await thread().locator('.msg').allTextContents()).slice(before).join('\n');
+        expect(after, read).not.toContain('Hold on');
+      }
+    }, 300_000);
+  }
+
+  it('shows a long answer as its first lines and the whole text as a file in the thread', async () => {
+    await openTriage(DEMO_NAMESPACES.find((d) => d.namespace === 'payments')?.try ?? '/triage payments');
+    await page.fill('#thread-input', 'kubectl describe nodes');
+    await page.press('#thread-input', 'Enter');
+    await expect.poll(() => thread().textContent(), { timeout: WAIT }).toMatch(/first \d+ of \d+ lines/);
+    const file = thread().locator('.msg-file').last();
+    await expect.poll(() => file.count(), { timeout: WAIT }).toBe(1);
+    expect(await file.locator('.file-snippet').textContent()).toContain('Allocated resources:');
+  }, 120_000);
+});
