@@ -41,6 +41,7 @@ export const GATE_CODES = [
   'READ_MALFORMED',
   'INSPECT_ALLOWED',
   'CHANGE_ALLOWED',
+  'CHANGE_OUT_OF_PLAN',
   'BLOCKED_BY_STATE',
   'BLOCKED_BY_PANIC',
   'HYPOTHESIS_RECORDED',
@@ -97,10 +98,32 @@ const CLASS_WORDS: Record<ToolClass, string> = {
   destructive: 'Destructive operations',
 };
 
+/** A request that would change the cluster (a live session into a container only looks). */
+export function isChangeRequest(request: UserRequest): boolean {
+  return request.kind === 'write' || (request.kind === 'dangerous' && request.toolClass !== 'inspect');
+}
+
 export function gateRequest(session: GateSession, request: UserRequest, now: Date): GateDecision {
   const overrideActive = isOverrideActive(session.override, now);
   const state = effectiveState(session.state, session.override, now);
   const evidence = currentEvidence(session);
+  if (session.state === 'RESOLVING' && !overrideActive && session.guidance?.outOfPlan && isChangeRequest(request)) {
+    // RESOLVING's changes are the approved plan's steps. Anything else is refused and explained; being refused, it
+    // rushes nothing and is no panic signal, and the approved plan stays in force.
+    const figure = evidenceFigure(session.evidence);
+    return {
+      allowed: false,
+      code: 'CHANGE_OUT_OF_PLAN',
+      reason: 'The change is not a step of the approved plan',
+      guidance:
+        "In RESOLVING calmops answers the approved plan's changes only. A different change needs a plan that includes it: reply `resolved` once the plan's fix is applied (a fix that does not hold sends the session back to ANALYZING for a new plan), or ask for break-glass naming the change.",
+      effectiveState: state,
+      overrideActive,
+      next: 'reply',
+      signals: [],
+      ...(figure ? { evidence: figure } : {}),
+    };
+  }
   const signals = detectPanicSignals(
     {
       state,

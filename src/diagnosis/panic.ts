@@ -52,6 +52,8 @@ export interface RecordedRequest {
   guided?: boolean;
   /** The approved plan's step it was, when it came in the plan's order: a person working through the plan. */
   planStep?: number;
+  /** A change refused in RESOLVING because the approved plan has no such step: refused, so it rushed nothing. */
+  outOfPlan?: boolean;
 }
 
 /**
@@ -63,6 +65,8 @@ export interface RequestGuidance {
   suggested?: boolean;
   /** The step of the approved plan this request is, and whether the steps it needs came first. */
   planStep?: { stepIndex: number; inOrder: boolean };
+  /** There is an approved plan and this change is none of its steps. */
+  outOfPlan?: boolean;
   /**
    * The domains the incident's own evidence and calmops' offers point at (the findings' domains, the handoffs it
    * proposed): reads across them are one investigation area, not several.
@@ -118,8 +122,8 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
 
   if (isRisky(request) && !planned) {
     // A planned step is never the burst's trigger, but an off-plan change right after one is still a rush.
-    const burst = [...within(context.recentRequests, context.now, PANIC_RULES.rapidFireWindowMs), current].filter((r) =>
-      isRisky(r.request),
+    const burst = [...within(context.recentRequests, context.now, PANIC_RULES.rapidFireWindowMs), current].filter(
+      (r) => isRisky(r.request) && r.outOfPlan !== true,
     );
     if (burst.length >= PANIC_RULES.rapidFireCount) {
       signals.push({

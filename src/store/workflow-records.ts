@@ -33,6 +33,8 @@ const RecordedRequestSchema = z.object({
   guided: z.boolean().optional(),
   /** The approved plan's step it was, when it came in the plan's order. */
   planStep: z.number().int().min(0).optional(),
+  /** A change refused in RESOLVING as no step of the approved plan: it never counts toward a rush. */
+  outOfPlan: z.boolean().optional(),
 });
 
 export const WorkflowRecordSchema = z.object({

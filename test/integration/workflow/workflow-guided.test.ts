@@ -116,6 +116,18 @@ describe('from a confirmed root cause to the approved plan’s steps', () => {
     // The held reply is answered once the review is decided.
     await waitForThread(h, threadTs, /logs /);
 
+    // Changes that are no step of the plan are refused and explained, one after the other, and never read as a
+    // rush: the session stays in RESOLVING with its plan.
+    for (const [n, offPlan] of [
+      'kubectl delete pod not-in-the-plan-0',
+      'kubectl scale deploy/not-in-the-plan --replicas=3',
+    ].entries()) {
+      await waitForInputWait(h, sessionId);
+      await say(h, sessionId, offPlan, `off-plan-${n}`);
+      await waitForThread(h, threadTs, new RegExp(`Not in the approved plan.*${offPlan.split(' ')[1]}`, 's'));
+    }
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('RESOLVING');
+
     // A person runs the approved plan's commands, one after the other, as fast as they can type.
     const workflow = await h.deps.artifacts.getWorkflow(sessionId);
     const plan = (await h.deps.artifacts.getPlan(sessionId, workflow?.approvedPlanId ?? ''))?.plan as
@@ -136,6 +148,7 @@ describe('from a confirmed root cause to the approved plan’s steps', () => {
     const timeline = await h.deps.store.timeline.list(sessionId);
     expect(timeline.filter((e) => e.type.startsWith('panic'))).toEqual([]);
     expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('RESOLVING');
+    expect(timeline.filter((e) => e.type === 'change.refused')).toHaveLength(2);
     const answered = timeline.filter((e) => e.type === 'change.answered');
     expect(answered.length).toBe(plan?.steps.filter((s) => s.mode === 'write').length);
     expect(answered.every((e) => e.data?.['matched'] === true && e.data?.['inOrder'] === true)).toBe(true);

@@ -330,7 +330,60 @@ describe('decide: the approved plan, step by step', () => {
     });
   });
 
-  it('still calls a rush off the plan a rush', () => {
+  it("refuses a change off the plan in RESOLVING with the plan's changes, and never as panic", () => {
+    const decision = decide(
+      session('RESOLVING'),
+      workflow(resolving, { approvedPlanId: 'P1' }),
+      message('kubectl scale deploy/api --replicas=0 -n payments'),
+      context({ plan }),
+    );
+    expect(decision).toMatchObject({
+      kind: 'off-plan',
+      gate: { allowed: false, code: 'CHANGE_OUT_OF_PLAN', signals: [] },
+      followed: { outOfPlan: true },
+      answer: { matched: false },
+    });
+    expect(decision.kind === 'off-plan' && decision.answer.message).toMatch(
+      /is not a step of the approved plan[\s\S]*step 1: `kubectl apply -f storageclass-fast-ssd.yaml`/,
+    );
+  });
+
+  it('answers "restart it" after a refused off-plan change from the plan, with no rush counted', () => {
+    const restartPlan: LoadedPlan = {
+      id: 'P2',
+      title: 'Restart the API',
+      approvedBy: 'U2',
+      steps: [
+        {
+          id: 'rollout-restart-deployment-api',
+          description: 'Restart the API',
+          command: 'kubectl rollout restart deployment/api -n payments',
+          mode: 'write',
+          safety: 'REQUIRES_APPROVAL',
+          rollback: 'kubectl rollout undo deployment/api -n payments',
+          needs: [],
+        },
+      ],
+    };
+    const afterRefusal = workflow([...triaged, ...evidenceFromPlan({ id: 'P2', steps: restartPlan.steps }, at(30))], {
+      approvedPlanId: 'P2',
+      recentRequests: [
+        {
+          request: { ...classifyRequest('kubectl delete pod api-1 -n payments') },
+          at: at(58),
+          outOfPlan: true,
+        },
+      ],
+    });
+    const decision = decide(session('RESOLVING'), afterRefusal, message('restart it'), context({ plan: restartPlan }));
+    expect(decision).toMatchObject({
+      kind: 'change',
+      answer: { matched: true, step: { id: 'rollout-restart-deployment-api' } },
+      gate: { signals: [] },
+    });
+  });
+
+  it('still calls a rush before RESOLVING a rush', () => {
     const recent = workflow(resolving, {
       approvedPlanId: 'P1',
       recentRequests: [
@@ -338,7 +391,7 @@ describe('decide: the approved plan, step by step', () => {
       ],
     });
     const decision = decide(
-      session('RESOLVING'),
+      session('HYPOTHESIZING'),
       recent,
       message('kubectl rollout restart deploy/api -n payments'),
       context({ plan }),

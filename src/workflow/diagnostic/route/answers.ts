@@ -90,6 +90,7 @@ export async function recordRequest(deps: WorkflowDeps, ctx: RouteContext, decis
         at,
         ...(followed.guided ? { guided: true } : {}),
         ...(step?.inOrder ? { planStep: step.stepIndex } : {}),
+        ...(decision.kind === 'off-plan' ? { outOfPlan: true } : {}),
       },
     ],
     panicHistory: [...w.panicHistory, ...gate.signals],
@@ -174,6 +175,22 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
     return none('unknown hypothesis');
   },
   async panic(deps, ctx, d) {
+    if (ctx.session.state === 'RESOLVING' && ctx.workflow.approvedPlanId) {
+      // The request is blocked and the calming message stands, but a reviewed, approved plan is not thrown away
+      // by a burst: the session stays in RESOLVING with it.
+      await postToSession(
+        deps,
+        ctx.session,
+        interventionView({
+          sessionId: ctx.session.id,
+          blocked: true,
+          message: d.gate.intervention?.message ?? d.gate.guidance,
+          recommendedActions: d.gate.intervention?.recommendedActions ?? [],
+          guidance: `The approved plan stays in force and the session stays in RESOLVING: work through its steps one at a time. ${guidanceText(ctx.session, ctx.workflow)}`,
+        }),
+      );
+      return none('panic intervention');
+    }
     const moved = await forcePanicState(deps, ctx.session.id, `Panic intervention: ${d.gate.reason}`.slice(0, 1000));
     await postToSession(
       deps,
@@ -241,6 +258,15 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
     });
     await reply(deps, ctx, d.answer.message, d.gate.warning);
     return none('answered from plan');
+  },
+  async 'off-plan'(deps, ctx, d) {
+    await recordEvent(deps, ctx.session.id, 'change.refused', {
+      actor: ctx.message.userId,
+      summary: d.answer.matched ? d.gate.reason : d.answer.reason,
+      data: { code: d.gate.code, reason: d.answer.matched ? d.gate.reason : d.answer.reason },
+    });
+    await reply(deps, ctx, `:no_entry_sign: *Not in the approved plan.* ${d.answer.message}`, d.gate.guidance);
+    return none(d.gate.code);
   },
   async hypothesis(deps, ctx, d) {
     const hypothesis = d.hypothesis;

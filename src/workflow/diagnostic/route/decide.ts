@@ -9,7 +9,7 @@ import {
   evidenceFromHypothesis,
   evidenceFromResolved,
 } from '../../../diagnosis/evidence-sources.js';
-import { type GateDecision, gateRequest } from '../../../diagnosis/gate.js';
+import { type GateDecision, gateRequest, isChangeRequest } from '../../../diagnosis/gate.js';
 import { canonicalKind } from '../../../diagnosis/kinds.js';
 import type { RecordedRequest, RequestGuidance } from '../../../diagnosis/panic.js';
 import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../../diagnosis/questions.js';
@@ -69,6 +69,8 @@ export interface Followed {
   guided: boolean;
   /** The approved plan's step, when the request was one (in order or not). */
   planStep?: PlanStepMatch;
+  /** In RESOLVING: the change matches no step of the approved plan. */
+  outOfPlan?: boolean;
 }
 
 interface Gated {
@@ -98,6 +100,8 @@ export type Decision =
   | (Gated & { kind: 'memory' })
   | (Gated & { kind: 'inspect' })
   | (Gated & { kind: 'change'; answer: PlanAnswer })
+  /** A change in RESOLVING that is no step of the approved plan: refused with the plan's changes, never a panic. */
+  | (Gated & { kind: 'off-plan'; answer: PlanAnswer })
   | (Gated & {
       kind: 'hypothesis';
       hypothesis?: Hypothesis;
@@ -179,23 +183,61 @@ function relatedDomains(envelope: TriageEnvelope | undefined, workflow: Workflow
   return [...domains] as Domain[];
 }
 
+function approvedPlanOf(plan: LoadedPlan): ApprovedPlan {
+  return {
+    id: plan.id,
+    ...(plan.title ? { title: plan.title } : {}),
+    ...(plan.approvedBy ? { approvedBy: plan.approvedBy } : {}),
+    steps: plan.steps.map((s) => ({
+      id: s.id,
+      command: s.command,
+      mode: s.mode,
+      description: s.description,
+      safety: s.safety,
+      ...(s.rollback ? { rollback: s.rollback } : {}),
+    })),
+  };
+}
+
+/** Whether the steps a plan step needs were answered before it. */
+function needsDone(plan: LoadedPlan, stepIndex: number, progress: PlanProgress | undefined): boolean {
+  const completed = progress?.planId === plan.id ? progress.completed : [];
+  const step = plan.steps[stepIndex];
+  return (step?.needs ?? []).every((id) => completed.includes(plan.steps.findIndex((s) => s.id === id)));
+}
+
 function followedOf(
+  session: SessionRecord,
   request: UserRequest,
   context: DecideContext,
   workflow: WorkflowRecord,
-): { followed: Followed; guidance: RequestGuidance } {
-  const planStep =
+): { followed: Followed; guidance: RequestGuidance; planAnswer?: PlanAnswer } {
+  const progress = (workflow.planProgress ?? undefined) as PlanProgress | undefined;
+  let planStep =
     context.plan && request.source === 'command' && ['read', 'write', 'dangerous'].includes(request.kind)
-      ? planStepOf(context.plan, request.raw, (workflow.planProgress ?? undefined) as PlanProgress | undefined)
+      ? planStepOf(context.plan, request.raw, progress)
       : undefined;
+  // In RESOLVING a change is one of the plan's steps, typed or said ("restart it"), or it is refused.
+  let planAnswer: PlanAnswer | undefined;
+  if (context.plan && session.state === 'RESOLVING' && isChangeRequest(request)) {
+    planAnswer = answerFromPlan(request, approvedPlanOf(context.plan), planStep ? { stepId: planStep.stepId } : {});
+    if (planAnswer.matched && !planStep) {
+      const stepId = planAnswer.step.id;
+      const stepIndex = context.plan.steps.findIndex((s) => s.id === stepId);
+      planStep = { stepIndex, stepId, inOrder: needsDone(context.plan, stepIndex, progress) };
+    }
+  }
+  const outOfPlan = planAnswer !== undefined && !planAnswer.matched;
   const guided = isSuggested(request, context.envelope, workflow);
   return {
-    followed: { guided, ...(planStep ? { planStep } : {}) },
+    followed: { guided, ...(planStep ? { planStep } : {}), ...(outOfPlan ? { outOfPlan } : {}) },
     guidance: {
       suggested: guided,
       ...(planStep ? { planStep: { stepIndex: planStep.stepIndex, inOrder: planStep.inOrder } } : {}),
+      ...(outOfPlan ? { outOfPlan } : {}),
       relatedDomains: relatedDomains(context.envelope, workflow),
     },
+    ...(planAnswer ? { planAnswer } : {}),
   };
 }
 
@@ -206,6 +248,7 @@ export function recordedRequests(workflow: WorkflowRecord): RecordedRequest[] {
     at: r.at,
     ...(r.guided ? { guided: true } : {}),
     ...(r.planStep !== undefined ? { planStep: r.planStep } : {}),
+    ...(r.outOfPlan ? { outOfPlan: true } : {}),
   }));
 }
 
@@ -357,7 +400,7 @@ export function decide(
     request = classifyRequest(message.text);
   }
 
-  const { followed, guidance } = followedOf(request, context, workflow);
+  const { followed, guidance, planAnswer } = followedOf(session, request, context, workflow);
   const gate = gateRequest(
     {
       state: session.state,
@@ -373,6 +416,7 @@ export function decide(
   );
   const base: Gated = { request, gate, followed };
   if (gate.code === 'BLOCKED_BY_PANIC' && gate.intervention) return { ...base, kind: 'panic' };
+  if (gate.code === 'CHANGE_OUT_OF_PLAN' && planAnswer) return { ...base, kind: 'off-plan', answer: planAnswer };
   if (!gate.allowed) return { ...base, kind: 'refuse' };
 
   switch (gate.code) {
@@ -381,22 +425,13 @@ export function decide(
     case 'INSPECT_ALLOWED':
       return { ...base, kind: 'inspect' };
     case 'CHANGE_ALLOWED': {
-      const plan: ApprovedPlan | undefined = context.plan
-        ? {
-            id: context.plan.id,
-            ...(context.plan.title ? { title: context.plan.title } : {}),
-            ...(context.plan.approvedBy ? { approvedBy: context.plan.approvedBy } : {}),
-            steps: context.plan.steps.map((s) => ({
-              id: s.id,
-              command: s.command,
-              mode: s.mode,
-              description: s.description,
-              safety: s.safety,
-              ...(s.rollback ? { rollback: s.rollback } : {}),
-            })),
-          }
-        : undefined;
-      const answer = answerFromPlan(request, plan, followed.planStep ? { stepId: followed.planStep.stepId } : {});
+      const answer =
+        planAnswer ??
+        answerFromPlan(
+          request,
+          context.plan ? approvedPlanOf(context.plan) : undefined,
+          followed.planStep ? { stepId: followed.planStep.stepId } : {},
+        );
       return { ...base, kind: 'change', answer };
     }
     case 'HYPOTHESIS_RECORDED':
