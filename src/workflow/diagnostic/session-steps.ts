@@ -7,7 +7,7 @@ import { resolutionFromSession } from '../../memory/resolution.js';
 import type { RemediationPlan } from '../../review/plan.js';
 import { incidentFromResolution, MemoryAlreadyStoredError } from '../../store/memory.js';
 import { type TriageEnvelope, TriageEnvelopeSchema } from '../../triage/envelope.js';
-import { DomainSchema } from '../../triage/findings.js';
+import { DomainSchema, SEVERITY_ORDER } from '../../triage/findings.js';
 import { envelopeView } from '../../views/envelope.js';
 import { failureView, timeoutNoticeView } from '../../views/failure.js';
 import { findingsReportView } from '../../views/findings-report.js';
@@ -87,7 +87,8 @@ type Ref = { kind: string; name: string; namespace?: string | undefined };
 const refKey = (r: Ref) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
 /**
- * The handoff the findings suggest: another specialist domain than the intent's, not proposed before. A finding on
+ * The handoff the findings suggest: another specialist domain than the intent's, not proposed before, for a finding
+ * of medium severity or more. A finding on
  * the top cause's own chain (the Pod that waits for the unbound claim) is that cause's effect, not another
  * domain's problem, so it proposes nobody.
  */
@@ -100,6 +101,9 @@ function proposeHandoff(envelope: TriageEnvelope, proposed: readonly string[], h
     if (domain === envelope.routing.domain || !(SPECIALISTS as readonly string[]).includes(domain)) continue;
     if (proposed.includes(domain)) continue;
     if (effects.has(refKey(finding.resource))) continue;
+    // Only evidence that asks for a specialist proposes one: an old eviction or a low-severity note in a healthy
+    // namespace is reported in the envelope, not escalated.
+    if (SEVERITY_ORDER[finding.severity] < SEVERITY_ORDER.medium) continue;
     const count = envelope.findings.filter((f) => f.domain === domain).length;
     return {
       domain,

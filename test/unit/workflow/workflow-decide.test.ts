@@ -414,3 +414,38 @@ describe('decide: the approved plan, step by step', () => {
     expect(suggested).toMatchObject({ kind: 'read', followed: { guided: true }, gate: { signals: [] } });
   });
 });
+
+describe('decide: an open specialist proposal blocks nothing but changes', () => {
+  const open = {
+    pendingHandoff: { approvalId: 'ho-1', domain: 'compute', expiresAt: at(3600) },
+    handoffDomainsProposed: ['compute'],
+  };
+
+  it('answers reads and questions, holds a change, and points a repeated ask at the buttons', () => {
+    const w = workflow(triaged, open);
+    expect(decide(session('HYPOTHESIZING'), w, message('kubectl get pods'), context()).kind).toBe('read');
+    expect(decide(session('HYPOTHESIZING'), w, message('have we seen this before?'), context()).kind).toBe('memory');
+    expect(
+      decide(session('HYPOTHESIZING'), w, message('kubectl rollout restart deploy/api -n payments'), context()),
+    ).toEqual({ kind: 'held', domain: 'compute' });
+    expect(
+      decide(session('HYPOTHESIZING'), w, message('Ask the compute specialist to look at the nodes'), context()),
+    ).toMatchObject({ kind: 'handoff-open', domain: 'compute' });
+  });
+
+  it('takes the proposal’s own buttons and tells a stale one', () => {
+    const w = workflow(triaged, open);
+    const button = (approvalId: string, decision: 'approve' | 'deny') =>
+      message('yes', { kind: 'button', data: { action: { type: 'handoff', approvalId, decision } } });
+    expect(decide(session('HYPOTHESIZING'), w, button('ho-1', 'approve'), context())).toEqual({
+      kind: 'handoff-decided',
+      approve: true,
+      domain: 'compute',
+      approvalId: 'ho-1',
+    });
+    expect(decide(session('HYPOTHESIZING'), w, button('ho-0', 'deny'), context())).toMatchObject({
+      kind: 'stale-hypothesis',
+      text: expect.stringMatching(/no longer open/),
+    });
+  });
+});

@@ -9,13 +9,14 @@ import type { SessionRecord } from '../../../store/sessions.js';
 import type { Hypothesis, WorkflowRecord } from '../../../store/workflow-records.js';
 import type { TriageEnvelope } from '../../../triage/envelope.js';
 import { breakGlassFormOffer } from '../../../views/break-glass.js';
-import { handoffOutcomeView } from '../../../views/handoff.js';
+import { handoffOutcomeView, specialistName } from '../../../views/handoff.js';
 import { blockedView, interventionView, replyView } from '../../../views/intervention.js';
 import { postToSession } from '../../common.js';
 import type { WorkflowDeps } from '../../deps.js';
 import { recordEvent } from '../../events.js';
 import { addEvidence, forcePanicState, rulesOf, stateEnteredAt } from '../../progress.js';
 import { scopeRefusalText } from '../../read-scope.js';
+import { requeue } from '../handoff-steps.js';
 import { routeNamespace } from '../locate-steps.js';
 import { memorySearch } from '../session-steps.js';
 import { type Decision, type DecisionKind, type GatedDecision, guidanceText, isGated } from './decide.js';
@@ -35,6 +36,8 @@ export type RouteResult =
       hypothesis: { id: string; code: string; summary: string; cluster: string; reads: Hypothesis['reads'] };
     }
   | { action: 'handoff'; handoff: { domain: string; reason: string; askedBy: string } }
+  | { action: 'specialist'; handoff: { domain: string } }
+  | { action: 'handoff-denied'; handoff: { domain: string }; decision: { decision: 'deny'; userId: string } }
   | { action: 'review'; reviewSeq: number }
   | { action: 'break-glass'; breakGlass: { requestId: string } }
   | { action: 'resolved' }
@@ -353,6 +356,47 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
       action: 'handoff',
       handoff: { domain: d.domain, reason: `asked for the ${d.domain} specialist.`, askedBy: ctx.message.userId },
     };
+  },
+  async 'handoff-decided'(deps, ctx, d) {
+    let held: WorkflowRecord['heldChanges'] = [];
+    await deps.artifacts.mutateWorkflow(ctx.session.id, ctx.now, (w) => {
+      held = w.heldChanges;
+      return { ...w, pendingHandoff: null, heldChanges: [] };
+    });
+    // The changes that waited for this answer come next, in the order they were asked.
+    await requeue(deps, ctx.session.id, held);
+    if (!d.approve) {
+      return {
+        action: 'handoff-denied',
+        handoff: { domain: d.domain },
+        decision: { decision: 'deny', userId: ctx.message.userId },
+      };
+    }
+    await reply(deps, ctx, `:hourglass_flowing_sand: Consulting the ${specialistName(d.domain)} now.`);
+    return { action: 'specialist', handoff: { domain: d.domain } };
+  },
+  async held(deps, ctx, d) {
+    await deps.artifacts.mutateWorkflow(ctx.session.id, ctx.now, (w) => ({
+      ...w,
+      heldChanges: [
+        ...w.heldChanges,
+        { userId: ctx.message.userId, text: ctx.message.text.slice(0, 40_000), kind: ctx.message.kind },
+      ].slice(-10),
+    }));
+    await reply(
+      deps,
+      ctx,
+      `:hourglass_flowing_sand: That change waits until the ${d.domain} specialist proposal above is answered; it is kept and answered right after. Reads and questions are answered meanwhile.`,
+    );
+    return none('change held behind the specialist proposal');
+  },
+  async 'handoff-open'(deps, ctx, d) {
+    await reply(
+      deps,
+      ctx,
+      `The ${d.domain} specialist is already proposed above: *Yes, consult* runs it, *No, thanks* declines. Reads and questions are answered meanwhile.`,
+    );
+    return none('handoff already proposed');
   },
   async 'handoff-limit'(deps, ctx, d) {
     await postToSession(deps, ctx.session, handoffOutcomeView(ctx.session.id, d.domain, 'limit'));

@@ -41,6 +41,7 @@ const ActionSchema = z
     z.object({ type: z.literal('resolved') }),
     z.object({ type: z.literal('break-glass'), requestId: z.string() }),
     z.object({ type: z.literal('namespace'), namespace: z.string().min(1).max(253) }),
+    z.object({ type: z.literal('handoff'), approvalId: z.string(), decision: z.enum(['approve', 'deny']) }),
   ])
   .optional();
 
@@ -84,6 +85,10 @@ export type Decision =
   | { kind: 'close' }
   | { kind: 'locate'; answer: NamespaceAnswer }
   | { kind: 'stale-hypothesis'; text: string }
+  /** The answer to the open specialist proposal, from its buttons. */
+  | { kind: 'handoff-decided'; approve: boolean; domain: Domain; approvalId: string }
+  /** A change asked for while a specialist proposal is open: it waits for that answer, nothing else does. */
+  | { kind: 'held'; domain: string }
   | (Gated & { kind: 'panic' })
   | (Gated & { kind: 'refuse' })
   /** A hypothesis (button or sentence) the transition rules do not let the session test yet. */
@@ -115,6 +120,8 @@ export type Decision =
   | (Gated & { kind: 'handoff'; domain: Domain })
   | (Gated & { kind: 'handoff-limit'; domain: string })
   | (Gated & { kind: 'handoff-which' })
+  /** A specialist asked for while a proposal is open: the buttons above answer it. */
+  | (Gated & { kind: 'handoff-open'; domain: string })
   /** Chat addressed to calmops (a mention, a button): where the session stands and what to do next. */
   | (Gated & { kind: 'guide'; text: string })
   /** People talking to each other in the thread. */
@@ -379,6 +386,18 @@ export function decide(
   const parsed = ActionSchema.safeParse(message.data?.['action']);
   const action = parsed.success ? parsed.data : undefined;
   if (action?.type === 'break-glass') return { kind: 'break-glass', requestId: action.requestId };
+  if (action?.type === 'handoff') {
+    const open = workflow.pendingHandoff;
+    if (open?.approvalId !== action.approvalId) {
+      return { kind: 'stale-hypothesis', text: 'That specialist proposal is no longer open; nothing was changed.' };
+    }
+    return {
+      kind: 'handoff-decided',
+      approve: action.decision === 'approve',
+      domain: open.domain as Domain,
+      approvalId: open.approvalId,
+    };
+  }
   if (CLOSE.test(message.text) && !action) return { kind: 'close' };
   if (action?.type === 'namespace') return { kind: 'locate', answer: { from: 'button', namespace: action.namespace } };
   if (session.namespace === '') return { kind: 'locate', answer: { from: 'message' } };
@@ -400,6 +419,8 @@ export function decide(
     request = classifyRequest(message.text);
   }
 
+  if (workflow.pendingHandoff && isChangeRequest(request))
+    return { kind: 'held', domain: workflow.pendingHandoff.domain };
   const { followed, guidance, planAnswer } = followedOf(session, request, context, workflow);
   const gate = gateRequest(
     {
@@ -452,6 +473,7 @@ export function decide(
       return { ...base, kind: 'break-glass-form' };
     case 'HANDOFF_PROPOSED': {
       const domain = request.handoffDomain;
+      if (workflow.pendingHandoff) return { ...base, kind: 'handoff-open', domain: workflow.pendingHandoff.domain };
       if (session.handoffCount >= context.maxHandoffs) {
         return { ...base, kind: 'handoff-limit', domain: domain ?? 'requested' };
       }
