@@ -74,7 +74,10 @@ export const PlanStepSchema = z
     /** The objects the command names; each must appear in the command or its rollback. */
     targets: z.array(PlanTargetSchema).max(10).optional(),
     /** Files this step's output is saved as (a manifest to re-apply or edit); later steps may `-f` only these. */
-    saves: z.array(z.string().regex(/^[\w.<>-]{1,120}$/, 'a file name')).max(4).optional(),
+    saves: z
+      .array(z.string().regex(/^[\w.<>-]{1,120}$/, 'a file name'))
+      .max(4)
+      .optional(),
   })
   .strict()
   .superRefine((step, ctx) => {
@@ -205,6 +208,8 @@ export const PlanRevisionSchema = z
     requestedBy: z.string().min(1).max(64).optional(),
     applied: z.array(z.string().min(1).max(500)).max(20),
     question: z.string().min(1).max(1000).optional(),
+    /** Names a reviewer's edit used that the names rule refused (invalid, or neither existing nor created). */
+    refusedNames: z.array(z.string().max(300)).max(10).optional(),
   })
   .strict();
 export type PlanRevision = z.infer<typeof PlanRevisionSchema>;

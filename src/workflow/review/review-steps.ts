@@ -85,10 +85,13 @@ async function reviseFromNote(
   const base = current.plan as RemediationPlan | undefined;
   if (current.status !== 'rejected' || current.revision !== p.revision - 1 || !base) return undefined;
   const note = (p.feedback ?? []).join('\n').trim();
+  const envelope = await deps.artifacts.getEnvelope(p.sessionId);
+  const known = (envelope?.findings ?? []).flatMap((f) => [f.resource, ...(f.owner ? [f.owner] : []), ...f.related]);
   const revised = revisePlan(base, {
     note: note || 'The reviewer asked for changes without a note.',
     number: p.revision,
     ...(current.decidedBy ? { requestedBy: current.decidedBy } : {}),
+    known: [...known, ...(envelope?.rootCause ?? []).flatMap((c) => [c.resource, ...(c.chain ?? [])])],
   });
   await recordEvent(deps, p.sessionId, 'plan_revised', {
     summary: revised.applied.length > 0 ? revised.applied.join('; ').slice(0, 2000) : 'No change applied',
