@@ -107,14 +107,17 @@ export function gateRequest(session: GateSession, request: UserRequest, now: Dat
   const overrideActive = isOverrideActive(session.override, now);
   const state = effectiveState(session.state, session.override, now);
   const evidence = currentEvidence(session);
-  if (session.state === 'RESOLVING' && !overrideActive && session.guidance?.outOfPlan && isChangeRequest(request)) {
-    // RESOLVING's changes are the approved plan's steps. Anything else is refused and explained; being refused, it
-    // rushes nothing and is no panic signal, and the approved plan stays in force.
+  if ((overrideActive || session.state === 'RESOLVING') && session.guidance?.outOfPlan && isChangeRequest(request)) {
+    // RESOLVING's changes are the approved plan's steps, and an override's is the change it was granted for.
+    // Anything else is refused and explained; being refused, it rushes nothing and is no panic signal, and the
+    // approved plan stays in force.
     const figure = evidenceFigure(session.evidence);
     return {
       allowed: false,
       code: 'CHANGE_OUT_OF_PLAN',
-      reason: 'The change is not a step of the approved plan',
+      reason: overrideActive
+        ? 'The change is not the one the override was granted for'
+        : 'The change is not a step of the approved plan',
       guidance:
         "In RESOLVING calmops answers the approved plan's changes only. A different change needs a plan that includes it: reply `resolved` once the plan's fix is applied (a fix that does not hold sends the session back to ANALYZING for a new plan), or ask for break-glass naming the change.",
       effectiveState: state,

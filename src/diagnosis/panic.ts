@@ -65,7 +65,7 @@ export interface RequestGuidance {
   suggested?: boolean;
   /** The step of the approved plan this request is, and whether the steps it needs came first. */
   planStep?: { stepIndex: number; inOrder: boolean };
-  /** There is an approved plan and this change is none of its steps. */
+  /** The change is none of the approved plan's steps, nor the change an active override was granted for. */
   outOfPlan?: boolean;
   /**
    * The domains the incident's own evidence and calmops' offers point at (the findings' domains, the handoffs it

@@ -8,6 +8,7 @@ import type { RemediationPlan } from '../../review/plan.js';
 import { revisePlan } from '../../review/revise.js';
 import { reviewPlan } from '../../review/rubric.js';
 import type { PlanRecord } from '../../store/workflow-records.js';
+import { breakGlassAuditLine } from '../../views/break-glass.js';
 import { timeoutNoticeView } from '../../views/failure.js';
 import { approvedPlanView, planOutcomeView } from '../../views/plan.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from '../common.js';
@@ -255,13 +256,20 @@ export async function postmortemPrepare(deps: WorkflowDeps, p: z.infer<typeof Po
         e.type.startsWith('break-glass.') &&
         (e.data?.['overrideId'] === p.requestId ||
           e.data?.['requestId'] === p.requestId ||
+          (e.data?.['details'] as { requestId?: unknown } | undefined)?.requestId === p.requestId ||
           e.type === 'break-glass.request-under-override'),
     )
+    // The request is said once: the form's record and the run's audit entry describe the same request.
+    .filter((e, i, all) => e.type !== 'break-glass.requested' || all.findIndex((x) => x.type === e.type) === i)
     .slice(-20)
-    // mrkdwn for the review message: people as mentions, the summaries (justifications people typed) escaped.
-    .map(
-      (e) =>
-        `${e.at.slice(11, 19)} ${e.type.slice('break-glass.'.length)} by ${mention(e.actor)}${e.summary ? `: ${escapeText(e.summary.slice(0, 240))}` : ''}`,
+    // mrkdwn for the review message, from the entries' fields: people as mentions, commands as code.
+    .map((e) =>
+      breakGlassAuditLine({
+        type: e.type,
+        at: e.at,
+        ...(e.actor ? { actor: e.actor } : {}),
+        ...(e.data ? { data: e.data } : {}),
+      }),
     );
   const record = await deps.artifacts.putPlan(
     {

@@ -11,6 +11,7 @@ import {
   openSession,
   requestPlanChanges,
   say,
+  threadTexts,
   toPlanReview,
   useHarness,
   waitFor,
@@ -135,6 +136,7 @@ describe('callbacks answered by people', () => {
         targetState: 'RESOLVING',
         timeLimitMinutes: 1,
         requester: DEMO_IDS.requester,
+        change: 'kubectl rollout restart deployment/web -n student03',
       },
       text: 'break-glass',
       messageKey: 'bg',
@@ -143,6 +145,12 @@ describe('callbacks answered by people', () => {
     await decide(h, sessionId, 'break-glass', 'approve', DEMO_IDS.senior, undefined, requestId);
     await waitForThread(h, threadTs, /Override granted/);
     expect((await h.deps.store.sessions.getRequired(sessionId)).override?.state).toBe('RESOLVING');
+    // The change the override was granted for is unlocked, with no plan; another change is not.
+    await say(h, sessionId, 'restart the deployment web', 'bg-change');
+    await waitForThread(h, threadTs, /Allowed under the break-glass override .* for this change only/s);
+    await say(h, sessionId, 'kubectl delete pod web-1 -n student03', 'bg-other');
+    await waitForThread(h, threadTs, /is for `kubectl rollout restart deployment\/web -n student03` only/);
+    expect(threadTexts(h, threadTs).join('\n')).not.toMatch(/There is no approved plan yet/);
     await waitForThread(h, threadTs, /override ended/, 30_000);
     expect((await h.deps.store.sessions.getRequired(sessionId)).override).toBeUndefined();
     await waitForThread(h, threadTs, /Post-incident review/);
@@ -156,6 +164,13 @@ describe('callbacks answered by people', () => {
     await expect(
       h.deps.store.approvals.decide(review.approvalId, 'approved', DEMO_IDS.requester),
     ).rejects.toBeInstanceOf(ApprovalNotAllowedError);
+    // The audit shows the people as mentions, who asked once, and the commands asked for under the override.
+    const audit = await waitForThread(h, threadTs, /Post-incident review/);
+    expect(audit).toContain(`requested by <@${DEMO_IDS.requester}>`);
+    expect(audit).toMatch(/asked for `restart the deployment web` under the override: allowed/);
+    expect(audit).toMatch(/asked for `kubectl delete pod web-1 -n student03` under the override: refused/);
+    expect(audit).not.toContain('&lt;@');
+    expect(audit.match(/requested by/g)?.length).toBe(1);
     await decide(h, sessionId, 'postmortem', 'approve', DEMO_IDS.senior);
     await waitFor('the review to complete', async () =>
       (await h.deps.store.timeline.list(sessionId)).some((e) => e.type === 'break-glass.review-completed'),

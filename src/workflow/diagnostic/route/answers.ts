@@ -128,7 +128,11 @@ export async function recordRequest(deps: WorkflowDeps, ctx: RouteContext, decis
     const entry = breakGlassAudit('request-under-override', ctx.workflow.override, {
       at: ctx.now,
       actor: ctx.message.userId,
-      details: { request: request.raw.slice(0, 500), allowed: gate.allowed },
+      details: {
+        request: request.raw.slice(0, 500),
+        allowed: decision.kind === 'change' ? decision.answer.matched : gate.allowed,
+        ...(ctx.workflow.override.change ? { grantedFor: ctx.workflow.override.change } : {}),
+      },
     });
     const event = breakGlassEvent(entry);
     await recordEvent(deps, ctx.session.id, event.type, {
@@ -156,7 +160,8 @@ async function caution(deps: WorkflowDeps, ctx: RouteContext, decision: GatedDec
 
 export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
   async 'break-glass'(deps, ctx, d) {
-    await recordEvent(deps, ctx.session.id, 'break-glass.requested', {
+    // The request itself is audited once, by the break-glass run (`break-glass.requested`); this only says it arrived.
+    await recordEvent(deps, ctx.session.id, 'break-glass.received', {
       actor: ctx.message.userId,
       data: { requestId: d.requestId },
     });
@@ -268,7 +273,8 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
       summary: d.answer.matched ? d.gate.reason : d.answer.reason,
       data: { code: d.gate.code, reason: d.answer.matched ? d.gate.reason : d.answer.reason },
     });
-    await reply(deps, ctx, `:no_entry_sign: *Not in the approved plan.* ${d.answer.message}`, d.gate.guidance);
+    const what = d.gate.overrideActive ? 'Not what the override was granted for.' : 'Not in the approved plan.';
+    await reply(deps, ctx, `:no_entry_sign: *${what}* ${d.answer.message}`, d.gate.guidance);
     return none(d.gate.code);
   },
   async hypothesis(deps, ctx, d) {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { ReadSpec } from '../../../cluster/read-spec.js';
 import { READABLE_KINDS } from '../../../cluster/types.js';
+import { isOverrideActive } from '../../../diagnosis/break-glass.js';
 import { classifyCommandLine, classifyRequest } from '../../../diagnosis/commands/index.js';
 import { currentEvidence, type EvidenceItem } from '../../../diagnosis/evidence.js';
 import { evidenceFigure, formatMissing, missingEvidence } from '../../../diagnosis/evidence-requirements.js';
@@ -14,7 +15,12 @@ import { canonicalKind } from '../../../diagnosis/kinds.js';
 import type { RecordedRequest, RequestGuidance } from '../../../diagnosis/panic.js';
 import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../../diagnosis/questions.js';
 import type { UserRequest } from '../../../diagnosis/request.js';
-import { type ApprovedPlan, answerFromPlan, type PlanAnswer } from '../../../diagnosis/resolving.js';
+import {
+  type ApprovedPlan,
+  answerFromPlan,
+  answerUnderOverride,
+  type PlanAnswer,
+} from '../../../diagnosis/resolving.js';
 import { STATE_MACHINE, type TransitionRules } from '../../../diagnosis/state-machine.js';
 import { describeHold, type Hold, type TransitionResult, walkTo } from '../../../diagnosis/transitions.js';
 import type { RemediationPlan } from '../../../review/plan.js';
@@ -234,6 +240,11 @@ function followedOf(
       planStep = { stepIndex, stepId, inOrder: needsDone(context.plan, stepIndex, progress) };
     }
   }
+  // Under an override that names its change, that change (or a plan step) is what may be asked for.
+  const override = workflow.override;
+  if (override?.change && isOverrideActive(override, context.now) && isChangeRequest(request)) {
+    planAnswer = answerUnderOverride(request, override, planAnswer);
+  }
   const outOfPlan = planAnswer !== undefined && !planAnswer.matched;
   const guided = isSuggested(request, context.envelope, workflow);
   return {
@@ -446,13 +457,18 @@ export function decide(
     case 'INSPECT_ALLOWED':
       return { ...base, kind: 'inspect' };
     case 'CHANGE_ALLOWED': {
-      const answer =
+      const fromPlan =
         planAnswer ??
         answerFromPlan(
           request,
           context.plan ? approvedPlanOf(context.plan) : undefined,
           followed.planStep ? { stepId: followed.planStep.stepId } : {},
         );
+      // Under a granted override the change it names is unlocked, plan or no plan.
+      const answer =
+        gate.overrideActive && workflow.override
+          ? answerUnderOverride(request, workflow.override, context.plan ? fromPlan : undefined)
+          : fromPlan;
       return { ...base, kind: 'change', answer };
     }
     case 'HYPOTHESIS_RECORDED':
