@@ -107,6 +107,22 @@ export function gateRequest(session: GateSession, request: UserRequest, now: Dat
   const overrideActive = isOverrideActive(session.override, now);
   const state = effectiveState(session.state, session.override, now);
   const evidence = currentEvidence(session);
+  if (request.kind === 'read' && request.resource?.kind === 'secrets') {
+    // Refused whatever the state: a read that never runs rushes nothing and jumps nowhere, so it is no panic signal.
+    const figure = evidenceFigure(session.evidence);
+    return {
+      allowed: false,
+      code: 'READ_REFUSED_SECRETS',
+      reason: 'Secrets are never read by calmops',
+      guidance:
+        'calmops does not read Secrets. Check that the Secret exists with `kubectl get secret <name> -o name`, run by a person with access.',
+      effectiveState: state,
+      overrideActive,
+      next: 'reply',
+      signals: [],
+      ...(figure ? { evidence: figure } : {}),
+    };
+  }
   if ((overrideActive || session.state === 'RESOLVING') && session.guidance?.outOfPlan && isChangeRequest(request)) {
     // RESOLVING's changes are the approved plan's steps, and an override's is the change it was granted for.
     // Anything else is refused and explained; being refused, it rushes nothing and is no panic signal, and the
@@ -182,13 +198,6 @@ export function gateRequest(session: GateSession, request: UserRequest, now: Dat
 
   switch (request.kind) {
     case 'read': {
-      if (request.resource?.kind === 'secrets') {
-        return block(
-          'READ_REFUSED_SECRETS',
-          'Secrets are never read by calmops',
-          'calmops does not read Secrets. Check that the Secret exists with `kubectl get secret <name> -o name`, run by a person with access.',
-        );
-      }
       if (request.malformed) {
         return block(
           'READ_MALFORMED',

@@ -181,7 +181,10 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     const asks = [...within(context.recentRequests, context.now, PANIC_RULES.escalationWindowMs), current].filter(
       (r) => r.request.escalation || r.request.kind === 'break-glass',
     );
-    if (asks.length >= PANIC_RULES.escalationCount) {
+    // Running a change as someone else (`--as=system:admin`, sudo) is itself the escalation; asking for the
+    // break-glass form once is not.
+    const escalatingChange = request.escalation && isRisky(request) && !context.overrideActive;
+    if (asks.length >= PANIC_RULES.escalationCount || escalatingChange) {
       signals.push({
         type: 'escalating_permissions',
         severity: 'high',
@@ -192,7 +195,14 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     }
   }
 
-  if (request.kind === 'dangerous' && request.toolClass === 'destructive' && !context.overrideActive && !planned) {
+  // An impersonated or privileged command is judged as the escalation it is, not as destroying something unknown.
+  if (
+    request.kind === 'dangerous' &&
+    request.toolClass === 'destructive' &&
+    !request.escalation &&
+    !context.overrideActive &&
+    !planned
+  ) {
     const target = request.resource;
     const wide = request.allNamespaces || request.reasons.some((r) => r.startsWith('--all'));
     const supported = !wide && target !== undefined && supportsTarget(context.evidence, target, request.namespace);

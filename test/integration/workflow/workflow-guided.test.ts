@@ -45,7 +45,14 @@ describe('a hypothesis button under GATHERING’s minimum time', () => {
     expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('GATHERING');
 
     await chooseFirst(h, sessionId, 'b1');
-    await waitForThread(h, threadTs, /Not yet:.*GATHERING lasts at least 30 s before the evidence may move it on/s);
+    const notYet = await waitForThread(
+      h,
+      threadTs,
+      /Not yet:.*GATHERING lasts at least 30 s before the evidence may move it on/s,
+    );
+    // A Test click asks for no change, so it is not told to wait "before making changes".
+    expect(notYet).not.toMatch(/before making changes/);
+    expect(notYet).toMatch(/The session is gathering evidence about what is happening/);
     await waitForInputWait(h, sessionId);
     expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('GATHERING');
     expect(threadTexts(h, threadTs).some((t) => /Does this confirm/.test(t))).toBe(false);

@@ -17,6 +17,7 @@ import {
   type DecideContext,
   type Decision,
   decide,
+  guidanceText,
   type LoadedPlan,
 } from '../../../src/workflow/diagnostic/route/decide.js';
 import { hypothesesFromCauses } from '../../../src/workflow/reads.js';
@@ -447,5 +448,58 @@ describe('decide: an open specialist proposal blocks nothing but changes', () =>
       kind: 'stale-hypothesis',
       text: expect.stringMatching(/no longer open/),
     });
+  });
+});
+
+describe('decide: guidance that fits what was asked', () => {
+  it('refuses a Secret read as such, even when the areas already jumped, and raises no signal', () => {
+    const wandering = workflow(triaged, {
+      recentRequests: [
+        { request: { ...classifyRequest('kubectl get ingress -n payments') }, at: at(40) },
+        { request: { ...classifyRequest('kubectl get resourcequota -n payments') }, at: at(45) },
+      ],
+      panicHistory: [
+        {
+          type: 'jumping_between_domains',
+          severity: 'medium',
+          at: at(46),
+          description: 'jumped',
+          evidence: {},
+        },
+      ],
+    });
+    const decision = decide(
+      session('HYPOTHESIZING'),
+      wandering,
+      message('kubectl get secret db-creds -n payments'),
+      context(),
+    );
+    expect(decision).toMatchObject({ kind: 'refuse', gate: { code: 'READ_REFUSED_SECRETS', signals: [] } });
+  });
+
+  it('calls a change run as system:admin privilege escalation, not destroying something unknown', () => {
+    const decision = decide(
+      session('TESTING'),
+      workflow(),
+      message('kubectl delete pod db-0 -n payments --as=system:admin'),
+      context(),
+    );
+    expect(decision.kind).toBe('panic');
+    const types = decision.kind === 'panic' ? decision.gate.signals.map((s) => s.type) : [];
+    expect(types).toContain('escalating_permissions');
+    expect(types).not.toContain('destructive_without_evidence');
+    expect(decision.kind === 'panic' && decision.gate.guidance).toMatch(/Reaching for more permissions/);
+    expect(decision.kind === 'panic' && decision.gate.guidance).not.toMatch(/destroy/);
+  });
+
+  it('tells a Test click held in GATHERING where the session stands, not to wait before making changes', () => {
+    const decision = decide(
+      session('GATHERING'),
+      workflow(evidenceFromEnvelope(env, at(1))),
+      message('test', { kind: 'button', data: { action: { type: 'hypothesis', hypothesisId: 'h1' } } }),
+      context(),
+    );
+    expect(decision.kind).toBe('hold');
+    expect(guidanceText(session('GATHERING'), workflow())).not.toMatch(/before making changes/);
   });
 });

@@ -270,6 +270,18 @@ export function recordedRequests(workflow: WorkflowRecord): RecordedRequest[] {
   }));
 }
 
+/**
+ * Where a session stands, said without presuming what the person asked for: ADR-005's "… before making changes"
+ * answers a change, and stays with the gate's refusal of one.
+ */
+const STANDING: Readonly<Record<SessionRecord['state'], string>> = {
+  GATHERING: 'The session is gathering evidence about what is happening.',
+  ANALYZING: 'The session is comparing the evidence with past incidents.',
+  HYPOTHESIZING: 'The session is forming a theory about the cause.',
+  TESTING: 'The session is testing a theory with targeted reads.',
+  RESOLVING: STATE_MACHINE.RESOLVING.guidance,
+};
+
 /** Where the session stands, in one line a person can act on. */
 export function guidanceText(session: SessionRecord, workflow: WorkflowRecord): string {
   const gaps = missingEvidence(session.state, currentEvidence(workflow));
@@ -277,7 +289,7 @@ export function guidanceText(session: SessionRecord, workflow: WorkflowRecord): 
   const evidence = figure
     ? ` Evidence ${Math.round(figure.value * 100)}% (needs ${Math.round(figure.threshold * 100)}%).`
     : '';
-  return `${STATE_MACHINE[session.state].guidance}${gaps.length > 0 ? ` Still needed: ${formatMissing(gaps)}.` : ''}${evidence}`;
+  return `${STANDING[session.state]}${gaps.length > 0 ? ` Still needed: ${formatMissing(gaps)}.` : ''}${evidence}`;
 }
 
 function readSpecOf(target: NonNullable<QuestionAnswer['read']>): ReadSpec | undefined {
