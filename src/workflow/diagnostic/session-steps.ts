@@ -201,7 +201,7 @@ export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePay
     const ts = await postToSession(
       deps,
       progress.session,
-      envelopeView({ sessionId: p.sessionId, envelope, state: progress.session.state, hypotheses }),
+      envelopeView({ sessionId: p.sessionId, envelope, hypotheses }),
     );
     await deps.artifacts.markEnvelopePosted(p.sessionId, ts);
   }
