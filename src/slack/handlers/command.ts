@@ -52,8 +52,7 @@ export async function answerCommand(deps: SlackAppDeps, command: SlashCommand): 
       return reply(view.text, view.blocks);
     }
     case 'stats': {
-      const open = await deps.store.sessions.listOpenByChannel(channelId, { limit: 50 });
-      const { metrics, scope } = await collectMetrics(deps, open);
+      const { metrics, scope } = await collectMetrics(deps);
       const view = statsView(metrics, scope);
       return reply(view.text, view.blocks);
     }
