@@ -311,7 +311,9 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
   };
   try {
     // The stand-in is started here rather than by the stack so that it knows the sandbox's channels.
-    const standIn = socketMode ? undefined : await startSlackStandIn({ channels: sandboxChannels() });
+    const standIn = socketMode
+      ? undefined
+      : await startSlackStandIn({ channels: sandboxChannels(), stateFile: join(dataDir, 'slack-conversation.json') });
     if (standIn !== undefined) closers.push(() => standIn.close());
     // Loaded here, not at the top, so that `main` can set up warning handling before the AWS SDK loads.
     const { defaultLocalPolicy, startLocalStack } = await import('./stack.js');

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { createClusterReader } from '../../src/cluster/reader.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
+import type { ClusterReader } from '../../src/cluster/types.js';
 import { kubeconfigYaml } from '../../src/snapshot-api/kubeconfig.js';
 import { startSnapshotServer } from '../../src/snapshot-api/server.js';
 import type { TriageEnvelope } from '../../src/triage/envelope.js';
@@ -78,6 +79,21 @@ export interface CaseResult {
   /** Conclusions of absence ("healthy", "no … is running") drawn although a read they depend on was partial. */
   absenceFromPartialRead: string[];
   falseAlarm: boolean;
+}
+
+/** Serves a case's snapshot through the snapshot API server and hands the real read-only reader to `use`. */
+export async function withCaseCluster<T>(c: IncidentCase, use: (reader: ClusterReader) => Promise<T>): Promise<T> {
+  const folder = join(CORPUS_DIR, c.slug);
+  const logs = join(folder, 'logs.json');
+  const snapshot = await loadSnapshotFiles(join(folder, 'snapshot.yaml'), existsSync(logs) ? logs : undefined);
+  const server = await startSnapshotServer({ objects: snapshot.objects, logs: snapshot.logs, port: 0 });
+  try {
+    return await use(
+      createClusterReader({ kubeconfig: { yaml: kubeconfigYaml({ server: server.url }) }, requestTimeoutMs: 10_000 }),
+    );
+  } finally {
+    await server.close();
+  }
 }
 
 export async function runCase(c: IncidentCase, mode: Mode): Promise<CaseResult> {

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requestRefusal } from '../request-guard.js';
 import { UPLOAD_PATH, uploadRoute } from './files.js';
+import { keeper, loadKept } from './kept.js';
 import { readoutRoutes } from './readouts.js';
 import type { RecordedCall, ResponseUrlContext, StandInMessage, StandInView } from './records.js';
 import { RESPONSE_URL_PATH, responseUrlRoute } from './response-url.js';
@@ -23,6 +24,8 @@ export type { RecordedCall, ResponseUrlContext, StandInMessage, StandInView } fr
 export interface SlackStandInOptions extends StandInWorkspace {
   /** 0 or absent picks a free port. */
   port?: number;
+  /** Keeps the conversation (messages, views) in this file across restarts; absent keeps it in memory only. */
+  stateFile?: string;
 }
 
 export interface SlackStandIn {
@@ -61,6 +64,8 @@ export interface SlackStandIn {
  */
 export async function startSlackStandIn(options: SlackStandInOptions = {}): Promise<SlackStandIn> {
   const state = createStandInState(options);
+  if (options.stateFile !== undefined) loadKept(state, options.stateFile);
+  const kept = options.stateFile === undefined ? undefined : keeper(state, options.stateFile);
   const readouts = readoutRoutes(state);
   const webApi = webApiRoute(state);
   const responseUrl = responseUrlRoute(state);
@@ -80,10 +85,12 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         const readout = `${request.method} ${path}`;
         if (Object.hasOwn(readouts, readout)) {
           sendJson(response, 200, readouts[readout]?.(url.searchParams));
+          if (request.method === 'POST') kept?.changed();
           return;
         }
         if (request.method === 'POST' && path.startsWith(WEB_API_PATH)) {
           await webApi(request, response, path.slice(WEB_API_PATH.length));
+          kept?.changed();
           return;
         }
         if (request.method === 'POST' && path.startsWith(UPLOAD_PATH)) {
@@ -92,6 +99,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         }
         if (request.method === 'POST' && path.startsWith(RESPONSE_URL_PATH)) {
           await responseUrl(request, response, path.slice(RESPONSE_URL_PATH.length));
+          kept?.changed();
           return;
         }
         sendJson(response, 404, { ok: false, error: 'not_found' });
@@ -142,6 +150,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         user: input.user,
       };
       state.messages.push(message);
+      kept?.changed();
       return structuredClone(message);
     },
     failNext: (method, error, count = 1) => {
@@ -150,12 +159,15 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     clearCalls: () => {
       state.calls = [];
     },
-    reset: () => resetState(state),
+    reset: () => {
+      resetState(state);
+      kept?.changed();
+    },
     close: () => {
       closed ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      });
+      }).then(() => kept?.flush());
       return closed;
     },
   };

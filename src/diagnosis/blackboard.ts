@@ -93,6 +93,14 @@ function depth(ref: ResourceRef | undefined): number {
   return ref ? (KIND_DEPTH[canonicalKind(ref.kind)] ?? 3) : 3;
 }
 
+/** How far up the stack an object sits: volumes and nodes at the bottom, Routes and Ingresses at the top. */
+export function stackDepth(ref: ResourceRef): number {
+  return depth(ref);
+}
+
+/** Services, Endpoints, Ingresses and Routes: where traffic failures show, rarely what a person changes. */
+export const SYMPTOM_DEPTH = 5;
+
 export function resourceKey(ref: ResourceRef, fallbackNamespace?: string): string {
   const kind = canonicalKind(ref.kind);
   const ns = isClusterScoped(kind) ? '' : (ref.namespace ?? fallbackNamespace ?? '');
@@ -122,8 +130,21 @@ class UnionFind {
 
 const label = (f: Finding) => `${f.code ?? 'FINDING'}@${f.resource ? resourceKey(f.resource) : 'unscoped'}`;
 
-export function groupFindings(input: ReadonlyArray<GroupableFinding | SharedFindingLike>): FindingGroup[] {
+export interface GroupOptions {
+  /**
+   * The cause the session's ranking leads with (the envelope's top cause, or the one a specialist's evidence put
+   * first): in its group it is the root cause, so the report agrees with the envelope unless it says why not.
+   */
+  lead?: { code: string; resource: ResourceRef };
+}
+
+export function groupFindings(
+  input: ReadonlyArray<GroupableFinding | SharedFindingLike>,
+  options: GroupOptions = {},
+): FindingGroup[] {
   const findings = input.map(toGroupable);
+  const leadKey = options.lead ? `${options.lead.code}@${resourceKey(options.lead.resource)}` : undefined;
+  const isLead = (i: number) => leadKey !== undefined && label(findings[i] as Finding) === leadKey;
   const uf = new UnionFind();
   // A finding about no resource can only join others through what it names as related.
   const ownKey = findings.map((f, i) => (f.resource ? resourceKey(f.resource) : `unscoped/#${i}`));
@@ -144,10 +165,23 @@ export function groupFindings(input: ReadonlyArray<GroupableFinding | SharedFind
     // Finding i depends on finding j when i names j's resource as related (and they are not on the same object).
     const dependsOn = new Map<number, Set<number>>();
     const edges: Array<{ cause: number; dependent: number }> = [];
+    // Two findings that name each other (the claim names its pod, the pod names its claim) are one link, not a
+    // cycle: the one lower in the stack is the cause, and the lead, when one of them is, causes the other.
+    const causes = (j: number, i: number): boolean => {
+      if (!relatedKeys[i]?.includes(ownKey[j] as string)) return false;
+      if (!relatedKeys[j]?.includes(ownKey[i] as string)) return true;
+      if (isLead(j) !== isLead(i)) return isLead(j);
+      const fi = findings[i] as Finding;
+      const fj = findings[j] as Finding;
+      if (depth(fj.resource) !== depth(fi.resource)) return depth(fj.resource) < depth(fi.resource);
+      const si = SEVERITY_ORDER[fi.severity ?? 'medium'];
+      const sj = SEVERITY_ORDER[fj.severity ?? 'medium'];
+      return sj !== si ? sj > si : j < i;
+    };
     for (const i of indexes) {
       for (const j of indexes) {
         if (i === j || ownKey[i] === ownKey[j]) continue;
-        if (relatedKeys[i]?.includes(ownKey[j] as string)) {
+        if (causes(j, i)) {
           dependsOn.set(i, new Set([...(dependsOn.get(i) ?? []), j]));
           edges.push({ cause: j, dependent: i });
         }
@@ -164,6 +198,7 @@ export function groupFindings(input: ReadonlyArray<GroupableFinding | SharedFind
       const fa = findings[a] as Finding;
       const fb = findings[b] as Finding;
       return (
+        Number(isLead(b)) - Number(isLead(a)) ||
         causalDepth(a) - causalDepth(b) ||
         depth(fa.resource) - depth(fb.resource) ||
         SEVERITY_ORDER[fb.severity ?? 'medium'] - SEVERITY_ORDER[fa.severity ?? 'medium'] ||

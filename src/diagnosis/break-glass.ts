@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { classifyCommandLine } from './commands/index.js';
 import { DIAGNOSTIC_STATES, type DiagnosticState, DiagnosticStateSchema, stateIndex } from './state-machine.js';
 
 /**
@@ -23,6 +24,7 @@ export const BREAK_GLASS_FIELDS = [
   'seniorApprover',
   'timeLimitMinutes',
   'skipToState',
+  'change',
 ] as const;
 export type BreakGlassField = (typeof BREAK_GLASS_FIELDS)[number];
 export type BreakGlassFieldErrors = Partial<Record<BreakGlassField, string[]>>;
@@ -52,6 +54,8 @@ export interface BreakGlassRequestInput {
   seniorApprover?: unknown;
   timeLimitMinutes?: unknown;
   skipToState?: unknown;
+  /** The change the override is for, as the command a person will run. */
+  change?: unknown;
 }
 
 export interface ValidBreakGlassRequest {
@@ -62,6 +66,8 @@ export interface ValidBreakGlassRequest {
   timeLimitMinutes: number;
   skipToState: DiagnosticState;
   previousState: DiagnosticState;
+  /** The command the override unlocks; the override unlocks nothing else. */
+  change?: string;
 }
 
 export interface BreakGlassContext {
@@ -148,6 +154,18 @@ export function validateBreakGlassRequest(
     add('skipToState', `The target state must be later than the current state (${context.session.state}).`);
   }
 
+  const change = text(input.change);
+  if (change.length > 2000) add('change', 'Name the change in at most 2000 characters.');
+  else if (change !== '') {
+    const parsed = classifyCommandLine(change);
+    if (!parsed || (parsed.kind !== 'write' && parsed.kind !== 'dangerous')) {
+      add(
+        'change',
+        'Name the change as the command you will run (for example `kubectl rollout restart deployment/web -n shop`); reads need no override.',
+      );
+    }
+  }
+
   if (Object.keys(errors).length > 0) throw new BreakGlassValidationError(errors);
   return {
     sessionId,
@@ -157,6 +175,7 @@ export function validateBreakGlassRequest(
     timeLimitMinutes: minutes as number,
     skipToState: target.data as DiagnosticState,
     previousState: (context.session as { state: DiagnosticState }).state,
+    ...(change ? { change } : {}),
   };
 }
 
@@ -173,6 +192,8 @@ export const OverrideSchema = z.object({
   expiresAt: z.iso.datetime({ offset: true }),
   reviewDueAt: z.iso.datetime({ offset: true }),
   revokedAt: z.iso.datetime({ offset: true }).optional(),
+  /** The change the override was granted for; when set, the override unlocks that change and nothing else. */
+  change: z.string().max(2000).optional(),
 });
 export type Override = z.infer<typeof OverrideSchema>;
 
@@ -200,6 +221,7 @@ export function grantOverride(
     grantedAt: new Date(granted).toISOString(),
     expiresAt: new Date(granted + request.timeLimitMinutes * 60_000).toISOString(),
     reviewDueAt: new Date(granted + BREAK_GLASS_LIMITS.reviewDueDays * 86_400_000).toISOString(),
+    ...(request.change ? { change: request.change } : {}),
   };
 }
 
@@ -248,6 +270,8 @@ export interface BreakGlassAuditEntry {
   previousState?: DiagnosticState;
   expiresAt?: string;
   reviewDueAt?: string;
+  /** The change the override is for. */
+  change?: string;
   /** Event-specific detail: field errors of a rejected request, the request made under the override, … */
   details: Record<string, unknown>;
 }
@@ -275,6 +299,7 @@ export function breakGlassAudit(
     previousState: request?.previousState,
     expiresAt: override?.expiresAt,
     reviewDueAt: override?.reviewDueAt,
+    ...('change' in subject && subject.change ? { change: subject.change } : {}),
     details: context.details ?? {},
   };
 }

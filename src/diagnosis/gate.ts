@@ -41,6 +41,7 @@ export const GATE_CODES = [
   'READ_MALFORMED',
   'INSPECT_ALLOWED',
   'CHANGE_ALLOWED',
+  'CHANGE_OUT_OF_PLAN',
   'BLOCKED_BY_STATE',
   'BLOCKED_BY_PANIC',
   'HYPOTHESIS_RECORDED',
@@ -97,10 +98,51 @@ const CLASS_WORDS: Record<ToolClass, string> = {
   destructive: 'Destructive operations',
 };
 
+/** A request that would change the cluster (a live session into a container only looks). */
+export function isChangeRequest(request: UserRequest): boolean {
+  return request.kind === 'write' || (request.kind === 'dangerous' && request.toolClass !== 'inspect');
+}
+
 export function gateRequest(session: GateSession, request: UserRequest, now: Date): GateDecision {
   const overrideActive = isOverrideActive(session.override, now);
   const state = effectiveState(session.state, session.override, now);
   const evidence = currentEvidence(session);
+  if (request.kind === 'read' && request.resource?.kind === 'secrets') {
+    // Refused whatever the state: a read that never runs rushes nothing and jumps nowhere, so it is no panic signal.
+    const figure = evidenceFigure(session.evidence);
+    return {
+      allowed: false,
+      code: 'READ_REFUSED_SECRETS',
+      reason: 'Secrets are never read by calmops',
+      guidance:
+        'calmops does not read Secrets. Check that the Secret exists with `kubectl get secret <name> -o name`, run by a person with access.',
+      effectiveState: state,
+      overrideActive,
+      next: 'reply',
+      signals: [],
+      ...(figure ? { evidence: figure } : {}),
+    };
+  }
+  if ((overrideActive || session.state === 'RESOLVING') && session.guidance?.outOfPlan && isChangeRequest(request)) {
+    // RESOLVING's changes are the approved plan's steps, and an override's is the change it was granted for.
+    // Anything else is refused and explained; being refused, it rushes nothing and is no panic signal, and the
+    // approved plan stays in force.
+    const figure = evidenceFigure(session.evidence);
+    return {
+      allowed: false,
+      code: 'CHANGE_OUT_OF_PLAN',
+      reason: overrideActive
+        ? 'The change is not the one the override was granted for'
+        : 'The change is not a step of the approved plan',
+      guidance:
+        "In RESOLVING calmops answers the approved plan's changes only. A different change needs a plan that includes it: reply `resolved` once the plan's fix is applied (a fix that does not hold sends the session back to ANALYZING for a new plan), or ask for break-glass naming the change.",
+      effectiveState: state,
+      overrideActive,
+      next: 'reply',
+      signals: [],
+      ...(figure ? { evidence: figure } : {}),
+    };
+  }
   const signals = detectPanicSignals(
     {
       state,
@@ -156,13 +198,6 @@ export function gateRequest(session: GateSession, request: UserRequest, now: Dat
 
   switch (request.kind) {
     case 'read': {
-      if (request.resource?.kind === 'secrets') {
-        return block(
-          'READ_REFUSED_SECRETS',
-          'Secrets are never read by calmops',
-          'calmops does not read Secrets. Check that the Secret exists with `kubectl get secret <name> -o name`, run by a person with access.',
-        );
-      }
       if (request.malformed) {
         return block(
           'READ_MALFORMED',

@@ -52,6 +52,8 @@ export interface RecordedRequest {
   guided?: boolean;
   /** The approved plan's step it was, when it came in the plan's order: a person working through the plan. */
   planStep?: number;
+  /** A change refused in RESOLVING because the approved plan has no such step: refused, so it rushed nothing. */
+  outOfPlan?: boolean;
 }
 
 /**
@@ -63,6 +65,8 @@ export interface RequestGuidance {
   suggested?: boolean;
   /** The step of the approved plan this request is, and whether the steps it needs came first. */
   planStep?: { stepIndex: number; inOrder: boolean };
+  /** The change is none of the approved plan's steps, nor the change an active override was granted for. */
+  outOfPlan?: boolean;
   /**
    * The domains the incident's own evidence and calmops' offers point at (the findings' domains, the handoffs it
    * proposed): reads across them are one investigation area, not several.
@@ -118,8 +122,8 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
 
   if (isRisky(request) && !planned) {
     // A planned step is never the burst's trigger, but an off-plan change right after one is still a rush.
-    const burst = [...within(context.recentRequests, context.now, PANIC_RULES.rapidFireWindowMs), current].filter((r) =>
-      isRisky(r.request),
+    const burst = [...within(context.recentRequests, context.now, PANIC_RULES.rapidFireWindowMs), current].filter(
+      (r) => isRisky(r.request) && r.outOfPlan !== true,
     );
     if (burst.length >= PANIC_RULES.rapidFireCount) {
       signals.push({
@@ -177,7 +181,10 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     const asks = [...within(context.recentRequests, context.now, PANIC_RULES.escalationWindowMs), current].filter(
       (r) => r.request.escalation || r.request.kind === 'break-glass',
     );
-    if (asks.length >= PANIC_RULES.escalationCount) {
+    // Running a change as someone else (`--as=system:admin`, sudo) is itself the escalation; asking for the
+    // break-glass form once is not.
+    const escalatingChange = request.escalation && isRisky(request) && !context.overrideActive;
+    if (asks.length >= PANIC_RULES.escalationCount || escalatingChange) {
       signals.push({
         type: 'escalating_permissions',
         severity: 'high',
@@ -188,7 +195,14 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     }
   }
 
-  if (request.kind === 'dangerous' && request.toolClass === 'destructive' && !context.overrideActive && !planned) {
+  // An impersonated or privileged command is judged as the escalation it is, not as destroying something unknown.
+  if (
+    request.kind === 'dangerous' &&
+    request.toolClass === 'destructive' &&
+    !request.escalation &&
+    !context.overrideActive &&
+    !planned
+  ) {
     const target = request.resource;
     const wide = request.allNamespaces || request.reasons.some((r) => r.startsWith('--all'));
     const supported = !wide && target !== undefined && supportsTarget(context.evidence, target, request.namespace);

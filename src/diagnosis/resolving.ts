@@ -198,3 +198,65 @@ export function answerFromPlan(
     message: render(plan, best.step, safety),
   };
 }
+
+/** What the route knows of the override in force. */
+export interface OverrideInForce {
+  id: string;
+  approver: string;
+  expiresAt: string;
+  change?: string | undefined;
+}
+
+function overrideStep(command: string): PlanStep {
+  return { id: 'break-glass-change', command, mode: 'write', description: 'the change the override was granted for' };
+}
+
+/**
+ * A change asked for under an active break-glass override. The override names the change it was granted for and
+ * unlocks exactly that (any spelling of it); an approved plan's steps are answered from the plan as always; any
+ * other change is refused with what the override is for. An override granted without naming a change (an older
+ * request) allows the change asked for, as the person typed it.
+ */
+export function answerUnderOverride(
+  request: UserRequest,
+  override: OverrideInForce,
+  fromPlan: PlanAnswer | undefined,
+): PlanAnswer {
+  if (fromPlan?.matched) return fromPlan;
+  const until = override.expiresAt.slice(11, 16);
+  const grant = `break-glass override \`${escapeText(override.id)}\`, granted by ${mention(override.approver)} until ${until} UTC`;
+  const allowed = (command: string): PlanAnswer => {
+    const step = overrideStep(command);
+    return {
+      matched: true,
+      step,
+      command,
+      rollback: undefined,
+      safety: 'DANGEROUS',
+      message: [
+        `Allowed under the ${grant}${override.change ? ', for this change only' : ''}. calmops does not run changes: run it yourself.`,
+        '```',
+        escapeText(command),
+        '```',
+        'Rollback: none recorded; note what you would undo. Safety: DANGEROUS. Audited as request-under-override.',
+      ].join('\n'),
+    };
+  };
+  if (!override.change) return allowed(request.raw);
+  const named = answerFromPlan(request, { id: override.id, steps: [overrideStep(override.change)] });
+  const typed = classifyCommandLine(override.change);
+  const same =
+    named.matched ||
+    (request.source === 'command' &&
+      typed !== undefined &&
+      typed.verb === request.verb &&
+      canonicalKind(typed.resource?.kind ?? '') === canonicalKind(request.resource?.kind ?? '') &&
+      typed.resource?.name === request.resource?.name);
+  if (same) return allowed(override.change);
+  return {
+    matched: false,
+    reason: 'not the change the override was granted for',
+    message: `The ${grant}, is for \`${escapeText(override.change)}\` only; "${escapeText(request.raw)}" is not that change. Another change needs its own break-glass request or an approved plan.`,
+    candidates: [],
+  };
+}

@@ -1,5 +1,6 @@
 import {
   AuthorizationV1Api,
+  Observable,
   type RequestContext,
   type ResponseContext,
   type V1SelfSubjectRulesReview,
@@ -43,17 +44,22 @@ export async function reviewOwnRules(
     kind: 'SelfSubjectRulesReview',
     spec: { namespace },
   };
-  const review = await api.createSelfSubjectRulesReview({ body }, {
-    middleware: [
-      {
-        pre: async (context: RequestContext) => {
-          context.setSignal(deadline);
-          return context;
+  // The generated object-parameter API hands options straight to its observable layer, so the middleware returns
+  // the library's Observable (promise middleware fails there with "toPromise is not a function").
+  const review = await api.createSelfSubjectRulesReview(
+    { body },
+    {
+      middleware: [
+        {
+          pre: (context: RequestContext) => {
+            context.setSignal(deadline);
+            return new Observable(Promise.resolve(context));
+          },
+          post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
         },
-        post: async (response: ResponseContext) => response,
-      },
-    ],
-  } as never);
+      ],
+    },
+  );
   const status = review.status;
   return {
     resourceRules: (status?.resourceRules ?? []).map((r) => ({

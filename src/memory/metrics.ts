@@ -59,7 +59,13 @@ export function breakGlassEvent(entry: BreakGlassAuditEntry): MetricTimelineEven
   return {
     type: `${METRIC_EVENTS.breakGlassPrefix}${entry.event}`,
     actor: entry.actor,
-    summary: `Break-glass ${entry.event}${entry.skipToState ? ` (skip to ${entry.skipToState})` : ''}`,
+    summary: `Break-glass ${entry.event}${entry.skipToState ? ` (skip to ${entry.skipToState})` : ''}${
+      typeof entry.details['request'] === 'string'
+        ? `: ${entry.details['request']}${entry.details['allowed'] === false ? ' (refused)' : ''}`
+        : entry.change
+          ? ` for ${entry.change}`
+          : ''
+    }`.slice(0, 2000),
     data: { ...entry },
   };
 }

@@ -127,6 +127,8 @@ const NAMED_IN_TEXT: Partial<Record<ObjectSlot, RegExp[]>> = {
   configmap: [/\bConfigMap ["']?(?:[a-z0-9-]+\/)?([a-z0-9][a-z0-9.-]*)/],
   secret: [/\bSecret ["']?(?:[a-z0-9-]+\/)?([a-z0-9][a-z0-9.-]*)/],
   pvc: [/\bPVC ([a-z0-9][a-z0-9.-]*)/, /\bPersistentVolumeClaim ([a-z0-9][a-z0-9.-]*)/],
+  // Quoted, or as the claim's field: "no StorageClass is marked default" names none.
+  storageclass: [/\bStorageClass ["']([a-z0-9][a-z0-9.-]*)["']/, /\bstorageClassName ([a-z0-9][a-z0-9.-]*)[,)]/],
   node: [/\bnode ([a-z0-9][a-z0-9.-]*[a-z0-9])\b/],
 };
 

@@ -13,7 +13,9 @@ export type PlanEdit =
   | { kind: 'move'; step: StepRef; position: 'before' | 'after'; anchor: StepRef }
   | { kind: 'move-to'; step: StepRef; position: 'start' | 'end' }
   | { kind: 'add'; command: string; rollback?: string; position: 'before' | 'after' | 'end'; anchor?: StepRef }
-  | { kind: 'alternative'; index: number };
+  | { kind: 'alternative'; index: number }
+  /** "take DATABASE_URL from the ConfigMap (order-worker-config)": the variable comes from a ConfigMap or Secret. */
+  | { kind: 'env-from'; variable: string; source: 'configmap' | 'secret'; name?: string; said: string };
 
 export interface ParsedNote {
   edits: PlanEdit[];
@@ -44,10 +46,10 @@ function clauses(note: string): string[] {
     } else current += ch;
   }
   out.push(current);
-  // "drop step 2 and move step 4 before step 1": split where a new edit verb starts.
+  // "drop step 2 and move step 4 before step 1", "add … before step 3, take …": split where a new edit verb starts.
   return out
     .flatMap((c) =>
-      splitOutsideCode(c, new RegExp(String.raw`\s*(?:,\s*)?\b(?:and|then|also)\s+(?=(?:${VERBS})\b)`, 'i')),
+      splitOutsideCode(c, new RegExp(String.raw`\s*(?:(?:,\s*)?\b(?:and|then|also)\s+|,\s*)(?=(?:${VERBS})\b)`, 'i')),
     )
     .map((c) =>
       c
@@ -132,6 +134,22 @@ function parseClause(clause: string): PlanEdit[] | undefined {
     const found = commandIn(text);
     if (!found) return undefined;
     return [{ kind: 'replace', step: stepRef(target), ...found }];
+  }
+  m =
+    /^(?:take|read|load|get|source|set|pull)\s+(?:the\s+)?(?:variable\s+|env\s+)?`?([A-Z_][A-Z0-9_]*)`?\s+from\s+(?:the\s+|a\s+)?(configmap|config map|secret)\b(?:\s+(?:called|named)?\s*`?([a-z0-9][a-z0-9.-]*)`?)?/i.exec(
+      text,
+    );
+  if (m) {
+    const name = m[3] && !/^(?:instead|and|then|too|as|please)$/i.test(m[3]) ? m[3] : undefined;
+    return [
+      {
+        kind: 'env-from',
+        variable: m[1] as string,
+        source: /secret/i.test(m[2] as string) ? 'secret' : 'configmap',
+        ...(name ? { name } : {}),
+        said: text,
+      },
+    ];
   }
   m =
     /^(?:use|choose|pick|take|prefer|go with|switch to)\s+(?:the\s+)?(?:(first|second|third|other|alternative|another)\s+)?(?:alternative|option|fix|alternate)(?:\s+fix)?(?:\s+(?:#?(\d+)|([abc])\b|"([^"]+)"))?/i.exec(

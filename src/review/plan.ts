@@ -73,6 +73,11 @@ export const PlanStepSchema = z
     needs: z.array(kebab).default([]),
     /** The objects the command names; each must appear in the command or its rollback. */
     targets: z.array(PlanTargetSchema).max(10).optional(),
+    /** Files this step's output is saved as (a manifest to re-apply or edit); later steps may `-f` only these. */
+    saves: z
+      .array(z.string().regex(/^[\w.<>-]{1,120}$/, 'a file name'))
+      .max(4)
+      .optional(),
   })
   .strict()
   .superRefine((step, ctx) => {
@@ -106,6 +111,57 @@ export type PlanStep = z.infer<typeof PlanStepSchema>;
 
 type StepIssue = { path: (string | number)[]; message: string };
 
+/** The files a command line reads with `-f FILE`, `--filename FILE` or `--filename=FILE` (stdin `-` is no file). */
+export function filesUsed(command: string): string[] {
+  const files: string[] = [];
+  for (const m of command.matchAll(/(?:^|\s)(?:-f|--filename)(?:\s+|=)([^\s'"]+)/g)) {
+    const file = m[1] ?? '';
+    if (file !== '-' && !/^https?:/.test(file)) files.push(file);
+  }
+  return files;
+}
+
+/** Every step a step waits for, directly or through the steps it waits for. */
+function ancestors(steps: readonly PlanStep[], index: number): Set<string> {
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const seen = new Set<string>();
+  const queue = [...(steps[index]?.needs ?? [])];
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    queue.push(...(byId.get(id)?.needs ?? []));
+  }
+  return seen;
+}
+
+/**
+ * A file a step applies must come from a step it waits for (which saves it); a file nobody saves is a file the
+ * plan never provides. A rollback may also use what the step's own reads saved.
+ */
+function fileIssues(steps: readonly PlanStep[]): StepIssue[] {
+  const issues: StepIssue[] = [];
+  steps.forEach((step, index) => {
+    const before = ancestors(steps, index);
+    const provided = new Set(steps.filter((s) => before.has(s.id)).flatMap((s) => s.saves ?? []));
+    for (const [field, text] of [
+      ['command', step.command],
+      ['rollback', step.rollback ?? ''],
+    ] as const) {
+      for (const file of filesUsed(text)) {
+        if (provided.has(file)) continue;
+        const saver = steps.find((s) => (s.saves ?? []).includes(file));
+        issues.push({
+          path: [index, field],
+          message: saver
+            ? `step "${step.id}" uses ${file}, saved by "${saver.id}", without waiting for it`
+            : `step "${step.id}" uses ${file}, which no step saves`,
+        });
+      }
+    }
+  });
+  return issues;
+}
+
 /** Ids are unique and steps run top to bottom: a step may only need steps above it. */
 function stepOrderIssues(steps: readonly PlanStep[]): StepIssue[] {
   const issues: StepIssue[] = [];
@@ -131,7 +187,7 @@ const StepListSchema = z
   .min(1)
   .max(20)
   .superRefine((steps, ctx) => {
-    for (const issue of stepOrderIssues(steps)) ctx.addIssue({ code: 'custom', ...issue });
+    for (const issue of [...stepOrderIssues(steps), ...fileIssues(steps)]) ctx.addIssue({ code: 'custom', ...issue });
   });
 
 /** Another way to fix the same fault; a reviewer's note can choose it. */
@@ -152,6 +208,8 @@ export const PlanRevisionSchema = z
     requestedBy: z.string().min(1).max(64).optional(),
     applied: z.array(z.string().min(1).max(500)).max(20),
     question: z.string().min(1).max(1000).optional(),
+    /** Names a reviewer's edit used that the names rule refused (invalid, or neither existing nor created). */
+    refusedNames: z.array(z.string().max(300)).max(10).optional(),
   })
   .strict();
 export type PlanRevision = z.infer<typeof PlanRevisionSchema>;

@@ -1,6 +1,7 @@
 import { classifyCommandLine } from '../diagnosis/commands/index.js';
+import { canonicalKind, kindLabel } from '../diagnosis/kinds.js';
 import { type PlanEdit, parseReviewNote, type StepRef } from './note.js';
-import { guardPlan, type PlanStep, type RemediationPlan } from './plan.js';
+import { guardPlan, isKubernetesName, type PlanStep, type RemediationPlan } from './plan.js';
 import { idFromCommand, StepIds } from './step-id.js';
 
 /**
@@ -14,7 +15,45 @@ export interface RevisionRequest {
   /** The revision number being produced (1 for the first revision). */
   number: number;
   requestedBy?: string;
+  /** Objects the session's evidence shows exist (the envelope's findings, their owners and related objects). */
+  known?: readonly { kind: string; name: string }[];
 }
+
+/** Objects a reviewer's command may name: what the evidence shows, what the plan already names, and what it creates. */
+class KnownObjects {
+  private readonly keys = new Set<string>();
+
+  static of(plan: RemediationPlan, known: readonly { kind: string; name: string }[]): KnownObjects {
+    const objects = new KnownObjects();
+    for (const k of known) objects.add(k.kind, k.name);
+    const steps = [...plan.steps, ...(plan.alternatives ?? []).flatMap((a) => a.steps)];
+    for (const step of steps) {
+      for (const t of step.targets ?? []) objects.add(t.kind, t.name);
+      for (const text of [step.command, step.rollback ?? '']) {
+        const r = classifyCommandLine(text)?.resource;
+        if (r?.name && !r.name.startsWith('<')) objects.add(r.kind, r.name);
+      }
+    }
+    return objects;
+  }
+
+  add(kind: string, name: string): void {
+    this.keys.add(`${canonicalKind(kind)}/${name}`);
+  }
+
+  has(kind: string, name: string): boolean {
+    return this.keys.has(`${canonicalKind(kind)}/${name}`);
+  }
+
+  /** Objects of a kind (for "the ConfigMap": the one the evidence names, when there is exactly one). */
+  ofKind(kind: string): string[] {
+    const prefix = `${canonicalKind(kind)}/`;
+    return [...this.keys].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  }
+}
+
+/** Verbs whose command brings its object into being, so a new name is fine. */
+const CREATES = new Set(['create', 'expose', 'run']);
 
 export interface RevisionResult {
   plan: RemediationPlan;
@@ -50,14 +89,36 @@ function describe(id: string, original: RemediationPlan): string {
   return step ? `step ${index + 1} (${clip(step.command, 120)})` : `step ${id}`;
 }
 
-/** A step for a command the reviewer wrote, classified the way the gate classifies what people type. */
+/**
+ * A step for a command the reviewer wrote, classified the way the gate classifies what people type, and held to
+ * the names rule a synthesized plan is held to: the object it names is a valid Kubernetes name and exists (the
+ * evidence or the plan names it) or the command itself creates it.
+ */
 function reviewerStep(
   command: string,
   rollback: string | undefined,
   description: string,
   ids: StepIds,
-): { step: PlanStep } | { problem: string } {
+  known: KnownObjects,
+): { step: PlanStep } | { problem: string; refusedName?: string } {
   const request = classifyCommandLine(command);
+  const target = request?.resource;
+  if (target?.name && !target.name.startsWith('<')) {
+    const what = `${kindLabel(target.kind)} ${target.name}`;
+    if (!isKubernetesName(target.name)) {
+      return {
+        problem: `\`${clip(command, 200)}\` names ${what}: "${target.name}" is not a valid Kubernetes name (lowercase letters, digits, "-" and "." only)`,
+        refusedName: target.name,
+      };
+    }
+    if (CREATES.has(request?.verb ?? '')) known.add(target.kind, target.name);
+    else if (!known.has(target.kind, target.name)) {
+      return {
+        problem: `\`${clip(command, 200)}\` names ${what}, which the evidence does not show exists and no step creates`,
+        refusedName: target.name,
+      };
+    }
+  }
   const reads = request?.toolClass === 'read' && request.kind !== 'dangerous';
   const mode: PlanStep['mode'] = reads ? 'read' : 'write';
   if (mode === 'write' && !rollback) {
@@ -77,17 +138,28 @@ function reviewerStep(
       safety,
       ...(rollback ? { rollback } : {}),
       needs: [],
+      ...(target?.name && isKubernetesName(target.name)
+        ? {
+            targets: [
+              {
+                kind: kindLabel(target.kind),
+                name: target.name,
+                ...(request?.namespace ? { namespace: request.namespace } : {}),
+              },
+            ],
+          }
+        : {}),
     },
   };
 }
 
-type Applied = { plan: RemediationPlan; text: string } | { problem: string };
+type Applied = { plan: RemediationPlan; text: string } | { problem: string; refusedName?: string };
 
 function withSteps(plan: RemediationPlan, steps: PlanStep[]): RemediationPlan {
   return { ...plan, steps };
 }
 
-function applyEdit(plan: RemediationPlan, edit: PlanEdit, original: RemediationPlan): Applied {
+function applyEdit(plan: RemediationPlan, edit: PlanEdit, original: RemediationPlan, known: KnownObjects): Applied {
   const ids = new StepIds(plan.steps.map((s) => s.id));
   const idOf = (ref: StepRef): string | { problem: string } => {
     const r = resolve(ref, original);
@@ -119,8 +191,9 @@ function applyEdit(plan: RemediationPlan, edit: PlanEdit, original: RemediationP
         rollback,
         `${old.description} Changed at review (was: ${clip(old.command, 300)}).`,
         new StepIds(plan.steps.filter((s) => s.id !== id).map((s) => s.id)),
+        known,
       );
-      if ('problem' in made) return made;
+      if ('problem' in made) return { ...made, problem: `${describe(id, original)}: ${made.problem}` };
       const step = { ...made.step, needs: old.needs };
       const steps = plan.steps.map((s) =>
         s.id === id ? step : { ...s, needs: s.needs.map((n) => (n === id ? step.id : n)) },
@@ -152,7 +225,7 @@ function applyEdit(plan: RemediationPlan, edit: PlanEdit, original: RemediationP
       return { plan: withSteps(plan, steps), text: `moved ${describe(id, original)} ${where}` };
     }
     case 'add': {
-      const made = reviewerStep(edit.command, edit.rollback, 'Added at review.', ids);
+      const made = reviewerStep(edit.command, edit.rollback, 'Added at review.', ids, known);
       if ('problem' in made) return made;
       let at = plan.steps.length;
       let where = 'at the end';
@@ -168,6 +241,8 @@ function applyEdit(plan: RemediationPlan, edit: PlanEdit, original: RemediationP
       const steps = [...plan.steps.slice(0, at), step, ...plan.steps.slice(at)];
       return { plan: withSteps(plan, steps), text: `added \`${clip(edit.command, 200)}\` ${where}` };
     }
+    case 'env-from':
+      return envFrom(plan, edit, original, known);
     case 'alternative': {
       const alternatives = plan.alternatives ?? [];
       const chosen = alternatives[edit.index - 1];
@@ -193,6 +268,64 @@ function applyEdit(plan: RemediationPlan, edit: PlanEdit, original: RemediationP
   }
 }
 
+/**
+ * "take DATABASE_URL from the ConfigMap": the step that sets the variable takes it from the ConfigMap (or Secret)
+ * instead, `--from=configmap/NAME --keys=VAR`. Which ConfigMap: the one named, or the only one the evidence names;
+ * otherwise the clause goes back to the reviewer, attributed to the step that sets the variable.
+ */
+function envFrom(
+  plan: RemediationPlan,
+  edit: Extract<PlanEdit, { kind: 'env-from' }>,
+  original: RemediationPlan,
+  known: KnownObjects,
+): Applied {
+  const setsVariable = new RegExp(String.raw`(^|\s)${edit.variable}=\S+`);
+  const step = plan.steps.find(
+    (s) => s.mode === 'write' && /\bset env\b/.test(s.command) && setsVariable.test(s.command),
+  );
+  const kind = edit.source === 'secret' ? 'Secret' : 'ConfigMap';
+  if (!step) {
+    return { problem: `"${clip(edit.said, 150)}": no step of the plan sets ${edit.variable}` };
+  }
+  const where = describe(step.id, original);
+  const candidates = known.ofKind(kind);
+  const name = edit.name ?? (candidates.length === 1 ? candidates[0] : undefined);
+  if (name === undefined) {
+    return {
+      problem: `${where} sets ${edit.variable}; "${clip(edit.said, 150)}" names no ${kind}, and the evidence ${
+        candidates.length === 0 ? `shows none` : `shows several (${candidates.join(', ')})`
+      }: say which, e.g. "take ${edit.variable} from ${kind.toLowerCase()} <name>"`,
+    };
+  }
+  if (!isKubernetesName(name)) {
+    return { problem: `${where}: "${name}" is not a valid Kubernetes name`, refusedName: name };
+  }
+  if (!known.has(kind, name)) {
+    return {
+      problem: `${where}: ${kind} ${name} is not in the evidence and no step creates it`,
+      refusedName: name,
+    };
+  }
+  const command = step.command.replace(
+    setsVariable,
+    (_m, lead: string) => `${lead}--from=${kind.toLowerCase()}/${name} --keys=${edit.variable}`,
+  );
+  const steps = plan.steps.map((s) =>
+    s.id === step.id
+      ? {
+          ...s,
+          command,
+          description: `${s.description} Changed at review: ${edit.variable} comes from ${kind} ${name}.`,
+          targets: [
+            ...(s.targets ?? []),
+            { kind, name, ...(plan.namespace ? { namespace: plan.namespace } : {}) },
+          ].slice(0, 10),
+        }
+      : s,
+  );
+  return { plan: withSteps(plan, steps), text: `${where} takes ${edit.variable} from ${kind} ${name}` };
+}
+
 /** A question that names what was not understood, with an example written with this plan's own steps. */
 function questionFor(plan: RemediationPlan, problems: readonly string[], unparsed: readonly string[]): string {
   const write = plan.steps.findIndex((s) => s.mode === 'write');
@@ -207,7 +340,16 @@ function questionFor(plan: RemediationPlan, problems: readonly string[], unparse
     );
   }
   const said = unparsed.map((u) => `"${clip(u, 150)}"`).join(', ');
-  const mentions = /\bstep\s+(\d+)/i.exec(unparsed.join(' '));
+  // A clause that names what a step's command names (a variable, an object) is about that step.
+  const about = (clause: string) =>
+    plan.steps.findIndex((s) =>
+      (clause.match(/[A-Za-z][A-Za-z0-9_.-]{3,}/g) ?? []).some(
+        (w) => /[_.-]|[A-Z]{2}/.test(w) && s.command.includes(w),
+      ),
+    );
+  const attributed = unparsed.map(about).find((i) => i !== -1);
+  const mentions =
+    /\bstep\s+(\d+)/i.exec(unparsed.join(' ')) ?? (attributed !== undefined ? ['', String(attributed + 1)] : null);
   if (/\b(add|check|also|verify|another)\b/i.test(unparsed.join(' ')) && !mentions) {
     return clip(
       `I read ${said} as asking for another step: which command should it run, and where? Reply with, for example, "add \`kubectl get …\` after step ${plan.steps.length}".`,
@@ -230,14 +372,17 @@ function questionFor(plan: RemediationPlan, problems: readonly string[], unparse
 export function revisePlan(plan: RemediationPlan, request: RevisionRequest): RevisionResult {
   const { edits, unparsed } = parseReviewNote(request.note);
   const original: RemediationPlan = plan;
+  const known = KnownObjects.of(plan, request.known ?? []);
+  const refusedNames: string[] = [];
   let current: RemediationPlan = { ...plan };
   delete current.revision;
   const applied: string[] = [];
   const problems: string[] = [];
   for (const edit of edits) {
-    const result = applyEdit(current, edit, original);
+    const result = applyEdit(current, edit, original, known);
     if ('problem' in result) {
       problems.push(result.problem);
+      if (result.refusedName) refusedNames.push(result.refusedName);
       continue;
     }
     const guarded = guardPlan(result.plan);
@@ -260,6 +405,7 @@ export function revisePlan(plan: RemediationPlan, request: RevisionRequest): Rev
       ...(request.requestedBy ? { requestedBy: request.requestedBy } : {}),
       applied: applied.slice(0, 20),
       ...(question ? { question } : {}),
+      ...(refusedNames.length > 0 ? { refusedNames: [...new Set(refusedNames)].slice(0, 10) } : {}),
     },
   };
   const guarded = guardPlan(revised);

@@ -62,7 +62,7 @@ export function reviewPlan(
         ? 'every step has a safety label'
         : `unlabelled: ${unlabelled.map((s) => s.id ?? '?').join(', ')}`,
   });
-  const names = namesCheck(steps);
+  const names = namesCheck(steps, refusedNamesOf(candidate));
   checks.push(names);
   const passed = checks.every((c) => c.passed || c.advisory);
   return {
@@ -76,7 +76,12 @@ export function reviewPlan(
  * Names the findings did not give stay as `<configmap>`-style placeholders until someone looks them up; values a
  * person has to choose (`<larger-limit>`) are listed too, so the reviewer sees everything left to fill in.
  */
-function namesCheck(steps: readonly LooseStep[]): ReviewCheck {
+function refusedNamesOf(candidate: unknown): string[] {
+  const revision = (candidate as { revision?: { refusedNames?: unknown } } | undefined)?.revision;
+  return Array.isArray(revision?.refusedNames) ? revision.refusedNames.map(String) : [];
+}
+
+function namesCheck(steps: readonly LooseStep[], refused: readonly string[]): ReviewCheck {
   const unknown = new Map<string, number[]>();
   const choices = new Map<string, number[]>();
   steps.forEach((step, index) => {
@@ -93,8 +98,10 @@ function namesCheck(steps: readonly LooseStep[]): ReviewCheck {
   const parts = [
     unknown.size > 0 ? `names to look up first: ${list(unknown)}` : 'every object is named',
     ...(choices.size > 0 ? [`values to choose: ${list(choices)}`] : []),
+    // A reviewer's edit refused for its names is not a plan whose names are all fine.
+    ...(refused.length > 0 ? [`refused at review: ${refused.map((n) => `"${n}"`).join(', ')}`] : []),
   ];
-  return { id: 'names', passed: unknown.size === 0, detail: parts.join('; '), advisory: true };
+  return { id: 'names', passed: unknown.size === 0 && refused.length === 0, detail: parts.join('; '), advisory: true };
 }
 
 interface LooseStep {

@@ -162,7 +162,13 @@ function verificationTemplates(
 /** The steps of one fix: lookups for what the findings do not name, the template's steps, then verification. */
 function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInput, names: PlanNames): PlanStep[] {
   const changed = names.refs.owner;
-  const templates: { command: string; description: string; mode: 'read' | 'write'; rollback?: string }[] = entry
+  const templates: {
+    command: string;
+    description: string;
+    mode: 'read' | 'write';
+    rollback?: string;
+    saves?: string[];
+  }[] = entry
     ? entry.steps.map((s) => ({ ...s }))
     : [
         {
@@ -194,6 +200,7 @@ function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInp
     command: renderWithNames(t.command, names),
     description: renderWithNames(t.description, names),
     rollback: t.rollback === undefined ? undefined : renderWithNames(t.rollback, names),
+    saves: (t.saves ?? []).map((file) => renderWithNames(file, names).text),
   }));
   const ids = new StepIds();
   const steps: PlanStep[] = [];
@@ -228,6 +235,7 @@ function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInp
     return needed;
   };
   const reads: string[] = [];
+  let previousWrite: string | undefined;
   for (const r of rendered) {
     const missing = [...new Set([...r.command.missing, ...(r.rollback?.missing ?? [])])];
     // A missing detail in a read is looked up only when a change depends on it.
@@ -243,11 +251,20 @@ function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInp
       mode: r.mode,
       safety: safetyOf(r.mode, r.command.text),
       ...(r.rollback ? { rollback: r.rollback.text } : {}),
-      // A change waits for the reads before it (they record what the rollback restores) and the lookups it uses.
-      needs: [...new Set([...lookups, ...(r.mode === 'write' ? reads : [])])],
+      // A change waits for the reads before it (they record what the rollback restores and save the files it
+      // applies), the lookups it uses, and the change before it: a fix's changes build on one another in order.
+      needs: [
+        ...new Set([
+          ...lookups,
+          ...(r.mode === 'write' ? reads : []),
+          ...(r.mode === 'write' && previousWrite ? [previousWrite] : []),
+        ]),
+      ],
       ...(targets.length > 0 ? { targets } : {}),
+      ...(r.saves.length > 0 ? { saves: r.saves } : {}),
     });
     if (r.mode === 'read') reads.push(id);
+    else previousWrite = id;
   }
   const lastWrite = [...steps].reverse().find((s) => s.mode === 'write');
   const checks = verificationTemplates(names, changed);
@@ -287,22 +304,35 @@ function entryFit(entry: RemediationEntry, names: PlanNames): { unknown: number;
   return { unknown: missing.size, changesRoot };
 }
 
+/** Whether a fix deletes, drains or forces something: it comes after a fix that does not. */
+function isDestructive(entry: RemediationEntry): boolean {
+  return entry.steps.some((s) => s.mode === 'write' && DANGEROUS.test(s.command));
+}
+
 /**
- * Of several fixes for one fault, the one the findings name completely leads, then the one that changes the entity
- * the root cause names; ties keep the template's order.
+ * Of several fixes for one fault, the least destructive leads (a delete is an alternative to a fix that creates or
+ * edits), then the one the findings name completely, then the one that changes the entity the root cause names;
+ * ties keep the template's order.
  */
 function mostCompleteEntry(entries: readonly RemediationEntry[], names: PlanNames): RemediationEntry | undefined {
   let best: RemediationEntry | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
   for (const entry of entries) {
     const { unknown, changesRoot } = entryFit(entry, names);
-    const score = unknown * 2 + (changesRoot ? 0 : 1);
+    const score = (isDestructive(entry) ? 100 : 0) + unknown * 2 + (changesRoot ? 0 : 1);
     if (score < bestScore) {
       best = entry;
       bestScore = score;
     }
   }
   return best;
+}
+
+/** Whether a fix's changes name an object the findings do not: one found only by a lookup. */
+function changesUnnamed(entry: RemediationEntry, names: PlanNames): boolean {
+  return entry.steps.some(
+    (s) => s.mode === 'write' && renderWithNames(s.command, names).missing.some((slot) => isNameSlot(slot)),
+  );
 }
 
 function sameRef(a: ResourceRef, b: ResourceRef): boolean {
@@ -344,6 +374,9 @@ export class TemplateSynthesizer implements PlanSynthesizer {
       const ids = new StepIds(['main']);
       for (const candidate of candidates) {
         if (alternatives.length >= MAX_ALTERNATIVES) break;
+        // An alternative changes only objects the evidence names: editing a ConfigMap the workload may not even
+        // reference is no fix the evidence supports.
+        if (changesUnnamed(candidate, names)) continue;
         const altSteps = buildSteps(candidate, input, names);
         const same = (a: readonly PlanStep[]) => a.map((s) => s.command).join('\n');
         if (same(altSteps) === same(steps) || alternatives.some((a) => same(a.steps) === same(altSteps))) continue;

@@ -26,7 +26,8 @@ export type ThreadAction =
   | { type: 'hypothesis'; hypothesisId: string }
   | { type: 'namespace'; namespace: string }
   | { type: 'resolved' }
-  | { type: 'break-glass'; requestId: string };
+  | { type: 'break-glass'; requestId: string }
+  | { type: 'handoff'; approvalId: string; decision: 'approve' | 'deny' };
 
 /** What delivering thread input needs (the workflow's `deliverInput` input). */
 export interface DeliverInputInput {

@@ -18,7 +18,7 @@ export async function publishHome(deps: SlackAppDeps, userId: string): Promise<v
     deps.store.approvals.listPendingFor(userId, now, { limit: 20 }),
   ]);
   const open: SessionRecord[] = openLists.flat();
-  const { metrics, resolved, scope } = await collectMetrics(deps, open);
+  const { metrics, resolved, scope } = await collectMetrics(deps);
   // Sessions opened before the requester index existed have no entry in it; the listed channels still show them.
   const byId = new Map([...open.filter((s) => s.requester === userId), ...mine].map((s) => [s.id, s]));
   const view = homeView({

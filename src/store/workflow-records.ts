@@ -33,6 +33,8 @@ const RecordedRequestSchema = z.object({
   guided: z.boolean().optional(),
   /** The approved plan's step it was, when it came in the plan's order. */
   planStep: z.number().int().min(0).optional(),
+  /** A change refused in RESOLVING as no step of the approved plan: it never counts toward a rush. */
+  outOfPlan: z.boolean().optional(),
 });
 
 export const WorkflowRecordSchema = z.object({
@@ -52,6 +54,16 @@ export const WorkflowRecordSchema = z.object({
   hypotheses: z.array(HypothesisSchema).default([]),
   activeHypothesisId: z.string().optional(),
   handoffDomainsProposed: z.array(z.string()).default([]),
+  /** A specialist proposal whose buttons are still live: the thread goes on meanwhile, only changes wait. */
+  pendingHandoff: z
+    .object({ approvalId: z.string().max(64), domain: z.string().max(64), expiresAt: z.string().max(64) })
+    .nullable()
+    .default(null),
+  /** Changes asked for while a proposal was open, answered in order once it is decided. */
+  heldChanges: z
+    .array(z.object({ userId: z.string().max(64), text: z.string().max(40_000), kind: z.string().max(16) }))
+    .max(10)
+    .default([]),
   reviewSeq: z.number().int().min(0).default(0),
   /** Fresh triages that judged a reported fix: 1 when the first fix held. */
   validationAttempts: z.number().int().min(0).default(0),

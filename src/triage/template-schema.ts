@@ -88,6 +88,8 @@ export const RemediationSchema = z
             mode: z.enum(['read', 'write']),
             rollback: z.string().optional(),
             description: z.string(),
+            /** Files the person saves this read's output as; a later `-f FILE` may only use a file saved before it. */
+            saves: z.array(z.string()).optional(),
           })
           .strict()
           .refine((s) => s.mode === 'read' || Boolean(s.rollback), { message: 'a write step needs a rollback' }),

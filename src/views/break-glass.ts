@@ -19,6 +19,8 @@ export interface BreakGlassRequestFacts {
   justification: string;
   targetState: string;
   timeLimitMinutes: number;
+  /** The change the override is for: it unlocks that and nothing else. */
+  change?: string;
 }
 
 /** The red warning every break-glass request gets in the thread before anyone decides. */
@@ -29,7 +31,7 @@ export function breakGlassWarningView(r: BreakGlassRequestFacts): ThreadMessage 
       blocks: [
         header(':rotating_light: BREAK-GLASS REQUESTED'),
         section(
-          `:red_circle: *<@${r.requester}> asks to skip the diagnostic workflow to ${r.targetState} for ${r.timeLimitMinutes} minute(s).*\n>${escapeText(r.justification)}`,
+          `:red_circle: *<@${r.requester}> asks to skip the diagnostic workflow to ${r.targetState} for ${r.timeLimitMinutes} minute(s)${r.change ? ` to run ${code(escapeText(r.change))}` : ''}.*\n>${escapeText(r.justification)}`,
         ),
         context(
           ':warning: Changes will be allowed before the evidence supports them. Every action under the override is audited, and a post-incident review is mandatory.',
@@ -50,7 +52,7 @@ export function breakGlassApprovalView(
       text: `<@${r.approver}>, break-glass approval needed`,
       blocks: [
         section(
-          `:red_circle: <@${r.approver}>, do you approve the break-glass override for ${r.timeLimitMinutes} minute(s) (skip to *${r.targetState}*)?`,
+          `:red_circle: <@${r.approver}>, do you approve the break-glass override for ${r.timeLimitMinutes} minute(s) (skip to *${r.targetState}*${r.change ? `, for ${code(escapeText(r.change))} only` : ''})?`,
         ),
         context(`Only <@${r.approver}> can decide. Expires ${r.expiresAt.slice(11, 16)} UTC.`),
         actions(`break-glass:${r.approvalId}`, [
@@ -121,4 +123,40 @@ export function breakGlassFormOffer(sessionId: string, guidance: string): Thread
     },
     reportPointer(sessionId),
   );
+}
+
+/** What the break-glass audit trail records of one event, as the timeline stores it. */
+export interface BreakGlassAuditRecord {
+  type: string;
+  at: string;
+  actor?: string;
+  data?: Record<string, unknown>;
+}
+
+const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/**
+ * One line of the post-incident review, composed from the audit entry's fields rather than its summary: people are
+ * Slack mentions, the command is shown as code, and who did it is said once.
+ */
+export function breakGlassAuditLine(e: BreakGlassAuditRecord): string {
+  const d = e.data ?? {};
+  const details = (d['details'] ?? {}) as Record<string, unknown>;
+  const event = e.type.replace(/^break-glass\./, '');
+  const who = (id: unknown) => (str(id) ? mention(id as string) : 'calmops');
+  const change = str(d['change']) ?? str(details['grantedFor']);
+  const cmd = (c: string) => code(escapeText(c.slice(0, 300)));
+  const time = e.at.slice(11, 19);
+  switch (event) {
+    case 'requested':
+      return `${time} requested by ${who(d['requester'] ?? e.actor)}: skip to ${escapeText(String(d['targetState'] ?? d['skipToState'] ?? '?'))} for ${escapeText(String(d['timeLimitMinutes'] ?? details['timeLimitMinutes'] ?? '?'))} min${change ? ` to run ${cmd(change)}` : ''}${str(d['approver']) ? `, senior approver ${who(d['approver'])}` : ''}`;
+    case 'granted':
+      return `${time} granted by ${who(d['approver'] ?? e.actor)}${str(d['expiresAt']) ? ` until ${String(d['expiresAt']).slice(11, 16)} UTC` : ''}${change ? ` for ${cmd(change)}` : ''}`;
+    case 'request-under-override': {
+      const request = str(details['request']);
+      return `${time} ${who(e.actor)} asked for ${request ? cmd(request) : 'a change'} under the override: ${details['allowed'] === false ? 'refused' : 'allowed'}${change && request !== change ? ` (granted for ${cmd(change)})` : ''}`;
+    }
+    default:
+      return `${time} ${escapeText(event)}${e.actor && e.actor !== 'calmops' ? ` by ${who(e.actor)}` : ''}`;
+  }
 }

@@ -62,8 +62,6 @@ export function hypothesisChoiceBlocks(sessionId: string, hypotheses: readonly H
 export interface EnvelopeViewInput {
   sessionId: string;
   envelope: TriageEnvelope;
-  /** The diagnostic state after the envelope was recorded. */
-  state: string;
   hypotheses: readonly HypothesisChoice[];
 }
 
@@ -111,8 +109,9 @@ export function envelopeView(input: EnvelopeViewInput): ThreadMessage {
       `*Safety* ${e.rubrics.safety}`,
       `*Priority* ${e.rubrics.priority}`,
       `*Confidence* ${e.rubrics.confidence}`,
+      // No state here: the envelope is never edited, so a state line would go stale as the session moves on;
+      // `/triage status` and the App Home show the state now.
       `*Evidence* ${completeness} (needs ${percent(e.evidence.threshold)})`,
-      `*State* ${input.state}`,
     ),
     ...(causes.length > 0 ? [section(`*Root cause*\n${causes.join('\n')}`)] : []),
     section(`*Evidence checklist* (${completeness} complete)\n${checklist.join('\n') || '_nothing was read_'}`),

@@ -34,7 +34,7 @@ export function handoffProposalView(p: HandoffProposal): ThreadMessage {
           `:raising_hand: *Shall I consult the ${specialistName(p.domain)}?*\n${p.askedBy ? `${mention(p.askedBy)} ` : ''}${escapeText(p.reason)}`,
         ),
         context(
-          `It reads only its own domain and adds its findings to the shared context. ${p.remaining} handoff(s) left after this one. Expires ${p.expiresAt.slice(11, 16)} UTC.`,
+          `It reads only its own domain and adds its findings to the shared context. ${p.remaining} handoff(s) left after this one. Expires ${p.expiresAt.slice(11, 16)} UTC. Reads and questions are answered meanwhile; only a change waits for this answer.`,
         ),
         actions(`handoff:${p.approvalId}`, [
           button('Yes, consult', 'approval_approve', p.approvalId, 'primary'),

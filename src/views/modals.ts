@@ -11,6 +11,7 @@ export const BREAK_GLASS_BLOCKS = {
   seniorApprover: 'seniorApprover',
   skipToState: 'skipToState',
   timeLimitMinutes: 'timeLimitMinutes',
+  change: 'change',
 } as const;
 export const INPUT_ACTION = 'value';
 
@@ -92,6 +93,17 @@ export function breakGlassModal(input: {
         max_value: String(BREAK_GLASS_LIMITS.maxTimeLimitMinutes),
         initial_value: '30',
       },
+    },
+    {
+      type: 'input',
+      block_id: BREAK_GLASS_BLOCKS.change,
+      optional: true,
+      label: { type: 'plain_text', text: 'The change it is for' },
+      hint: {
+        type: 'plain_text',
+        text: 'The command you will run, e.g. kubectl rollout restart deployment/web -n shop. The override unlocks that change only.',
+      },
+      element: { type: 'plain_text_input', action_id: INPUT_ACTION, max_length: 2000 },
     },
     context(`Session \`${input.sessionId}\`, currently ${input.currentState}.`),
   ];

@@ -8,6 +8,11 @@ export const InputActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('resolved') }),
   z.object({ type: z.literal('break-glass'), requestId: z.string().min(1).max(64) }),
   z.object({ type: z.literal('namespace'), namespace: z.string().min(1).max(253) }),
+  z.object({
+    type: z.literal('handoff'),
+    approvalId: z.string().min(1).max(64),
+    decision: z.enum(['approve', 'deny']),
+  }),
 ]);
 export type InputAction = z.infer<typeof InputActionSchema>;
 

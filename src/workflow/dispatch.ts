@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import * as bg from './break-glass/break-glass-steps.js';
 import type { WorkflowDeps } from './deps.js';
+import { ProposeHandoffPayload, proposeHandoff } from './diagnostic/handoff-steps.js';
 import { AskNamespacePayload, askNamespace } from './diagnostic/locate-steps.js';
 import {
   RecordReadPayload,
@@ -44,6 +45,7 @@ export const WORKFLOW_STEPS: Readonly<Record<string, Entry>> = {
   evaluate: entry(steps.EvaluatePayload, steps.evaluate),
   'ask-namespace': entry(AskNamespacePayload, askNamespace),
   'memory-search': entry(steps.MemorySearchPayload, steps.memorySearch),
+  'propose-handoff': entry(ProposeHandoffPayload, proposeHandoff),
   'handoff-denied': entry(steps.HandoffDeniedPayload, steps.handoffDenied),
   blackboard: entry(steps.BlackboardPayload, steps.blackboard),
   'timeout-notice': entry(steps.TimeoutNoticePayload, steps.timeoutNotice),

@@ -4,9 +4,7 @@ import { escapeText } from '../mrkdwn/escape.js';
 import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
 import { ApprovalAlreadyExistsError } from '../store/errors.js';
-import { DomainSchema } from '../triage/findings.js';
 import { breakGlassApprovalView } from '../views/break-glass.js';
-import { handoffProposalView } from '../views/handoff.js';
 import type { ThreadMessage } from '../views/limits.js';
 import { planReviewView, postmortemReviewView } from '../views/plan.js';
 import {
@@ -37,14 +35,6 @@ const Base = {
 
 export const AwaitPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ ...Base, kind: z.literal('input'), idleTimeoutSeconds: z.number().int().min(1).optional() }),
-  z.object({
-    ...Base,
-    kind: z.literal('handoff'),
-    domain: DomainSchema,
-    reason: z.string().max(2000),
-    /** The Slack user who asked; empty when calmops proposed it from the findings. */
-    askedBy: z.string().max(64).default(''),
-  }),
   z.object({
     ...Base,
     kind: z.literal('plan-review'),
@@ -126,51 +116,6 @@ export async function runAwait(deps: WorkflowDeps, payload: AwaitPayload): Promi
       );
       const outcome = await tryDeliver(deps, session.id);
       return { waiting: true, delivered: outcome === 'delivered' || outcome === 'recovered' };
-    }
-    case 'handoff': {
-      const deciders = await decidersOf(deps, session, { kind: 'handoff', requester: session.requester });
-      if (deciders.length === 0)
-        throw new NoEligibleApproverError('Nobody may decide this handoff under the channel policy');
-      await createApproval(deps, {
-        id: approvalId,
-        kind: 'handoff',
-        sessionId: session.id,
-        token: payload.taskToken,
-        allowedDeciders: deciders,
-        requester: session.requester,
-        expiresAt,
-        summary: `Consult the ${payload.domain} specialist`,
-        data: {
-          requester: session.requester,
-          domain: payload.domain,
-          channelId: session.channelId,
-          threadTs: session.threadTs,
-        },
-      });
-      const remaining = Math.max(0, 3 - session.handoffCount - 1);
-      await postOnce(
-        deps,
-        session.id,
-        'handoff',
-        approvalId,
-        session.channelId,
-        post(
-          handoffProposalView({
-            sessionId: session.id,
-            approvalId,
-            domain: payload.domain,
-            reason: payload.reason,
-            ...(payload.askedBy ? { askedBy: payload.askedBy } : {}),
-            remaining,
-            expiresAt: expiresAt.toISOString(),
-          }),
-        ),
-      );
-      await recordEvent(deps, session.id, 'approval.requested', {
-        summary: `Handoff to ${payload.domain} proposed`,
-        data: { kind: 'handoff', approvalId, domain: payload.domain },
-      });
-      return { approvalId };
     }
     case 'plan-review': {
       const record = await deps.artifacts.getPlan(session.id, payload.planId);

@@ -7,7 +7,7 @@ import type { DeliveryOutcome } from './wait-delivery.js';
 
 /**
  * A reply that arrives while the session's execution waits for a person's decision (a plan under review runs in a
- * child execution; a proposed handoff waits for its answer) stays in the inbox until that decision comes, which can
+ * child execution) stays in the inbox until that decision comes, which can
  * take an hour. Without a word the thread looks dead, so the reply is acknowledged at once with what is pending and
  * who can decide it. This is the only place that does so: the Slack side calls it after every delivery.
  */
@@ -15,7 +15,6 @@ import type { DeliveryOutcome } from './wait-delivery.js';
 /** Approvals the diagnostic execution itself waits on, so input waits with it. */
 const BLOCKING: Readonly<Record<string, string>> = {
   'plan-review': 'the remediation plan is waiting for review',
-  handoff: 'the specialist handoff is waiting for an answer',
 };
 
 export interface PendingAckDeps {

@@ -198,6 +198,18 @@ export async function decide(
     new Date(),
     note ? { reason: note } : {},
   );
+  if (decided.token === undefined && decided.data?.['delivery'] === 'inbox') {
+    // A specialist proposal: nobody waits on a token, the decision reaches the session as its button's input.
+    await deliverInput(h.deps, {
+      sessionId,
+      userId,
+      text: decision === 'approve' ? 'yes, consult the specialist' : 'no, thanks',
+      source: 'button',
+      action: { type: 'handoff', approvalId: decided.id, decision: decision === 'approve' ? 'approve' : 'deny' },
+      messageKey: `approval:${decided.id}`,
+    });
+    return decided;
+  }
   await h.stack.sfnClient.send(
     new SendTaskSuccessCommand({
       taskToken: decided.token ?? '',

@@ -168,9 +168,34 @@ async function repeatedDecision(
 ): Promise<ApprovalRecord | undefined> {
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(input.approvalId)) return undefined;
   const approval = await deps.store.approvals.get(input.approvalId);
-  if (approval === undefined || approval.token === undefined || approval.status === 'pending') return undefined;
+  if (approval === undefined || approval.status === 'pending') return undefined;
+  if (approval.token === undefined && !viaInbox(approval)) return undefined;
   if (isExpired(approval, now) || !sameDecision(approval, input)) return undefined;
   return approval;
+}
+
+/** A specialist proposal: nobody waits on a task token, the decision goes to the session as thread input. */
+function viaInbox(approval: ApprovalRecord): boolean {
+  return approval.data?.['delivery'] === 'inbox';
+}
+
+/** Hands a proposal's decision to its session's inbox; the same approval is consumed once, however often sent. */
+async function deliverDecision(
+  deps: SlackAppDeps,
+  approval: ApprovalRecord,
+  input: { userId: string; decision: ApprovalOutcome['decision'] },
+): Promise<'delivered' | 'closed'> {
+  const session = await deps.store.sessions.get(approval.sessionId);
+  if (session === undefined || session.status !== 'open') return 'closed';
+  await deps.workflow.deliverInput({
+    sessionId: approval.sessionId,
+    userId: input.userId,
+    text: input.decision === 'approve' ? 'yes, consult the specialist' : 'no, thanks',
+    source: 'button',
+    action: { type: 'handoff', approvalId: approval.id, decision: input.decision === 'approve' ? 'approve' : 'deny' },
+    messageKey: `approval:${approval.id}`,
+  });
+  return 'delivered';
 }
 
 function sameDecision(
@@ -209,7 +234,7 @@ export async function decideApproval(
     fromChannel: input.channelId,
   });
   if (!policy.allowed) return { ok: false, message: policy.reason };
-  if (approval.token === undefined) {
+  if (approval.token === undefined && !viaInbox(approval)) {
     return { ok: false, message: 'This request is still being set up; try again in a few seconds.' };
   }
 
@@ -281,7 +306,10 @@ export async function decideApproval(
       })
       .catch((error: Error) => (deps.logger ?? console).error('timeline append failed', { error: error.message }));
   }
-  const answer = await deps.workflow.sendTaskSuccess(approval.token, outcome);
+  const answer =
+    approval.token === undefined
+      ? await deliverDecision(deps, approval, input)
+      : await deps.workflow.sendTaskSuccess(approval.token, outcome);
   if (answer === 'closed') {
     // A repeat whose first hand-over did land: nothing more to do than say so.
     if (redelivery) {

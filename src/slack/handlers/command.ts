@@ -52,8 +52,7 @@ export async function answerCommand(deps: SlackAppDeps, command: SlashCommand): 
       return reply(view.text, view.blocks);
     }
     case 'stats': {
-      const open = await deps.store.sessions.listOpenByChannel(channelId, { limit: 50 });
-      const { metrics, scope } = await collectMetrics(deps, open);
+      const { metrics, scope } = await collectMetrics(deps);
       const view = statsView(metrics, scope);
       return reply(view.text, view.blocks);
     }
@@ -73,14 +72,30 @@ export async function answerCommand(deps: SlackAppDeps, command: SlashCommand): 
       return reply(view.text, view.blocks);
     }
     case 'breakglass': {
+      // An override is never aimed at a session by guesswork: with several open here, the person says which.
+      const open =
+        cmd.sessionId === undefined ? await deps.store.sessions.listOpenByChannel(channelId, { limit: 50 }) : [];
+      if (cmd.sessionId === undefined && open.length > 1) {
+        return reply(
+          [
+            `Which session? Break glass applies to one session: \`${SLASH_COMMAND} breakglass <session>\`. Open in this channel:`,
+            ...open
+              .slice(0, 10)
+              .map(
+                (s) =>
+                  `• \`${s.id}\` ${s.intent} in ${s.namespace || 'a namespace still to be found'} (${s.state}, <@${s.requester}>)`,
+              ),
+          ].join('\n'),
+        );
+      }
       const session =
         cmd.sessionId === undefined
-          ? (await deps.store.sessions.listOpenByChannel(channelId, { limit: 50 })).find((s) => s.requester === userId)
+          ? open[0]
           : await sessionInChannel(deps, { sessionId: cmd.sessionId, channelId, userId, action: 'break-glass.open' });
       if (session === undefined) {
         return reply(
           cmd.sessionId === undefined
-            ? `Break glass applies to a session. You have no open session here; name one: \`${SLASH_COMMAND} breakglass <session>\`.`
+            ? `Break glass applies to a session. There is no open session here; name one: \`${SLASH_COMMAND} breakglass <session>\`.`
             : noSessionHere(cmd.sessionId),
         );
       }

@@ -65,13 +65,11 @@ async function handleMention(deps: SlackAppDeps, event: MessageLike, botUserId: 
   if (event.thread_ts !== undefined) {
     const sessionId = await deps.store.threads.sessionFor(event.channel, event.thread_ts);
     if (sessionId !== undefined) {
-      await deps.workflow.deliverInput({
-        sessionId,
-        userId: user,
-        text,
-        source: 'mention',
-        messageKey: `${event.channel}:${event.ts}`,
-      });
+      await deliverToSession(
+        deps,
+        { sessionId, userId: user, text, source: 'mention', messageKey: `${event.channel}:${event.ts}` },
+        { channel: event.channel, threadTs: event.thread_ts },
+      );
       return;
     }
   }
@@ -111,6 +109,35 @@ async function handleMention(deps: SlackAppDeps, event: MessageLike, botUserId: 
   if (!outcome.ok) await ephemeral(deps, { channel: event.channel, user, text: outcome.message, threadTs });
 }
 
+/**
+ * Hands thread input to its session, unless the session has ended: then the sender is told so, with what to do
+ * instead, rather than being asked to repeat themselves. A session that ends while the input is on its way answers
+ * the same.
+ */
+async function deliverToSession(
+  deps: SlackAppDeps,
+  input: Parameters<SlackAppDeps['workflow']['deliverInput']>[0],
+  where: { channel: string; threadTs: string },
+): Promise<void> {
+  const session = await deps.store.sessions.get(input.sessionId);
+  const ended = async (status: string) => {
+    await ephemeral(deps, {
+      channel: where.channel,
+      user: input.userId,
+      threadTs: where.threadTs,
+      text: `This session is ${status}, so nothing was sent to it. \`/triage status ${input.sessionId}\` shows how it ended; to look again, start a new triage with \`/triage <what is wrong> in <namespace>\`.`,
+    });
+  };
+  if (session !== undefined && session.status !== 'open') return ended(session.status);
+  try {
+    await deps.workflow.deliverInput(input);
+  } catch (error) {
+    if ((error as Error).name !== 'SessionClosedError') throw error;
+    const now = await deps.store.sessions.get(input.sessionId);
+    await ended(now?.status ?? 'closed');
+  }
+}
+
 async function handleMessage(deps: SlackAppDeps, event: MessageLike, botUserId: string | undefined): Promise<boolean> {
   if (isFromBot(event)) return false;
   if (event.subtype !== undefined && !HUMAN_SUBTYPES.has(event.subtype)) return false;
@@ -120,13 +147,17 @@ async function handleMessage(deps: SlackAppDeps, event: MessageLike, botUserId: 
   if (event.thread_ts === undefined || event.thread_ts === event.ts) return false;
   const sessionId = await deps.store.threads.sessionFor(event.channel, event.thread_ts);
   if (sessionId === undefined) return false;
-  await deps.workflow.deliverInput({
-    sessionId,
-    userId: event.user,
-    text: unescapeSlack(event.text ?? ''),
-    source: 'message',
-    messageKey: `${event.channel}:${event.ts}`,
-  });
+  await deliverToSession(
+    deps,
+    {
+      sessionId,
+      userId: event.user,
+      text: unescapeSlack(event.text ?? ''),
+      source: 'message',
+      messageKey: `${event.channel}:${event.ts}`,
+    },
+    { channel: event.channel, threadTs: event.thread_ts },
+  );
   return true;
 }
 

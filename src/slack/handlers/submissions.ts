@@ -62,6 +62,7 @@ export async function submitBreakGlass(
     seniorApprover: inputValue(input.values, BREAK_GLASS_BLOCKS.seniorApprover),
     timeLimitMinutes: inputValue(input.values, BREAK_GLASS_BLOCKS.timeLimitMinutes),
     skipToState: inputValue(input.values, BREAK_GLASS_BLOCKS.skipToState),
+    change: inputValue(input.values, BREAK_GLASS_BLOCKS.change),
   };
   let request: ReturnType<typeof validateBreakGlassRequest>;
   try {
@@ -111,6 +112,7 @@ export async function submitBreakGlass(
         targetState: request.skipToState,
         previousState: request.previousState,
         timeLimitMinutes: request.timeLimitMinutes,
+        ...(request.change ? { change: request.change } : {}),
         channelId,
         ...(threadTs === undefined ? {} : { threadTs }),
       },
@@ -122,8 +124,19 @@ export async function submitBreakGlass(
     {
       type: 'break-glass.requested',
       actor: request.requester,
-      summary: `Break glass to ${request.skipToState} requested; senior approver <@${request.seniorApprover}>`,
-      data: { requestId: approval.id, targetState: request.skipToState, timeLimitMinutes: request.timeLimitMinutes },
+      summary:
+        `Break glass to ${request.skipToState} for ${request.timeLimitMinutes} min${request.change ? ` to run ${request.change}` : ''}`.slice(
+          0,
+          2000,
+        ),
+      data: {
+        requestId: approval.id,
+        targetState: request.skipToState,
+        timeLimitMinutes: request.timeLimitMinutes,
+        requester: request.requester,
+        approver: request.seniorApprover,
+        ...(request.change ? { change: request.change } : {}),
+      },
     },
     now,
   );

@@ -47,6 +47,7 @@ function requestInput(item: Record<string, unknown>, sessionId: string) {
     seniorApprover: data['approverUserId'] ?? data['approver'] ?? data['seniorApprover'],
     timeLimitMinutes: data['timeLimitMinutes'],
     skipToState: data['targetState'] ?? data['skipToState'],
+    change: data['change'],
   };
 }
 
@@ -89,6 +90,7 @@ function facts(request: ValidBreakGlassRequest, requestId: string) {
     justification: request.justification,
     targetState: request.skipToState,
     timeLimitMinutes: request.timeLimitMinutes,
+    ...(request.change ? { change: request.change } : {}),
   };
 }
 
@@ -96,7 +98,10 @@ export async function breakGlassValidate(deps: WorkflowDeps, p: z.infer<typeof V
   const session = await deps.store.sessions.getRequired(p.sessionId);
   try {
     const request = await validated(deps, session, p.requestId);
-    await audit(deps, 'requested', request, request.requester, { requestId: p.requestId });
+    await audit(deps, 'requested', request, request.requester, {
+      requestId: p.requestId,
+      timeLimitMinutes: request.timeLimitMinutes,
+    });
     return { valid: true, approver: request.seniorApprover };
   } catch (error) {
     if (!(error instanceof BreakGlassValidationError)) throw error;

@@ -5,11 +5,12 @@ import { createClusterReader, type KubeClusterReader } from '../../cluster/reade
 import { scopeReader } from '../../cluster/scoped-reader.js';
 import { ClusterReadError, type ClusterReader, ReadOnlyViolationError } from '../../cluster/types.js';
 import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
+import { runSpecialist, type SpecialistCheck } from '../../specialists/index.js';
 import { ANALYZERS } from '../../triage/analyzers/index.js';
 import { runTriage, type TriageLogger } from '../../triage/engine.js';
 import type { TriageEnvelope } from '../../triage/envelope.js';
 import { AmbiguousNamespaceError, InvalidNamespaceError } from '../../triage/errors.js';
-import { DomainSchema, type Finding, SEVERITY_ORDER } from '../../triage/findings.js';
+import { DomainSchema, type Finding, } from '../../triage/findings.js';
 import { SWEEP_INTENT } from '../../triage/routing.js';
 import type { TemplateRegistry } from '../../triage/template-registry.js';
 import { type ReadResult, runRead } from '../reads.js';
@@ -133,9 +134,13 @@ export interface UnlocatedResult {
 
 export interface SpecialistResult {
   domain: string;
+  /** The specialist's analyzers, in the order they ran. */
   templates: string[];
-  findings: CompactFinding[];
-  completeness: number;
+  findings: Array<CompactFinding & { explains?: boolean }>;
+  /** What it checked: found, ruled out, or could not read. */
+  checks: SpecialistCheck[];
+  reads: number;
+  budget: number;
 }
 
 /** Not knowing where to look is a question for the thread, not a failed step. */
@@ -218,44 +223,34 @@ export async function runClusterStep(deps: ClusterDeps, payload: ClusterPayload)
     }
     case 'specialist': {
       const reader = await readerFor(deps, payload.cluster, payload.scope);
-      const templates = deps.templates.list().filter((t) => t.domain === payload.domain);
-      const envelopes = await Promise.all(
-        templates.map((t) =>
-          runTriage(
-            { intent: t.id, namespace: payload.namespace, cluster: payload.cluster, stepBudget: 2, timeoutMs: 15_000 },
-            { reader, templates: deps.templates, analyzers: ANALYZERS, logger: deps.logger },
-          ),
-        ),
-      );
-      const seen = new Map<string, CompactFinding>();
-      envelopes.forEach((envelope, i) => {
-        for (const f of envelope.findings) {
-          const key = `${f.code}/${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`;
-          const prior = seen.get(key);
-          if (prior && prior.confidence >= f.confidence) continue;
-          seen.set(key, {
-            code: f.code,
-            domain: f.domain,
-            severity: f.severity,
-            resource: f.resource,
-            related: f.related.slice(0, 5),
-            message: f.message.slice(0, 500),
-            evidence: f.evidence.slice(0, 2).map((e) => e.slice(0, 200)),
-            confidence: f.confidence,
-            template: templates[i]?.id ?? '',
-          });
-        }
+      const report = await runSpecialist(reader, {
+        domain: payload.domain,
+        namespace: payload.namespace,
+        signal: AbortSignal.timeout(45_000),
       });
-      const findings = [...seen.values()]
-        .sort((a, b) => SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] || b.confidence - a.confidence)
-        .slice(0, 20);
-      const completeness =
-        envelopes.length === 0 ? 0 : envelopes.reduce((n, e) => n + e.evidence.completeness, 0) / envelopes.length;
       const result: SpecialistResult = {
         domain: payload.domain,
-        templates: templates.map((t) => t.id),
-        findings,
-        completeness: Math.round(completeness * 100) / 100,
+        templates: report.analyzers,
+        findings: report.findings.slice(0, 20).map((f) => ({
+          code: f.code,
+          domain: f.domain,
+          severity: f.severity,
+          resource: f.resource,
+          related: f.related.slice(0, 5),
+          message: f.message.slice(0, 500),
+          evidence: f.evidence.slice(0, 2).map((e) => e.slice(0, 300)),
+          confidence: f.confidence,
+          template: f.analyzer,
+          ...(f.explains ? { explains: true } : {}),
+        })),
+        checks: report.checks.slice(0, 30).map((c) => ({
+          analyzer: c.analyzer,
+          what: c.what.slice(0, 200),
+          outcome: c.outcome,
+          detail: c.detail.slice(0, 400),
+        })),
+        reads: report.reads,
+        budget: report.budget,
       };
       return result;
     }

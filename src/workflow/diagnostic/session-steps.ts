@@ -5,9 +5,10 @@ import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../diagnosis/
 import { STATE_MACHINE } from '../../diagnosis/state-machine.js';
 import { resolutionFromSession } from '../../memory/resolution.js';
 import type { RemediationPlan } from '../../review/plan.js';
+import { rankingEffect } from '../../specialists/index.js';
 import { incidentFromResolution, MemoryAlreadyStoredError } from '../../store/memory.js';
 import { type TriageEnvelope, TriageEnvelopeSchema } from '../../triage/envelope.js';
-import { DomainSchema } from '../../triage/findings.js';
+import { DomainSchema, SEVERITY_ORDER } from '../../triage/findings.js';
 import { envelopeView } from '../../views/envelope.js';
 import { failureView, timeoutNoticeView } from '../../views/failure.js';
 import { findingsReportView } from '../../views/findings-report.js';
@@ -87,7 +88,8 @@ type Ref = { kind: string; name: string; namespace?: string | undefined };
 const refKey = (r: Ref) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
 /**
- * The handoff the findings suggest: another specialist domain than the intent's, not proposed before. A finding on
+ * The handoff the findings suggest: another specialist domain than the intent's, not proposed before, for a finding
+ * of medium severity or more. A finding on
  * the top cause's own chain (the Pod that waits for the unbound claim) is that cause's effect, not another
  * domain's problem, so it proposes nobody.
  */
@@ -100,6 +102,9 @@ function proposeHandoff(envelope: TriageEnvelope, proposed: readonly string[], h
     if (domain === envelope.routing.domain || !(SPECIALISTS as readonly string[]).includes(domain)) continue;
     if (proposed.includes(domain)) continue;
     if (effects.has(refKey(finding.resource))) continue;
+    // Only evidence that asks for a specialist proposes one: an old eviction or a low-severity note in a healthy
+    // namespace is reported in the envelope, not escalated.
+    if (SEVERITY_ORDER[finding.severity] < SEVERITY_ORDER.medium) continue;
     const count = envelope.findings.filter((f) => f.domain === domain).length;
     return {
       domain,
@@ -196,7 +201,7 @@ export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePay
     const ts = await postToSession(
       deps,
       progress.session,
-      envelopeView({ sessionId: p.sessionId, envelope, state: progress.session.state, hypotheses }),
+      envelopeView({ sessionId: p.sessionId, envelope, hypotheses }),
     );
     await deps.artifacts.markEnvelopePosted(p.sessionId, ts);
   }
@@ -406,24 +411,57 @@ export async function blackboard(deps: WorkflowDeps, p: z.infer<typeof Blackboar
       at,
     });
   }
+  const envelope = await deps.artifacts.getEnvelope(p.sessionId);
+  const top = envelope?.rootCause[0];
+  const newFindings = result.findings.filter((f) =>
+    evidence.some((e) => e.code === f.code && e.resource?.name === f.resource.name),
+  );
+  const ranking = rankingEffect(
+    top,
+    newFindings.map((f) => ({ ...f, analyzer: f.template })),
+  );
+  // One blackboard, one ranking: the report leads with the envelope's top cause unless the specialist's evidence
+  // put another first, and then it says why.
+  const lead = ranking.effect === 'changed' ? { code: ranking.to.code, resource: ranking.to.resource } : top;
   const all = await deps.store.blackboard.getSharedContext(p.sessionId);
-  const groups = groupFindings(all);
+  const groups = groupFindings(all, lead ? { lead: { code: lead.code, resource: lead.resource } } : {});
   const session = await deps.store.sessions.mutate(p.sessionId, (s) => ({ handoffCount: s.handoffCount + 1 }), {
     now: deps.now,
   });
   if (evidence.length > 0) await addEvidence(deps, p.sessionId, evidence);
+  const checks = result.checks ?? [];
   await recordEvent(deps, p.sessionId, 'handoff.completed', {
-    summary: `${specialistName(p.domain)} added ${added} finding(s)`,
+    summary: `${specialistName(p.domain)} added ${added} finding(s) and checked ${checks.length} thing(s); ranking ${ranking.effect}`,
     data: {
       domain: p.domain,
       added,
       templates: result.templates,
       groups: groups.length,
       handoffs: session.handoffCount,
+      checks: checks.length,
+      ruledOut: checks.filter((c) => c.outcome === 'ruled-out').length,
+      ranking: ranking.effect,
+      ...(ranking.effect === 'changed' ? { lead: ranking.to.code } : {}),
+      reads: result.reads ?? null,
     },
   });
-  await postToSession(deps, session, findingsReportView({ sessionId: p.sessionId, domain: p.domain, groups, added }));
-  return { added, groups: groups.length };
+  await postToSession(
+    deps,
+    session,
+    findingsReportView({
+      sessionId: p.sessionId,
+      domain: p.domain,
+      groups,
+      added,
+      newFindings,
+      checks,
+      ranking,
+      ...(result.reads !== undefined && result.budget !== undefined
+        ? { reads: result.reads, budget: result.budget }
+        : {}),
+    }),
+  );
+  return { added, groups: groups.length, ranking: ranking.effect };
 }
 
 export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMemoryPayload>) {

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { isOverrideActive } from '../../diagnosis/break-glass.js';
 import { evidenceFromPlan } from '../../diagnosis/evidence-sources.js';
-import { escapeText, mention } from '../../mrkdwn/escape.js';
 import { synthesizePlan } from '../../review/guided-regeneration.js';
 import { planInputFrom } from '../../review/input.js';
 import type { RemediationPlan } from '../../review/plan.js';
 import { revisePlan } from '../../review/revise.js';
 import { reviewPlan } from '../../review/rubric.js';
 import type { PlanRecord } from '../../store/workflow-records.js';
+import { breakGlassAuditLine } from '../../views/break-glass.js';
 import { timeoutNoticeView } from '../../views/failure.js';
 import { approvedPlanView, planOutcomeView } from '../../views/plan.js';
 import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from '../common.js';
@@ -85,10 +85,13 @@ async function reviseFromNote(
   const base = current.plan as RemediationPlan | undefined;
   if (current.status !== 'rejected' || current.revision !== p.revision - 1 || !base) return undefined;
   const note = (p.feedback ?? []).join('\n').trim();
+  const envelope = await deps.artifacts.getEnvelope(p.sessionId);
+  const known = (envelope?.findings ?? []).flatMap((f) => [f.resource, ...(f.owner ? [f.owner] : []), ...f.related]);
   const revised = revisePlan(base, {
     note: note || 'The reviewer asked for changes without a note.',
     number: p.revision,
     ...(current.decidedBy ? { requestedBy: current.decidedBy } : {}),
+    known: [...known, ...(envelope?.rootCause ?? []).flatMap((c) => [c.resource, ...(c.chain ?? [])])],
   });
   await recordEvent(deps, p.sessionId, 'plan_revised', {
     summary: revised.applied.length > 0 ? revised.applied.join('; ').slice(0, 2000) : 'No change applied',
@@ -252,13 +255,20 @@ export async function postmortemPrepare(deps: WorkflowDeps, p: z.infer<typeof Po
         e.type.startsWith('break-glass.') &&
         (e.data?.['overrideId'] === p.requestId ||
           e.data?.['requestId'] === p.requestId ||
+          (e.data?.['details'] as { requestId?: unknown } | undefined)?.requestId === p.requestId ||
           e.type === 'break-glass.request-under-override'),
     )
+    // The request is said once: the form's record and the run's audit entry describe the same request.
+    .filter((e, i, all) => e.type !== 'break-glass.requested' || all.findIndex((x) => x.type === e.type) === i)
     .slice(-20)
-    // mrkdwn for the review message: people as mentions, the summaries (justifications people typed) escaped.
-    .map(
-      (e) =>
-        `${e.at.slice(11, 19)} ${e.type.slice('break-glass.'.length)} by ${mention(e.actor)}${e.summary ? `: ${escapeText(e.summary.slice(0, 240))}` : ''}`,
+    // mrkdwn for the review message, from the entries' fields: people as mentions, commands as code.
+    .map((e) =>
+      breakGlassAuditLine({
+        type: e.type,
+        at: e.at,
+        ...(e.actor ? { actor: e.actor } : {}),
+        ...(e.data ? { data: e.data } : {}),
+      }),
     );
   const record = await deps.artifacts.putPlan(
     {

@@ -157,6 +157,18 @@ describe('/triage through the real handler', () => {
       'seniorApprover',
       'skipToState',
       'timeLimitMinutes',
+      'change',
     ]);
+  });
+
+  it('asks which session `/triage breakglass` is for when several are open, and opens no form', async () => {
+    const first = await openSession(h, { state: 'HYPOTHESIZING' });
+    const second = await openSession(h, { state: 'TESTING' });
+    const opened = h.slack.callsFor('views.open').length;
+    const answer = await triage('breakglass');
+    expect(answer.text).toMatch(/^Which session\? Break glass applies to one session/);
+    expect(answer.text).toContain(first.session.id);
+    expect(answer.text).toContain(second.session.id);
+    expect(h.slack.callsFor('views.open')).toHaveLength(opened);
   });
 });

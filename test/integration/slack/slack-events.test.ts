@@ -77,6 +77,28 @@ describe('Slack events through the real handler', () => {
     ]);
   });
 
+  it('answers a reply in a resolved session’s thread with what happened to it, and delivers nothing', async () => {
+    const { session, threadTs } = await openSession(h);
+    await h.store.sessions.update(session.id, session.version, { status: 'resolved' });
+    const before = h.workflow.delivered.length;
+    const calls = h.slack.callsFor('chat.postEphemeral').length;
+    await sendEvent({
+      type: 'message',
+      channel_type: 'channel',
+      user: DEMO_IDS.engineer,
+      text: 'is it still broken?',
+      ts: '1700000001.000900',
+      thread_ts: threadTs,
+      channel: DEMO_IDS.incidents,
+    });
+    expect(h.workflow.delivered).toHaveLength(before);
+    const reply = h.slack.callsFor('chat.postEphemeral').slice(calls)[0];
+    expect(String(reply?.args['text'])).toMatch(
+      new RegExp(`^This session is resolved, so nothing was sent to it\\. \`/triage status ${session.id}\``),
+    );
+    expect(String(reply?.args['text'])).not.toMatch(/say it again/);
+  });
+
   it("delivers Slack's retry of a reply whose first attempt died before the inbox, and drops one that landed", async () => {
     const { session, threadTs } = await openSession(h);
     const reply = (ts: string) => ({

@@ -11,6 +11,7 @@ import {
   openSession,
   requestPlanChanges,
   say,
+  threadTexts,
   toPlanReview,
   useHarness,
   waitFor,
@@ -85,9 +86,17 @@ describe('callbacks answered by people', () => {
     expect((await h.deps.store.sessions.getRequired(sessionId)).handoffCount).toBe(1);
   });
 
-  it('answers a duplicate callback with TaskTimedOut and keeps the first decision', async () => {
+  it('answers reads and questions while a proposal is open, holds only a change, and keeps the first decision', async () => {
     const { sessionId, threadTs } = await openSession(h);
     await say(h, sessionId, 'ask the compute specialist', 'd1');
+    await waitForThread(h, threadTs, /Shall I consult the Compute specialist/);
+    // The proposal does not block the thread: a read is answered at once, and asking again points at the buttons.
+    await say(h, sessionId, 'kubectl get pods', 'd2');
+    await waitForThread(h, threadTs, /kubectl get pods/);
+    await say(h, sessionId, 'Ask the compute specialist to review the pods', 'd3');
+    await waitForThread(h, threadTs, /already proposed above/);
+    await say(h, sessionId, 'kubectl rollout restart deployment/web', 'd4');
+    await waitForThread(h, threadTs, /That change waits until the compute specialist proposal above is answered/);
     const decided = await decide(h, sessionId, 'handoff', 'deny', DEMO_IDS.requester);
     await expect(approveWithToken(h, decided.token ?? '', DEMO_IDS.senior)).rejects.toMatchObject({
       name: 'TaskTimedOut',
@@ -96,6 +105,8 @@ describe('callbacks answered by people', () => {
       ApprovalAlreadyDecidedError,
     );
     await waitForThread(h, threadTs, /not consulting/);
+    // The held change is answered after the decision, as a change in this state is.
+    await waitForThread(h, threadTs, /Changes are not available yet|Hold on/);
     const completed = (await h.deps.store.timeline.list(sessionId)).filter((e) => e.type === 'handoff.completed');
     expect(completed).toHaveLength(0);
   });
@@ -128,6 +139,7 @@ describe('callbacks answered by people', () => {
         targetState: 'RESOLVING',
         timeLimitMinutes: 1,
         requester: DEMO_IDS.requester,
+        change: 'kubectl rollout restart deployment/web -n student03',
       },
       text: 'break-glass',
       messageKey: 'bg',
@@ -136,6 +148,12 @@ describe('callbacks answered by people', () => {
     await decide(h, sessionId, 'break-glass', 'approve', DEMO_IDS.senior, undefined, requestId);
     await waitForThread(h, threadTs, /Override granted/);
     expect((await h.deps.store.sessions.getRequired(sessionId)).override?.state).toBe('RESOLVING');
+    // The change the override was granted for is unlocked, with no plan; another change is not.
+    await say(h, sessionId, 'restart the deployment web', 'bg-change');
+    await waitForThread(h, threadTs, /Allowed under the break-glass override .* for this change only/s);
+    await say(h, sessionId, 'kubectl delete pod web-1 -n student03', 'bg-other');
+    await waitForThread(h, threadTs, /is for `kubectl rollout restart deployment\/web -n student03` only/);
+    expect(threadTexts(h, threadTs).join('\n')).not.toMatch(/There is no approved plan yet/);
     await waitForThread(h, threadTs, /override ended/, 30_000);
     expect((await h.deps.store.sessions.getRequired(sessionId)).override).toBeUndefined();
     await waitForThread(h, threadTs, /Post-incident review/);
@@ -149,6 +167,13 @@ describe('callbacks answered by people', () => {
     await expect(
       h.deps.store.approvals.decide(review.approvalId, 'approved', DEMO_IDS.requester),
     ).rejects.toBeInstanceOf(ApprovalNotAllowedError);
+    // The audit shows the people as mentions, who asked once, and the commands asked for under the override.
+    const audit = await waitForThread(h, threadTs, /Post-incident review/);
+    expect(audit).toContain(`requested by <@${DEMO_IDS.requester}>`);
+    expect(audit).toMatch(/asked for `restart the deployment web` under the override: allowed/);
+    expect(audit).toMatch(/asked for `kubectl delete pod web-1 -n student03` under the override: refused/);
+    expect(audit).not.toContain('&lt;@');
+    expect(audit.match(/requested by/g)?.length).toBe(1);
     await decide(h, sessionId, 'postmortem', 'approve', DEMO_IDS.senior);
     await waitFor('the review to complete', async () =>
       (await h.deps.store.timeline.list(sessionId)).some((e) => e.type === 'break-glass.review-completed'),
@@ -189,17 +214,23 @@ describe('callbacks answered by people', () => {
 describe('callbacks nobody answers', () => {
   const h = useHarness({ approvalTimeoutSeconds: 2, idleTimeoutSeconds: 6 });
 
-  it('expires a handoff, counts it, and answers a late callback with TaskTimedOut', async () => {
+  it('lets an unanswered handoff proposal lapse at the next input, counts it, and refuses a late click', async () => {
     const { sessionId, threadTs } = await openSession(h);
     await say(h, sessionId, 'ask the compute specialist', 't1');
     const pending = await waitFor('the handoff approval', () => h.deps.artifacts.getPending(sessionId, 'handoff'));
+    await waitFor('the proposal to run out', async () => {
+      const expiresAt = (await h.deps.store.approvals.get(pending.approvalId))?.expiresAt ?? '';
+      return expiresAt < new Date().toISOString() ? true : undefined;
+    });
+    await waitForInputWait(h, sessionId);
+    await say(h, sessionId, 'kubectl get pods', 't2');
     await waitForThread(h, threadTs, /Nobody answered the handoff/, 15_000);
     expect(h.expired).toContain('handoff');
     const approval = await h.deps.store.approvals.get(pending.approvalId);
     expect(approval?.status).toBe('expired');
-    await expect(approveWithToken(h, approval?.token ?? '', DEMO_IDS.requester)).rejects.toMatchObject({
-      name: 'TaskTimedOut',
-    });
+    await expect(
+      h.deps.store.approvals.decide(pending.approvalId, 'approved', DEMO_IDS.requester, new Date()),
+    ).rejects.toBeTruthy();
   });
 
   it('expires a plan review', async () => {

@@ -45,7 +45,14 @@ describe('a hypothesis button under GATHERING’s minimum time', () => {
     expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('GATHERING');
 
     await chooseFirst(h, sessionId, 'b1');
-    await waitForThread(h, threadTs, /Not yet:.*GATHERING lasts at least 30 s before the evidence may move it on/s);
+    const notYet = await waitForThread(
+      h,
+      threadTs,
+      /Not yet:.*GATHERING lasts at least 30 s before the evidence may move it on/s,
+    );
+    // A Test click asks for no change, so it is not told to wait "before making changes".
+    expect(notYet).not.toMatch(/before making changes/);
+    expect(notYet).toMatch(/The session is gathering evidence about what is happening/);
     await waitForInputWait(h, sessionId);
     expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('GATHERING');
     expect(threadTexts(h, threadTs).some((t) => /Does this confirm/.test(t))).toBe(false);
@@ -116,6 +123,18 @@ describe('from a confirmed root cause to the approved plan’s steps', () => {
     // The held reply is answered once the review is decided.
     await waitForThread(h, threadTs, /logs /);
 
+    // Changes that are no step of the plan are refused and explained, one after the other, and never read as a
+    // rush: the session stays in RESOLVING with its plan.
+    for (const [n, offPlan] of [
+      'kubectl delete pod not-in-the-plan-0',
+      'kubectl scale deploy/not-in-the-plan --replicas=3',
+    ].entries()) {
+      await waitForInputWait(h, sessionId);
+      await say(h, sessionId, offPlan, `off-plan-${n}`);
+      await waitForThread(h, threadTs, new RegExp(`Not in the approved plan.*${offPlan.split(' ')[1]}`, 's'));
+    }
+    expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('RESOLVING');
+
     // A person runs the approved plan's commands, one after the other, as fast as they can type.
     const workflow = await h.deps.artifacts.getWorkflow(sessionId);
     const plan = (await h.deps.artifacts.getPlan(sessionId, workflow?.approvedPlanId ?? ''))?.plan as
@@ -136,6 +155,7 @@ describe('from a confirmed root cause to the approved plan’s steps', () => {
     const timeline = await h.deps.store.timeline.list(sessionId);
     expect(timeline.filter((e) => e.type.startsWith('panic'))).toEqual([]);
     expect((await h.deps.store.sessions.getRequired(sessionId)).state).toBe('RESOLVING');
+    expect(timeline.filter((e) => e.type === 'change.refused')).toHaveLength(2);
     const answered = timeline.filter((e) => e.type === 'change.answered');
     expect(answered.length).toBe(plan?.steps.filter((s) => s.mode === 'write').length);
     expect(answered.every((e) => e.data?.['matched'] === true && e.data?.['inOrder'] === true)).toBe(true);

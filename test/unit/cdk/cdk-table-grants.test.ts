@@ -186,10 +186,9 @@ describe('the notifier’s real calls stay inside its grant', () => {
     await dynamo?.close();
   });
 
-  it('waits for input (and delivers what is buffered), proposes a handoff, plan and post-incident reviews, and break-glass', async () => {
+  it('waits for input (and delivers what is buffered), plan and post-incident reviews, and break-glass', async () => {
     await setup.inbox.append(sessionId, { kind: 'message', userId: 'UREQUESTER', text: 'kubectl get pods', data: {} });
     expect(await run({ kind: 'input', taskToken: 'token-input' })).toMatchObject({ waiting: true, delivered: true });
-    await run({ kind: 'handoff', taskToken: 'token-handoff', domain: 'storage', reason: 'asked' });
     const plan = await buildPlan();
     await run({ kind: 'plan-review', taskToken: 'token-plan', planId: plan, revision: 0 });
     await run({ kind: 'postmortem', taskToken: 'token-postmortem', planId: 'none', requestId: 'bg-1' });

@@ -46,7 +46,10 @@ const plan: RemediationPlan = {
       id: 'configmap',
       summary: 'Correct the value in the ConfigMap and restart the workload',
       steps: [
-        read('get-configmap', 'kubectl get configmap order-worker-config -n orders -o yaml'),
+        {
+          ...read('get-configmap', 'kubectl get configmap order-worker-config -n orders -o yaml'),
+          saves: ['configmap-order-worker-config.yaml'],
+        },
         write(
           'patch-configmap',
           `kubectl patch configmap order-worker-config -n orders --type=merge -p '{"data":{"DATABASE_URL":"<correct-value>"}}'`,

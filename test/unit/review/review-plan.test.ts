@@ -27,6 +27,12 @@ const input: PlanSynthesisInput = {
       steps: [
         { command: 'kubectl get storageclass', mode: 'read', description: 'List classes' },
         {
+          command: 'kubectl get pvc {{resource.name}} -n {{namespace}} -o yaml',
+          mode: 'read',
+          description: 'Save the claim as pvc-{{resource.name}}.yaml',
+          saves: ['pvc-{{resource.name}}.yaml'],
+        },
+        {
           command:
             'kubectl patch storageclass standard -p \'{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":"true"}}}\'',
           mode: 'write',
@@ -54,20 +60,23 @@ describe('remediation plan contract', () => {
     expect(guarded.plan.name).toBe('fix-pvc-no-default-storageclass-data');
     expect(guarded.plan.steps.map((s) => s.id)).toEqual([
       'get-storageclass',
+      'get-pvc-data',
       'patch-storageclass-standard',
       'delete-pvc-data',
       'verify-pvc-data',
     ]);
-    expect(guarded.plan.steps[2]).toMatchObject({
+    expect(guarded.plan.steps[1]).toMatchObject({ saves: ['pvc-data.yaml'] });
+    expect(guarded.plan.steps[3]).toMatchObject({
       command: 'kubectl delete pvc data -n student03',
       safety: 'DANGEROUS',
       rollback: 'kubectl apply -f pvc-data.yaml',
-      // A change waits for the reads before it, not merely for the step above it.
-      needs: ['get-storageclass'],
+      // A change waits for the reads before it (one saves the file its rollback applies) and for the change
+      // before it, whose result it builds on.
+      needs: ['get-storageclass', 'get-pvc-data', 'patch-storageclass-standard'],
       targets: [{ kind: 'PersistentVolumeClaim', name: 'data', namespace: 'student03' }],
     });
-    expect(guarded.plan.steps[1]?.safety).toBe('REQUIRES_APPROVAL');
-    expect(guarded.plan.steps[3]).toMatchObject({
+    expect(guarded.plan.steps[2]?.safety).toBe('REQUIRES_APPROVAL');
+    expect(guarded.plan.steps[4]).toMatchObject({
       command: "kubectl get pvc data -n student03 -o jsonpath='{.status.phase}'",
       mode: 'read',
       needs: ['delete-pvc-data'],

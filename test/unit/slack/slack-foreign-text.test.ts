@@ -150,7 +150,7 @@ const envelope: TriageEnvelope = {
 
 describe('thread views with foreign text', () => {
   it('escape the envelope, including the notification text Slack notifies from', () => {
-    const message = envelopeView({ sessionId: 'S1', envelope, state: 'ANALYZING', hypotheses: [] });
+    const message = envelopeView({ sessionId: 'S1', envelope, hypotheses: [] });
     expectInert(message);
     expect(message.text).toBe(
       'Triage crashloop-analysis in shop: orders crashes: &lt;!channel&gt; &lt;https://evil.example|Click here&gt; &amp; restart it',

@@ -17,6 +17,7 @@ import {
   type DecideContext,
   type Decision,
   decide,
+  guidanceText,
   type LoadedPlan,
 } from '../../../src/workflow/diagnostic/route/decide.js';
 import { hypothesesFromCauses } from '../../../src/workflow/reads.js';
@@ -330,7 +331,60 @@ describe('decide: the approved plan, step by step', () => {
     });
   });
 
-  it('still calls a rush off the plan a rush', () => {
+  it("refuses a change off the plan in RESOLVING with the plan's changes, and never as panic", () => {
+    const decision = decide(
+      session('RESOLVING'),
+      workflow(resolving, { approvedPlanId: 'P1' }),
+      message('kubectl scale deploy/api --replicas=0 -n payments'),
+      context({ plan }),
+    );
+    expect(decision).toMatchObject({
+      kind: 'off-plan',
+      gate: { allowed: false, code: 'CHANGE_OUT_OF_PLAN', signals: [] },
+      followed: { outOfPlan: true },
+      answer: { matched: false },
+    });
+    expect(decision.kind === 'off-plan' && decision.answer.message).toMatch(
+      /is not a step of the approved plan[\s\S]*step 1: `kubectl apply -f storageclass-fast-ssd.yaml`/,
+    );
+  });
+
+  it('answers "restart it" after a refused off-plan change from the plan, with no rush counted', () => {
+    const restartPlan: LoadedPlan = {
+      id: 'P2',
+      title: 'Restart the API',
+      approvedBy: 'U2',
+      steps: [
+        {
+          id: 'rollout-restart-deployment-api',
+          description: 'Restart the API',
+          command: 'kubectl rollout restart deployment/api -n payments',
+          mode: 'write',
+          safety: 'REQUIRES_APPROVAL',
+          rollback: 'kubectl rollout undo deployment/api -n payments',
+          needs: [],
+        },
+      ],
+    };
+    const afterRefusal = workflow([...triaged, ...evidenceFromPlan({ id: 'P2', steps: restartPlan.steps }, at(30))], {
+      approvedPlanId: 'P2',
+      recentRequests: [
+        {
+          request: { ...classifyRequest('kubectl delete pod api-1 -n payments') },
+          at: at(58),
+          outOfPlan: true,
+        },
+      ],
+    });
+    const decision = decide(session('RESOLVING'), afterRefusal, message('restart it'), context({ plan: restartPlan }));
+    expect(decision).toMatchObject({
+      kind: 'change',
+      answer: { matched: true, step: { id: 'rollout-restart-deployment-api' } },
+      gate: { signals: [] },
+    });
+  });
+
+  it('still calls a rush before RESOLVING a rush', () => {
     const recent = workflow(resolving, {
       approvedPlanId: 'P1',
       recentRequests: [
@@ -338,7 +392,7 @@ describe('decide: the approved plan, step by step', () => {
       ],
     });
     const decision = decide(
-      session('RESOLVING'),
+      session('HYPOTHESIZING'),
       recent,
       message('kubectl rollout restart deploy/api -n payments'),
       context({ plan }),
@@ -359,5 +413,93 @@ describe('decide: the approved plan, step by step', () => {
     // `kubectl get storageclass` is the envelope's own next action: following it is no jump.
     const suggested = decide(session('HYPOTHESIZING'), wandering, message('kubectl get storageclass'), context());
     expect(suggested).toMatchObject({ kind: 'read', followed: { guided: true }, gate: { signals: [] } });
+  });
+});
+
+describe('decide: an open specialist proposal blocks nothing but changes', () => {
+  const open = {
+    pendingHandoff: { approvalId: 'ho-1', domain: 'compute', expiresAt: at(3600) },
+    handoffDomainsProposed: ['compute'],
+  };
+
+  it('answers reads and questions, holds a change, and points a repeated ask at the buttons', () => {
+    const w = workflow(triaged, open);
+    expect(decide(session('HYPOTHESIZING'), w, message('kubectl get pods'), context()).kind).toBe('read');
+    expect(decide(session('HYPOTHESIZING'), w, message('have we seen this before?'), context()).kind).toBe('memory');
+    expect(
+      decide(session('HYPOTHESIZING'), w, message('kubectl rollout restart deploy/api -n payments'), context()),
+    ).toEqual({ kind: 'held', domain: 'compute' });
+    expect(
+      decide(session('HYPOTHESIZING'), w, message('Ask the compute specialist to look at the nodes'), context()),
+    ).toMatchObject({ kind: 'handoff-open', domain: 'compute' });
+  });
+
+  it('takes the proposal’s own buttons and tells a stale one', () => {
+    const w = workflow(triaged, open);
+    const button = (approvalId: string, decision: 'approve' | 'deny') =>
+      message('yes', { kind: 'button', data: { action: { type: 'handoff', approvalId, decision } } });
+    expect(decide(session('HYPOTHESIZING'), w, button('ho-1', 'approve'), context())).toEqual({
+      kind: 'handoff-decided',
+      approve: true,
+      domain: 'compute',
+      approvalId: 'ho-1',
+    });
+    expect(decide(session('HYPOTHESIZING'), w, button('ho-0', 'deny'), context())).toMatchObject({
+      kind: 'stale-hypothesis',
+      text: expect.stringMatching(/no longer open/),
+    });
+  });
+});
+
+describe('decide: guidance that fits what was asked', () => {
+  it('refuses a Secret read as such, even when the areas already jumped, and raises no signal', () => {
+    const wandering = workflow(triaged, {
+      recentRequests: [
+        { request: { ...classifyRequest('kubectl get ingress -n payments') }, at: at(40) },
+        { request: { ...classifyRequest('kubectl get resourcequota -n payments') }, at: at(45) },
+      ],
+      panicHistory: [
+        {
+          type: 'jumping_between_domains',
+          severity: 'medium',
+          at: at(46),
+          description: 'jumped',
+          evidence: {},
+        },
+      ],
+    });
+    const decision = decide(
+      session('HYPOTHESIZING'),
+      wandering,
+      message('kubectl get secret db-creds -n payments'),
+      context(),
+    );
+    expect(decision).toMatchObject({ kind: 'refuse', gate: { code: 'READ_REFUSED_SECRETS', signals: [] } });
+  });
+
+  it('calls a change run as system:admin privilege escalation, not destroying something unknown', () => {
+    const decision = decide(
+      session('TESTING'),
+      workflow(),
+      message('kubectl delete pod db-0 -n payments --as=system:admin'),
+      context(),
+    );
+    expect(decision.kind).toBe('panic');
+    const types = decision.kind === 'panic' ? decision.gate.signals.map((s) => s.type) : [];
+    expect(types).toContain('escalating_permissions');
+    expect(types).not.toContain('destructive_without_evidence');
+    expect(decision.kind === 'panic' && decision.gate.guidance).toMatch(/Reaching for more permissions/);
+    expect(decision.kind === 'panic' && decision.gate.guidance).not.toMatch(/destroy/);
+  });
+
+  it('tells a Test click held in GATHERING where the session stands, not to wait before making changes', () => {
+    const decision = decide(
+      session('GATHERING'),
+      workflow(evidenceFromEnvelope(env, at(1))),
+      message('test', { kind: 'button', data: { action: { type: 'hypothesis', hypothesisId: 'h1' } } }),
+      context(),
+    );
+    expect(decision.kind).toBe('hold');
+    expect(guidanceText(session('GATHERING'), workflow())).not.toMatch(/before making changes/);
   });
 });

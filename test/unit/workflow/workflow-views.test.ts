@@ -71,7 +71,6 @@ describe('thread views', () => {
     const message = envelopeView({
       sessionId: 'S1',
       envelope,
-      state: 'ANALYZING',
       hypotheses: [1, 2, 3].map((rank) => ({
         id: `h${rank}`,
         rank,
@@ -91,12 +90,13 @@ describe('thread views', () => {
     const message = envelopeView({
       sessionId: 'S1',
       envelope,
-      state: 'ANALYZING',
       hypotheses: [{ id: 'h1', rank: 1, code: 'PVC_PENDING', summary: 'no StorageClass', confidence: 0.9 }],
     });
     expect(messageBlockProblems(message.blocks)).toEqual([]);
     const json = JSON.stringify(message.blocks);
     expect(json).toContain('/triage status S1');
+    // The envelope is posted once and never edited: it carries no state line to go stale.
+    expect(json).not.toMatch(/\*State\*/);
     expect(json).toContain(':red_circle: DANGEROUS');
     expect(json).toContain('hypothesis_choose');
     expect(json).toContain('{\\"s\\":\\"S1\\",\\"h\\":\\"h1\\"}');

@@ -9,13 +9,14 @@ import type { SessionRecord } from '../../../store/sessions.js';
 import type { Hypothesis, WorkflowRecord } from '../../../store/workflow-records.js';
 import type { TriageEnvelope } from '../../../triage/envelope.js';
 import { breakGlassFormOffer } from '../../../views/break-glass.js';
-import { handoffOutcomeView } from '../../../views/handoff.js';
+import { handoffOutcomeView, specialistName } from '../../../views/handoff.js';
 import { blockedView, interventionView, replyView } from '../../../views/intervention.js';
 import { postToSession } from '../../common.js';
 import type { WorkflowDeps } from '../../deps.js';
 import { recordEvent } from '../../events.js';
 import { addEvidence, forcePanicState, rulesOf, stateEnteredAt } from '../../progress.js';
 import { scopeRefusalText } from '../../read-scope.js';
+import { requeue } from '../handoff-steps.js';
 import { routeNamespace } from '../locate-steps.js';
 import { memorySearch } from '../session-steps.js';
 import { type Decision, type DecisionKind, type GatedDecision, guidanceText, isGated } from './decide.js';
@@ -35,6 +36,8 @@ export type RouteResult =
       hypothesis: { id: string; code: string; summary: string; cluster: string; reads: Hypothesis['reads'] };
     }
   | { action: 'handoff'; handoff: { domain: string; reason: string; askedBy: string } }
+  | { action: 'specialist'; handoff: { domain: string } }
+  | { action: 'handoff-denied'; handoff: { domain: string }; decision: { decision: 'deny'; userId: string } }
   | { action: 'review'; reviewSeq: number }
   | { action: 'break-glass'; breakGlass: { requestId: string } }
   | { action: 'resolved' }
@@ -103,6 +106,7 @@ export async function recordRequest(deps: WorkflowDeps, ctx: RouteContext, decis
         at,
         ...(followed.guided ? { guided: true } : {}),
         ...(step?.inOrder ? { planStep: step.stepIndex } : {}),
+        ...(decision.kind === 'off-plan' ? { outOfPlan: true } : {}),
       },
     ],
     panicHistory: [...w.panicHistory, ...gate.signals],
@@ -137,7 +141,11 @@ export async function recordRequest(deps: WorkflowDeps, ctx: RouteContext, decis
     const entry = breakGlassAudit('request-under-override', ctx.workflow.override, {
       at: ctx.now,
       actor: ctx.message.userId,
-      details: { request: request.raw.slice(0, 500), allowed: gate.allowed },
+      details: {
+        request: request.raw.slice(0, 500),
+        allowed: decision.kind === 'change' ? decision.answer.matched : gate.allowed,
+        ...(ctx.workflow.override.change ? { grantedFor: ctx.workflow.override.change } : {}),
+      },
     });
     const event = breakGlassEvent(entry);
     await recordEvent(deps, ctx.session.id, event.type, {
@@ -165,7 +173,8 @@ async function caution(deps: WorkflowDeps, ctx: RouteContext, decision: GatedDec
 
 export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
   async 'break-glass'(deps, ctx, d) {
-    await recordEvent(deps, ctx.session.id, 'break-glass.requested', {
+    // The request itself is audited once, by the break-glass run (`break-glass.requested`); this only says it arrived.
+    await recordEvent(deps, ctx.session.id, 'break-glass.received', {
       actor: ctx.message.userId,
       data: { requestId: d.requestId },
     });
@@ -187,6 +196,22 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
     return none('unknown hypothesis');
   },
   async panic(deps, ctx, d) {
+    if (ctx.session.state === 'RESOLVING' && ctx.workflow.approvedPlanId) {
+      // The request is blocked and the calming message stands, but a reviewed, approved plan is not thrown away
+      // by a burst: the session stays in RESOLVING with it.
+      await postToSession(
+        deps,
+        ctx.session,
+        interventionView({
+          sessionId: ctx.session.id,
+          blocked: true,
+          message: d.gate.intervention?.message ?? d.gate.guidance,
+          recommendedActions: d.gate.intervention?.recommendedActions ?? [],
+          guidance: `The approved plan stays in force and the session stays in RESOLVING: work through its steps one at a time. ${guidanceText(ctx.session, ctx.workflow)}`,
+        }),
+      );
+      return none('panic intervention');
+    }
     const moved = await forcePanicState(deps, ctx.session.id, `Panic intervention: ${d.gate.reason}`.slice(0, 1000));
     await postToSession(
       deps,
@@ -260,6 +285,16 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
     });
     await reply(deps, ctx, d.answer.message, d.gate.warning);
     return none('answered from plan');
+  },
+  async 'off-plan'(deps, ctx, d) {
+    await recordEvent(deps, ctx.session.id, 'change.refused', {
+      actor: ctx.message.userId,
+      summary: d.answer.matched ? d.gate.reason : d.answer.reason,
+      data: { code: d.gate.code, reason: d.answer.matched ? d.gate.reason : d.answer.reason },
+    });
+    const what = d.gate.overrideActive ? 'Not what the override was granted for.' : 'Not in the approved plan.';
+    await reply(deps, ctx, `:no_entry_sign: *${what}* ${d.answer.message}`, d.gate.guidance);
+    return none(d.gate.code);
   },
   async hypothesis(deps, ctx, d) {
     const hypothesis = d.hypothesis;
@@ -346,6 +381,47 @@ export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
       action: 'handoff',
       handoff: { domain: d.domain, reason: `asked for the ${d.domain} specialist.`, askedBy: ctx.message.userId },
     };
+  },
+  async 'handoff-decided'(deps, ctx, d) {
+    let held: WorkflowRecord['heldChanges'] = [];
+    await deps.artifacts.mutateWorkflow(ctx.session.id, ctx.now, (w) => {
+      held = w.heldChanges;
+      return { ...w, pendingHandoff: null, heldChanges: [] };
+    });
+    // The changes that waited for this answer come next, in the order they were asked.
+    await requeue(deps, ctx.session.id, held);
+    if (!d.approve) {
+      return {
+        action: 'handoff-denied',
+        handoff: { domain: d.domain },
+        decision: { decision: 'deny', userId: ctx.message.userId },
+      };
+    }
+    await reply(deps, ctx, `:hourglass_flowing_sand: Consulting the ${specialistName(d.domain)} now.`);
+    return { action: 'specialist', handoff: { domain: d.domain } };
+  },
+  async held(deps, ctx, d) {
+    await deps.artifacts.mutateWorkflow(ctx.session.id, ctx.now, (w) => ({
+      ...w,
+      heldChanges: [
+        ...w.heldChanges,
+        { userId: ctx.message.userId, text: ctx.message.text.slice(0, 40_000), kind: ctx.message.kind },
+      ].slice(-10),
+    }));
+    await reply(
+      deps,
+      ctx,
+      `:hourglass_flowing_sand: That change waits until the ${d.domain} specialist proposal above is answered; it is kept and answered right after. Reads and questions are answered meanwhile.`,
+    );
+    return none('change held behind the specialist proposal');
+  },
+  async 'handoff-open'(deps, ctx, d) {
+    await reply(
+      deps,
+      ctx,
+      `The ${d.domain} specialist is already proposed above: *Yes, consult* runs it, *No, thanks* declines. Reads and questions are answered meanwhile.`,
+    );
+    return none('handoff already proposed');
   },
   async 'handoff-limit'(deps, ctx, d) {
     await postToSession(deps, ctx.session, handoffOutcomeView(ctx.session.id, d.domain, 'limit'));

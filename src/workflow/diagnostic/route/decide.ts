@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { ReadSpec } from '../../../cluster/read-spec.js';
 import { READABLE_KINDS } from '../../../cluster/types.js';
+import { isOverrideActive } from '../../../diagnosis/break-glass.js';
 import { classifyCommandLine, classifyRequest, redactCredentials } from '../../../diagnosis/commands/index.js';
 import { currentEvidence, type EvidenceItem } from '../../../diagnosis/evidence.js';
 import { evidenceFigure, formatMissing, missingEvidence } from '../../../diagnosis/evidence-requirements.js';
@@ -9,13 +10,18 @@ import {
   evidenceFromHypothesis,
   evidenceFromResolved,
 } from '../../../diagnosis/evidence-sources.js';
-import { type GateDecision, gateRequest } from '../../../diagnosis/gate.js';
+import { type GateDecision, gateRequest, isChangeRequest } from '../../../diagnosis/gate.js';
 import { canonicalKind } from '../../../diagnosis/kinds.js';
 import type { RecordedRequest, RequestGuidance } from '../../../diagnosis/panic.js';
 import { bindQuestion } from '../../../diagnosis/question-bindings.js';
 import { answerQuestion, explainCause, type QuestionAnswer, retriageAnswer } from '../../../diagnosis/questions.js';
 import type { UserRequest } from '../../../diagnosis/request.js';
-import { type ApprovedPlan, answerFromPlan, type PlanAnswer } from '../../../diagnosis/resolving.js';
+import {
+  type ApprovedPlan,
+  answerFromPlan,
+  answerUnderOverride,
+  type PlanAnswer,
+} from '../../../diagnosis/resolving.js';
 import { STATE_MACHINE, type TransitionRules } from '../../../diagnosis/state-machine.js';
 import { describeHold, type Hold, type TransitionResult, walkTo } from '../../../diagnosis/transitions.js';
 import type { RemediationPlan } from '../../../review/plan.js';
@@ -44,6 +50,7 @@ const ActionSchema = z
     z.object({ type: z.literal('resolved') }),
     z.object({ type: z.literal('break-glass'), requestId: z.string() }),
     z.object({ type: z.literal('namespace'), namespace: z.string().min(1).max(253) }),
+    z.object({ type: z.literal('handoff'), approvalId: z.string(), decision: z.enum(['approve', 'deny']) }),
   ])
   .optional();
 
@@ -72,6 +79,8 @@ export interface Followed {
   guided: boolean;
   /** The approved plan's step, when the request was one (in order or not). */
   planStep?: PlanStepMatch;
+  /** In RESOLVING: the change matches no step of the approved plan. */
+  outOfPlan?: boolean;
 }
 
 interface Gated {
@@ -85,6 +94,10 @@ export type Decision =
   | { kind: 'close' }
   | { kind: 'locate'; answer: NamespaceAnswer }
   | { kind: 'stale-hypothesis'; text: string }
+  /** The answer to the open specialist proposal, from its buttons. */
+  | { kind: 'handoff-decided'; approve: boolean; domain: Domain; approvalId: string }
+  /** A change asked for while a specialist proposal is open: it waits for that answer, nothing else does. */
+  | { kind: 'held'; domain: string }
   | (Gated & { kind: 'panic' })
   | (Gated & { kind: 'refuse' })
   /** A hypothesis (button or sentence) the transition rules do not let the session test yet. */
@@ -101,6 +114,8 @@ export type Decision =
   | (Gated & { kind: 'memory' })
   | (Gated & { kind: 'inspect' })
   | (Gated & { kind: 'change'; answer: PlanAnswer })
+  /** A change in RESOLVING that is no step of the approved plan: refused with the plan's changes, never a panic. */
+  | (Gated & { kind: 'off-plan'; answer: PlanAnswer })
   | (Gated & {
       kind: 'hypothesis';
       hypothesis?: Hypothesis;
@@ -114,6 +129,8 @@ export type Decision =
   | (Gated & { kind: 'handoff'; domain: Domain })
   | (Gated & { kind: 'handoff-limit'; domain: string })
   | (Gated & { kind: 'handoff-which' })
+  /** A specialist asked for while a proposal is open: the buttons above answer it. */
+  | (Gated & { kind: 'handoff-open'; domain: string })
   /** Chat addressed to calmops (a mention, a button): where the session stands and what to do next. */
   | (Gated & { kind: 'guide'; text: string })
   /** People talking to each other in the thread. */
@@ -182,23 +199,66 @@ function relatedDomains(envelope: TriageEnvelope | undefined, workflow: Workflow
   return [...domains] as Domain[];
 }
 
+function approvedPlanOf(plan: LoadedPlan): ApprovedPlan {
+  return {
+    id: plan.id,
+    ...(plan.title ? { title: plan.title } : {}),
+    ...(plan.approvedBy ? { approvedBy: plan.approvedBy } : {}),
+    steps: plan.steps.map((s) => ({
+      id: s.id,
+      command: s.command,
+      mode: s.mode,
+      description: s.description,
+      safety: s.safety,
+      ...(s.rollback ? { rollback: s.rollback } : {}),
+    })),
+  };
+}
+
+/** Whether the steps a plan step needs were answered before it. */
+function needsDone(plan: LoadedPlan, stepIndex: number, progress: PlanProgress | undefined): boolean {
+  const completed = progress?.planId === plan.id ? progress.completed : [];
+  const step = plan.steps[stepIndex];
+  return (step?.needs ?? []).every((id) => completed.includes(plan.steps.findIndex((s) => s.id === id)));
+}
+
 function followedOf(
+  session: SessionRecord,
   request: UserRequest,
   context: DecideContext,
   workflow: WorkflowRecord,
-): { followed: Followed; guidance: RequestGuidance } {
-  const planStep =
+): { followed: Followed; guidance: RequestGuidance; planAnswer?: PlanAnswer } {
+  const progress = (workflow.planProgress ?? undefined) as PlanProgress | undefined;
+  let planStep =
     context.plan && request.source === 'command' && ['read', 'write', 'dangerous'].includes(request.kind)
-      ? planStepOf(context.plan, request.raw, (workflow.planProgress ?? undefined) as PlanProgress | undefined)
+      ? planStepOf(context.plan, request.raw, progress)
       : undefined;
+  // In RESOLVING a change is one of the plan's steps, typed or said ("restart it"), or it is refused.
+  let planAnswer: PlanAnswer | undefined;
+  if (context.plan && session.state === 'RESOLVING' && isChangeRequest(request)) {
+    planAnswer = answerFromPlan(request, approvedPlanOf(context.plan), planStep ? { stepId: planStep.stepId } : {});
+    if (planAnswer.matched && !planStep) {
+      const stepId = planAnswer.step.id;
+      const stepIndex = context.plan.steps.findIndex((s) => s.id === stepId);
+      planStep = { stepIndex, stepId, inOrder: needsDone(context.plan, stepIndex, progress) };
+    }
+  }
+  // Under an override that names its change, that change (or a plan step) is what may be asked for.
+  const override = workflow.override;
+  if (override?.change && isOverrideActive(override, context.now) && isChangeRequest(request)) {
+    planAnswer = answerUnderOverride(request, override, planAnswer);
+  }
+  const outOfPlan = planAnswer !== undefined && !planAnswer.matched;
   const guided = isSuggested(request, context.envelope, workflow);
   return {
-    followed: { guided, ...(planStep ? { planStep } : {}) },
+    followed: { guided, ...(planStep ? { planStep } : {}), ...(outOfPlan ? { outOfPlan } : {}) },
     guidance: {
       suggested: guided,
       ...(planStep ? { planStep: { stepIndex: planStep.stepIndex, inOrder: planStep.inOrder } } : {}),
+      ...(outOfPlan ? { outOfPlan } : {}),
       relatedDomains: relatedDomains(context.envelope, workflow),
     },
+    ...(planAnswer ? { planAnswer } : {}),
   };
 }
 
@@ -209,8 +269,21 @@ export function recordedRequests(workflow: WorkflowRecord): RecordedRequest[] {
     at: r.at,
     ...(r.guided ? { guided: true } : {}),
     ...(r.planStep !== undefined ? { planStep: r.planStep } : {}),
+    ...(r.outOfPlan ? { outOfPlan: true } : {}),
   }));
 }
+
+/**
+ * Where a session stands, said without presuming what the person asked for: ADR-005's "… before making changes"
+ * answers a change, and stays with the gate's refusal of one.
+ */
+const STANDING: Readonly<Record<SessionRecord['state'], string>> = {
+  GATHERING: 'The session is gathering evidence about what is happening.',
+  ANALYZING: 'The session is comparing the evidence with past incidents.',
+  HYPOTHESIZING: 'The session is forming a theory about the cause.',
+  TESTING: 'The session is testing a theory with targeted reads.',
+  RESOLVING: STATE_MACHINE.RESOLVING.guidance,
+};
 
 /** Where the session stands, in one line a person can act on. */
 export function guidanceText(session: SessionRecord, workflow: WorkflowRecord): string {
@@ -219,7 +292,7 @@ export function guidanceText(session: SessionRecord, workflow: WorkflowRecord): 
   const evidence = figure
     ? ` Evidence ${Math.round(figure.value * 100)}% (needs ${Math.round(figure.threshold * 100)}%).`
     : '';
-  return `${STATE_MACHINE[session.state].guidance}${gaps.length > 0 ? ` Still needed: ${formatMissing(gaps)}.` : ''}${evidence}`;
+  return `${STANDING[session.state]}${gaps.length > 0 ? ` Still needed: ${formatMissing(gaps)}.` : ''}${evidence}`;
 }
 
 function readSpecOf(target: NonNullable<QuestionAnswer['read']>): ReadSpec | undefined {
@@ -373,6 +446,18 @@ export function decide(
   const parsed = ActionSchema.safeParse(message.data?.['action']);
   const action = parsed.success ? parsed.data : undefined;
   if (action?.type === 'break-glass') return { kind: 'break-glass', requestId: action.requestId };
+  if (action?.type === 'handoff') {
+    const open = workflow.pendingHandoff;
+    if (open?.approvalId !== action.approvalId) {
+      return { kind: 'stale-hypothesis', text: 'That specialist proposal is no longer open; nothing was changed.' };
+    }
+    return {
+      kind: 'handoff-decided',
+      approve: action.decision === 'approve',
+      domain: open.domain as Domain,
+      approvalId: open.approvalId,
+    };
+  }
   if (CLOSE.test(message.text) && !action) return { kind: 'close' };
   if (action?.type === 'namespace') return { kind: 'locate', answer: { from: 'button', namespace: action.namespace } };
   if (session.namespace === '') return { kind: 'locate', answer: { from: 'message' } };
@@ -394,7 +479,9 @@ export function decide(
     request = classifyRequest(message.text);
   }
 
-  const { followed, guidance } = followedOf(request, context, workflow);
+  if (workflow.pendingHandoff && isChangeRequest(request))
+    return { kind: 'held', domain: workflow.pendingHandoff.domain };
+  const { followed, guidance, planAnswer } = followedOf(session, request, context, workflow);
   const gate = gateRequest(
     {
       state: session.state,
@@ -410,6 +497,7 @@ export function decide(
   );
   const base: Gated = { request, gate, followed };
   if (gate.code === 'BLOCKED_BY_PANIC' && gate.intervention) return { ...base, kind: 'panic' };
+  if (gate.code === 'CHANGE_OUT_OF_PLAN' && planAnswer) return { ...base, kind: 'off-plan', answer: planAnswer };
   if (!gate.allowed) return { ...base, kind: 'refuse' };
 
   switch (gate.code) {
@@ -418,22 +506,18 @@ export function decide(
     case 'INSPECT_ALLOWED':
       return { ...base, kind: 'inspect' };
     case 'CHANGE_ALLOWED': {
-      const plan: ApprovedPlan | undefined = context.plan
-        ? {
-            id: context.plan.id,
-            ...(context.plan.title ? { title: context.plan.title } : {}),
-            ...(context.plan.approvedBy ? { approvedBy: context.plan.approvedBy } : {}),
-            steps: context.plan.steps.map((s) => ({
-              id: s.id,
-              command: s.command,
-              mode: s.mode,
-              description: s.description,
-              safety: s.safety,
-              ...(s.rollback ? { rollback: s.rollback } : {}),
-            })),
-          }
-        : undefined;
-      const answer = answerFromPlan(request, plan, followed.planStep ? { stepId: followed.planStep.stepId } : {});
+      const fromPlan =
+        planAnswer ??
+        answerFromPlan(
+          request,
+          context.plan ? approvedPlanOf(context.plan) : undefined,
+          followed.planStep ? { stepId: followed.planStep.stepId } : {},
+        );
+      // Under a granted override the change it names is unlocked, plan or no plan.
+      const answer =
+        gate.overrideActive && workflow.override
+          ? answerUnderOverride(request, workflow.override, context.plan ? fromPlan : undefined)
+          : fromPlan;
       return { ...base, kind: 'change', answer };
     }
     case 'HYPOTHESIS_RECORDED':
@@ -454,6 +538,7 @@ export function decide(
       return { ...base, kind: 'break-glass-form' };
     case 'HANDOFF_PROPOSED': {
       const domain = request.handoffDomain;
+      if (workflow.pendingHandoff) return { ...base, kind: 'handoff-open', domain: workflow.pendingHandoff.domain };
       if (session.handoffCount >= context.maxHandoffs) {
         return { ...base, kind: 'handoff-limit', domain: domain ?? 'requested' };
       }

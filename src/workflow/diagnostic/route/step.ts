@@ -6,6 +6,7 @@ import { SessionIdSchema } from '../../common.js';
 import type { WorkflowDeps } from '../../deps.js';
 import { addEvidence, rulesOf, stateEnteredAt } from '../../progress.js';
 import { readScopeFor } from '../../read-scope.js';
+import { lapseExpiredProposal } from '../handoff-steps.js';
 import { MAX_HANDOFFS } from '../session-steps.js';
 import { answer, type RouteContext, type RouteResult } from './answers.js';
 import { consume, finishInput } from './consume.js';
@@ -53,6 +54,7 @@ async function loadPlan(deps: WorkflowDeps, sessionId: string, planId: string | 
 }
 
 async function routeMessage(deps: WorkflowDeps, sessionId: string, message: InboxMessage): Promise<RouteResult> {
+  await lapseExpiredProposal(deps, sessionId);
   let now = deps.now();
   const rules = rulesOf(deps);
   let session = await deps.store.sessions.getRequired(sessionId);

@@ -1,0 +1,63 @@
+import type { KubeObject } from '../cluster/types.js';
+import type { ResourceRef } from '../triage/findings.js';
+
+/** Small readers of raw API objects the specialist analyzers share. */
+
+export function refOf(o: KubeObject, kind = o.kind ?? 'Object'): ResourceRef {
+  return { kind, name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) };
+}
+
+export function isReady(pod: KubeObject): boolean {
+  const conditions = (pod.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
+  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** The Deployment (through its ReplicaSet), StatefulSet, DaemonSet or Job a pod belongs to, by name convention. */
+export function workloadOf(pod: KubeObject): ResourceRef | undefined {
+  const owner = pod.metadata.ownerReferences?.find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
+  if (!owner) return undefined;
+  const namespace = pod.metadata.namespace;
+  if (owner.kind === 'ReplicaSet') {
+    const name = owner.name.replace(/-[a-z0-9]{5,10}$/, '');
+    return { kind: 'Deployment', name, ...(namespace ? { namespace } : {}) };
+  }
+  return { kind: owner.kind, name: owner.name, ...(namespace ? { namespace } : {}) };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: raw API JSON, as KubeObject's spec and status; readers narrow it
+export type RawObject = Record<string, any>;
+
+export interface ContainerState {
+  name: string;
+  restartCount: number;
+  ready: boolean;
+  lastTerminated?: { reason?: string; exitCode?: number };
+  waitingReason?: string;
+}
+
+export function containerStates(pod: KubeObject): ContainerState[] {
+  const statuses = (pod.status?.containerStatuses ?? []) as RawObject[];
+  return statuses.map((s) => ({
+    name: String(s['name'] ?? ''),
+    restartCount: Number(s['restartCount'] ?? 0),
+    ready: s['ready'] === true,
+    ...(s['lastState']?.terminated
+      ? { lastTerminated: { reason: s['lastState'].terminated.reason, exitCode: s['lastState'].terminated.exitCode } }
+      : {}),
+    ...(s['state']?.waiting?.reason ? { waitingReason: String(s['state'].waiting.reason) } : {}),
+  }));
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export function names(items: readonly string[], max = 4): string {
+  const shown = items.slice(0, max).join(', ');
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}
+
+export function clip(text: string, max = 300): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+}
