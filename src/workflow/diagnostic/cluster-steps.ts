@@ -10,7 +10,7 @@ import { ANALYZERS } from '../../triage/analyzers/index.js';
 import { runTriage, type TriageLogger } from '../../triage/engine.js';
 import type { TriageEnvelope } from '../../triage/envelope.js';
 import { AmbiguousNamespaceError, InvalidNamespaceError } from '../../triage/errors.js';
-import { DomainSchema, type Finding, } from '../../triage/findings.js';
+import { DomainSchema, type Finding } from '../../triage/findings.js';
 import { SWEEP_INTENT } from '../../triage/routing.js';
 import type { TemplateRegistry } from '../../triage/template-registry.js';
 import { type ReadResult, runRead } from '../reads.js';
