@@ -1,12 +1,5 @@
-import {
-  ClusterReadError,
-  type ClusterReader,
-  type GetQuery,
-  type KubeObject,
-  type ListQuery,
-  type LogQuery,
-} from '../cluster/types.js';
-import { isClusterScoped } from '../diagnosis/kinds.js';
+import { scopeReader } from '../cluster/scoped-reader.js';
+import type { ClusterReader } from '../cluster/types.js';
 import { CLUSTER_SCOPED_READABLE, checkReadScope, type ReadScope } from '../workflow/read-scope.js';
 
 /**
@@ -74,36 +67,13 @@ export function namespaceAllowed(namespace: string, scope: NamespaceScope): Scop
   return judgeRead({ verb: 'list', kind: 'pods', namespace }, scope);
 }
 
-function refused(reason: string): ClusterReadError {
-  return new ClusterReadError(reason, 'refused-by-policy');
-}
-
 /**
- * The reader a triage runs through under a scope. A read in a named namespace outside it is refused before it leaves
- * the process, and the triage records it as a `refused-by-policy` gap. A list across all namespaces keeps the
- * identity's reach, as a triage started in Slack does: it is how the triage finds the namespace a request's words
- * point at and checks the cluster's own components (CoreDNS, ingress controllers), and filtering it to the scope
- * would make a controller that runs elsewhere look absent.
+ * The reader a triage, a read or a snapshot runs through under the server's scope: the cluster's own scope
+ * (`cluster/scoped-reader.ts`), the boundary a channel's sessions have. Under a list, a read in another namespace is
+ * refused before it leaves the process (a `refused-by-policy` gap in a triage) and a list across namespaces becomes
+ * one list per allowed namespace. Under `*` the reader keeps the identity's reach, as the CLI does with a person's
+ * own kubeconfig; the read tool still refuses `-A`.
  */
 export function scopedReader(reader: ClusterReader, scope: NamespaceScope): ClusterReader {
-  if (scope.kind === 'all') return reader;
-  const check = (kind: string, namespace: string | undefined) => {
-    if (isClusterScoped(kind) || namespace === undefined || scope.namespaces.includes(namespace)) return;
-    const verdict = judgeRead({ verb: 'list', kind, namespace }, scope);
-    if (!verdict.allowed) throw refused(verdict.reason);
-  };
-  return {
-    async list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]> {
-      check(query.kind, query.namespace);
-      return reader.list(query, signal);
-    },
-    async get(query: GetQuery, signal?: AbortSignal): Promise<KubeObject> {
-      check(query.kind, query.namespace);
-      return reader.get(query, signal);
-    },
-    async logs(query: LogQuery, signal?: AbortSignal): Promise<string> {
-      check('pods', query.namespace);
-      return reader.logs(query, signal);
-    },
-  };
+  return scope.kind === 'all' ? reader : scopeReader(reader, { namespaces: scope.namespaces });
 }

@@ -60,7 +60,7 @@ const ReadReplySchema = z.object({
   title: z.string().describe('the read as it was run'),
   outcome: z.enum(['ok', 'empty', 'failed']),
   summary: z.string(),
-  lines: z.array(z.string()).describe('one line per object, or the log lines, redacted and clipped'),
+  lines: z.array(z.string()).describe('what kubectl prints, line by line, pipes applied and redacted'),
 });
 
 const SnapshotResultSchema = z.object({
@@ -153,8 +153,9 @@ export function createMcpServer(context: McpServerContext): McpServer {
     {
       title: 'Run one read',
       description:
-        'One kubectl-style read, as calmops runs it in an incident thread: get, describe, logs or events, e.g. ' +
-        '"kubectl get pods -n shop", "kubectl logs deploy/web --previous", "kubectl get events". Writes, exec, ' +
+        'One kubectl read, answered as kubectl prints it, as calmops runs it in an incident thread: get, describe, ' +
+        'logs, events or top, with -o wide|yaml|json|jsonpath|custom-columns, selectors and pipes such as "| grep", e.g. ' +
+        '"kubectl get pods -n shop -o wide", "kubectl logs deploy/web --previous", "kubectl get events". Writes, exec, ' +
         `compound commands and Secrets are refused; output is redacted. Reads ${describeScope(context.scope)}.`,
       inputSchema: {
         command: z.string().min(1).max(1000).describe('the kubectl (or oc) command line; "kubectl" may be left out'),

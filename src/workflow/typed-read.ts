@@ -52,7 +52,8 @@ export function typedCommandLine(text: string): string | undefined {
   return lines.length === 1 ? lines[0] : undefined;
 }
 
-function kindsOf(read: TypedRead): string[] {
+/** The kinds a typed read reads (its resources, pods for logs, events for events). */
+export function kindsOf(read: TypedRead): string[] {
   const target = read.target;
   switch (target.verb) {
     case 'get':

@@ -90,7 +90,16 @@ describe('calmops mcp with a kubeconfig and a channel policy', () => {
         .trim()
         .split('\n')
         .map((line) => line.slice(line.indexOf('/') + 1));
-      expect(reply.lines.map((line) => line.split(' ')[0]).sort(), command).toEqual(names.sort());
+      // The same table kubectl prints: its header, then one row per object kubectl lists.
+      const printed = (await kubectl(...command.split(' ').slice(1))).trimEnd().split('\n');
+      expect(reply.lines[0], command).toBe(printed[0]);
+      expect(
+        reply.lines
+          .slice(1)
+          .map((line) => line.split(' ')[0])
+          .sort(),
+        command,
+      ).toEqual(names.sort());
     }
   });
 });

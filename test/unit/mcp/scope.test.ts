@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClusterReadError, type ClusterReader, type KubeObject, type ListQuery } from '../../../src/cluster/types.js';
+import type { ClusterReader, KubeObject, ListQuery } from '../../../src/cluster/types.js';
 import { judgeRead, type NamespaceScope, scopedReader } from '../../../src/mcp/scope.js';
 
 /** A reader that answers every list with one pod per namespace asked for, and records what was asked. */
@@ -24,12 +24,15 @@ function recordingReader(): { reader: ClusterReader; asked: ListQuery[] } {
 const shopAndPayments: NamespaceScope = { kind: 'list', namespaces: ['shop', 'payments'] };
 
 describe("the MCP server's namespace scope", () => {
-  it("keeps the identity's reach for lists across namespaces, so a controller elsewhere is not made to look absent", async () => {
+  it('turns a list across namespaces into one list per namespace of the scope, as a channel does', async () => {
     const { reader, asked } = recordingReader();
     const scoped = scopedReader(reader, shopAndPayments);
     const pods = await scoped.list({ kind: 'pods', labelSelector: 'k8s-app=kube-dns' });
-    expect(asked).toEqual([{ kind: 'pods', labelSelector: 'k8s-app=kube-dns' }]);
-    expect(pods.some((p) => p.metadata.namespace === 'kube-system')).toBe(true);
+    expect(asked).toEqual([
+      { kind: 'pods', labelSelector: 'k8s-app=kube-dns', namespace: 'shop' },
+      { kind: 'pods', labelSelector: 'k8s-app=kube-dns', namespace: 'payments' },
+    ]);
+    expect(pods.some((p) => p.metadata.namespace === 'kube-system')).toBe(false);
     expect(await scoped.list({ kind: 'pods', namespace: 'shop' })).toHaveLength(2);
   });
 
@@ -37,13 +40,12 @@ describe("the MCP server's namespace scope", () => {
     const { reader, asked } = recordingReader();
     const scoped = scopedReader(reader, shopAndPayments);
     const refused = scoped.get({ kind: 'configmaps', namespace: 'kube-system', name: 'coredns' });
-    await expect(refused).rejects.toBeInstanceOf(ClusterReadError);
     await expect(refused).rejects.toMatchObject({ reason: 'refused-by-policy' });
     await expect(scoped.logs({ namespace: 'kube-system', pod: 'coredns-1' })).rejects.toMatchObject({
       reason: 'refused-by-policy',
     });
     await expect(scoped.list({ kind: 'pods', namespace: 'kube-system' })).rejects.toThrow(
-      'namespace "kube-system" is outside this server\'s scope; it reads namespaces shop, payments',
+      /would have read pods in namespace kube-system, but namespace kube-system .* is outside .* \(shop, payments\); it was not read/,
     );
     expect(asked).toEqual([]);
   });
