@@ -520,7 +520,8 @@ async function describeNode(ctx: DescribeContext, node: KubeObject): Promise<str
     w.write(1, `RenewTime:\t${lease.spec?.renewTime ? rfc1123z(lease.spec.renewTime) : '<unset>'}\n`);
   } catch (error) {
     if (!(error instanceof ClusterReadError)) throw error;
-    w.write(0, `Lease:\tFailed to get lease: leases.coordination.k8s.io "${node.metadata.name}" not found\n`);
+    const why = error.reason === 'not-found' ? 'not found' : error.message;
+    w.write(0, `Lease:\tFailed to get lease: leases.coordination.k8s.io "${node.metadata.name}" ${why}\n`);
   }
   const conditions = list(n.status?.conditions);
   if (conditions.length > 0) {

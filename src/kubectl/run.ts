@@ -3,6 +3,7 @@ import {
   ClusterReadError,
   type ClusterReader,
   type KubeObject,
+  ReadOnlyViolationError,
   type ResourceKind,
   type ServerTable,
 } from '../cluster/types.js';
@@ -527,8 +528,37 @@ function goDuration(ms: number): string {
   return `${hours > 0 ? `${hours}h` : ''}${hours > 0 || minutes > 0 ? `${minutes}m` : ''}${seconds}s`;
 }
 
+/**
+ * A read the scope or the guard refuses is, for what kubectl prints, a read that failed: the rest of the answer is
+ * printed (a node's description without its Lease, the other objects of a list) and the refusal says why, as kubectl
+ * goes on past a Forbidden.
+ */
+function refusalsAsFailedReads(reader: ClusterReader): ClusterReader {
+  const failed = (error: unknown): never => {
+    if (error instanceof ReadOnlyViolationError) {
+      throw new ClusterReadError(error.message, 'refused-by-policy', undefined, { cause: error });
+    }
+    throw error;
+  };
+  const wrapped: ClusterReader = {
+    list: (query, signal) => reader.list(query, signal).catch(failed),
+    get: (query, signal) => reader.get(query, signal).catch(failed),
+    logs: (query, signal) => reader.logs(query, signal).catch(failed),
+  };
+  if (reader.table) {
+    const table = reader.table.bind(reader);
+    wrapped.table = (query, signal) => table(query, signal).catch(failed);
+  }
+  if (reader.metrics) {
+    const metrics = reader.metrics.bind(reader);
+    wrapped.metrics = (query, signal) => metrics(query, signal).catch(failed);
+  }
+  return wrapped;
+}
+
 /** Runs one parsed read and prints it as kubectl would. */
-export async function runKubectl(read: TypedRead, ctx: RunContext): Promise<KubectlOutput> {
+export async function runKubectl(read: TypedRead, given: RunContext): Promise<KubectlOutput> {
+  const ctx = { ...given, reader: refusalsAsFailedReads(given.reader) };
   try {
     switch (read.target.verb) {
       case 'get':

@@ -137,7 +137,9 @@ describe('the MCP tools pane', () => {
     const result = page.locator('[data-mcp-result]');
     await expect
       .poll(() => result.locator('.mcp-text').textContent(), { timeout: WAIT })
-      .toMatch(/^kubectl get pvc -n ml-team: 2 persistentvolumeclaims\nnotebooks Bound .*\ntraining-cache Pending /);
+      .toMatch(
+        /^kubectl get pvc -n ml-team: 3 line\(s\)\nNAME +STATUS +VOLUME .*\nnotebooks +Bound .*\ntraining-cache +Pending /,
+      );
 
     await page.selectOption('#mcp-tool', 'triage');
     expect(await page.inputValue('#mcp-args')).toContain('the order worker keeps crashing in orders');

@@ -219,6 +219,25 @@ describe.skipIf(!kubectlFound)('typed reads answered as kubectl prints them', ()
     expect(refused.map((r) => `${r.command}: ${r.detail}`)).toEqual([]);
     expect(different.map((d) => `[${d.cluster}] ${d.command}: ${d.detail}`)).toEqual([]);
   }, 600_000);
+
+  it('describes nodes under a channel scope that leaves out kube-node-lease, saying the Lease was not read', async () => {
+    const demo = clusters.find((c) => c.name === 'demo');
+    if (!demo) throw new Error('the demo cluster is not served');
+    const reader = createClusterReader({ kubeconfig: { file: demo.kubeconfig }, scope: { namespaces: ['payments'] } });
+    const answer = await answerTypedRead("kubectl describe nodes | grep -A 8 'Allocated resources'", {
+      reader,
+      namespace: 'payments',
+    });
+    expect(answer?.outcome).toBe('ok');
+    expect(answer && 'text' in answer ? answer.text : '').toMatch(/Allocated resources:\n/);
+    const whole = await answerTypedRead('kubectl describe nodes', { reader, namespace: 'payments' });
+    const text = whole && 'text' in whole ? whole.text : '';
+    const nodes = demo.objects.filter((o) => o.kind === 'Node');
+    expect(text.match(/^Name: /gm)?.length).toBe(nodes.length);
+    expect(text).toMatch(
+      /^Lease:\s+Failed to get lease: leases\.coordination\.k8s\.io ".+" refused before sending: calmops would have read Lease/m,
+    );
+  });
 });
 
 function firstDifference(expected: string, got: string): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../../local/slack/index.js';
 import { defaultLocalPolicy } from '../../../local/stack.js';
+import { RESOURCES } from '../../../src/cluster/resources.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { createStore } from '../../../src/store/index.js';
 import { useSlackOnStack } from '../../support/slack-local-stack.js';
@@ -95,22 +96,17 @@ describe('a channel’s namespaces bound everything its sessions read', () => {
       .requests()
       .filter((r) => r.namespace !== undefined && r.namespace !== 'orders')
       .map((r) => `${r.resource}@${r.namespace}`);
+  // Lists of objects that belong to no namespace are no tenant's: nodes, classes, webhooks, cluster RBAC, node metrics.
+  const CLUSTER_SCOPED = new Set([
+    ...Object.values(RESOURCES)
+      .filter((r) => !r.namespaced)
+      .map((r) => r.plural),
+    'nodes.metrics.k8s.io',
+  ]);
   const allNamespaceLists = () =>
     kube()
       .requests()
-      .filter(
-        (r) =>
-          r.namespace === undefined &&
-          ![
-            'nodes',
-            'namespaces',
-            'persistentvolumes',
-            'storageclasses',
-            'ingressclasses',
-            'csidrivers',
-            'volumeattachments',
-          ].includes(r.resource ?? ''),
-      )
+      .filter((r) => r.namespace === undefined && !CLUSTER_SCOPED.has(r.resource ?? ''))
       .map((r) => String(r.resource));
 
   it('starts no session in a namespace outside the channel, and says so to the person who asked', async () => {

@@ -69,7 +69,7 @@ describe('plans written with the cluster’s names', () => {
     const plan = await synthesized(ordersInput());
     expect(plan.steps.map((s) => s.command)).toEqual([
       'kubectl logs order-worker-69b7c4d8f5-fk2lp -n orders -c order-worker --previous --tail=100',
-      'kubectl set env deployment/order-worker -n orders -c order-worker --list',
+      `kubectl get deployment order-worker -n orders -o jsonpath='{.spec.template.spec.containers[?(@.name=="order-worker")].env}'`,
       'kubectl set env deployment/order-worker -n orders -c order-worker DATABASE_URL=<correct-value>',
       'kubectl rollout status deployment/order-worker -n orders --timeout=5m',
     ]);
