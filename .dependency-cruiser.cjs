@@ -1,7 +1,7 @@
 /**
- * Import rules for the whole codebase, checked by `npm run lint`. Shipped code (src/, functions/) never reaches
- * into the local stand-ins or the tests, benchmarks never reach into the tests, the domain folders never import the
- * composition roots in src/app/, and no module imports itself back through others.
+ * Import rules for the whole codebase, checked by `npm run lint`. Shipped code (src/, functions/, bin/ and build/)
+ * never reaches into the local stand-ins, the tests or the deployment, benchmarks never reach into the tests, the
+ * domain folders never import the composition roots in src/app/, and no module imports itself back through others.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -16,9 +16,20 @@ module.exports = {
     {
       name: 'shipped-code-not-from-local',
       severity: 'error',
-      comment: 'local/ holds the stand-ins for AWS, Slack and clusters; what ships must not depend on them.',
-      from: { path: '^(src|functions)/' },
+      comment:
+        'local/ holds the stand-ins for AWS, Slack and clusters; what ships (the functions, and the calmops command ' +
+        'with the bundler and loader it runs from) must not depend on them.',
+      from: { path: '^(src|functions|bin|build)/' },
       to: { path: '^local/' },
+    },
+    {
+      name: 'shipped-code-not-from-cdk',
+      severity: 'error',
+      comment:
+        'cdk/ deploys what src/ builds and copies files out of it (the EKS token helper, the templates); an import ' +
+        'the other way would tie the product to its deployment and close a loop between the two folders.',
+      from: { path: '^(src|functions|bin|build)/' },
+      to: { path: '^cdk/' },
     },
     {
       name: 'domain-not-from-app',
@@ -45,7 +56,7 @@ module.exports = {
       name: 'no-tests-in-product',
       severity: 'error',
       comment: 'Test and benchmark code is not part of the product.',
-      from: { path: '^(src|functions|cdk|local)/' },
+      from: { path: '^(src|functions|bin|build|cdk|local)/' },
       to: { path: '^(test|bench)/' },
     },
     {

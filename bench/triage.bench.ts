@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cliEntry } from '../local/cli-bundle.mjs';
+import { cliEntry } from '../build/cli-bundle.mjs';
 import { createClusterReader } from '../src/cluster/reader.js';
 import { formatSnapshot, loadSnapshotFiles, snapshotNow } from '../src/cluster/snapshot.js';
 import type { KubeObject } from '../src/cluster/types.js';

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// The installed `calmops` command. It runs from a bundle of the command line (local/cli-bundle.mjs), made by the
+// The installed `calmops` command. It runs from a bundle of the command line (build/cli-bundle.mjs), made by the
 // package's prepare script and made again here when a source has changed since; with no esbuild installed (a
 // production install) the bundle there is is used as it is. The bundle's files are compiled with their code cache
-// (local/compiled-script.mjs).
+// (build/compiled-script.mjs).
 
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
-import { describeBuildError } from '../local/bundle.mjs';
-import { cliEntry, cliLocation, commandFile } from '../local/cli-bundle.mjs';
-import { requireCompiled } from '../local/compiled-script.mjs';
+import { describeBuildError } from '../build/bundle.mjs';
+import { cliEntry, cliLocation, commandFile } from '../build/cli-bundle.mjs';
+import { requireCompiled } from '../build/compiled-script.mjs';
 
 // Node 22.1 and later can keep the compiled code of these ES modules on disk too.
 module.enableCompileCache?.(join(cliLocation.cacheDir, 'compiled'));

@@ -64,7 +64,7 @@ export const FUNCTION_ENTRIES = {
 export type FunctionName = keyof typeof FUNCTION_ENTRIES;
 
 /** Shipped in the cluster-reader bundle: the EKS token helper a kubeconfig's exec plugin runs (see docs/deploy.md). */
-export const EKS_TOKEN_SCRIPT = 'cdk/kubernetes/eks-token.mjs';
+export const EKS_TOKEN_SCRIPT = 'src/cluster/eks-token.mjs';
 
 export { TABLE_ACCESS } from './table-access.js';
 

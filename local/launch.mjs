@@ -1,10 +1,10 @@
 // @ts-check
 // `npm start`, and with `--prepare` the package's prepare script (run by `npm install`), which also builds the
-// `calmops` command's bundle. See bundle.mjs for why both run from a bundle.
+// `calmops` command's bundle. See build/bundle.mjs for why both run from a bundle.
 
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cliEntry } from './cli-bundle.mjs';
+import { cliEntry } from '../build/cli-bundle.mjs';
 import { buildBundle, bundleFile, bundleIsFresh, describeBuildError } from './start-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

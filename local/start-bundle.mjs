@@ -1,16 +1,16 @@
 // @ts-check
 // How `npm start` gets the stack into memory quickly: `local/start.ts` and everything it imports, bundled into one
-// file by bundle.mjs (which explains why, and when a bundle is rebuilt).
+// file by build/bundle.mjs (which explains why, and when a bundle is rebuilt).
 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as bundles from './bundle.mjs';
+import * as bundles from '../build/bundle.mjs';
 
-export { describeBuildError, trackedFile } from './bundle.mjs';
+export { describeBuildError, trackedFile } from '../build/bundle.mjs';
 
-/** @typedef {import('./bundle.mjs').BundleLocation} BundleLocation */
+/** @typedef {import('../build/bundle.mjs').BundleLocation} BundleLocation */
 
-/** @type {import('./bundle.mjs').BundleTarget} */
+/** @type {import('../build/bundle.mjs').BundleTarget} */
 const START = {
   name: 'start',
   layout: 'file',

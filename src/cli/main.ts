@@ -55,7 +55,7 @@ export type CommandLoader = (name: string) => Promise<CommandModule | undefined>
 
 /**
  * The extension of the command modules beside this one: the command-line bundle's are CommonJS files
- * (local/cli-bundle.mjs defines this), the sources' are modules. Undeclared when running from sources.
+ * (build/cli-bundle.mjs defines this), the sources' are modules. Undeclared when running from sources.
  */
 declare const CALMOPS_COMMAND_EXTENSION: string | undefined;
 const COMMAND_EXTENSION = typeof CALMOPS_COMMAND_EXTENSION !== 'undefined' ? CALMOPS_COMMAND_EXTENSION : '.js';

@@ -1,4 +1,4 @@
-import { eksToken, presignGetCallerIdentity } from '../../cdk/kubernetes/eks-token.mjs';
+import { eksToken, presignGetCallerIdentity } from './eks-token.mjs';
 import type { EksTokenSource } from './kubeconfig.js';
 
 /**

@@ -39,7 +39,7 @@ export function defaultSnapshotCacheDir(env: NodeJS.ProcessEnv = process.env): s
 }
 
 /**
- * The parser's fingerprint as the command-line bundle was built with it (local/cli-bundle.mjs defines it, from
+ * The parser's fingerprint as the command-line bundle was built with it (build/cli-bundle.mjs defines it, from
  * `parserFingerprint` run at build time), so that a replay does not read and hash the parser's sources again on every
  * run. Undeclared when running from sources.
  */

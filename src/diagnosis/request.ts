@@ -15,7 +15,6 @@ export const REQUEST_KINDS = [
   'chat',
 ] as const;
 export const RequestKindSchema = z.enum(REQUEST_KINDS);
-export type RequestKind = z.infer<typeof RequestKindSchema>;
 
 export const RequestTargetSchema = z.object({
   /** Canonical lowercase plural (`pods`, `persistentvolumeclaims`), or the word used for unknown kinds. */

@@ -98,7 +98,6 @@ export const PolicyFileSchema = z.strictObject({
   /** Where alerts open sessions. Omit it and calmops accepts no alerts. */
   alerts: AlertsPolicySchema.optional(),
 });
-export type PolicyFile = z.input<typeof PolicyFileSchema>;
 
 /** Who approves (or who is senior): a user group's members, listed users, or both. At least one is set. */
 export interface Deciders {
@@ -453,8 +452,6 @@ export async function checkBreakGlass(
   }
   return ALLOWED;
 }
-
-export type ApprovalKind = 'handoff' | 'plan-review' | 'break-glass' | 'postmortem';
 
 /** The facts about an approval the policy judges by; the store's approval `data` carries them. */
 export interface ApprovalFacts {

@@ -212,7 +212,6 @@ export const PlanRevisionSchema = z
     refusedNames: z.array(z.string().max(300)).max(10).optional(),
   })
   .strict();
-export type PlanRevision = z.infer<typeof PlanRevisionSchema>;
 
 export const RemediationPlanSchema = z
   .object({

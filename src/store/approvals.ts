@@ -16,7 +16,6 @@ import { GSI1, gsi1, IsoTimestampSchema, KeyPartSchema, keys, toEpochSeconds, to
 import { TaskTokenSchema } from './waits.js';
 
 export const ApprovalStatusSchema = z.enum(['pending', 'approved', 'rejected', 'expired', 'cancelled']);
-export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
 export const ApprovalDecisionSchema = z.enum(['approved', 'rejected']);
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;

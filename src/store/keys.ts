@@ -74,7 +74,6 @@ export const SESSION_PK_PREFIX = 'SESSION#';
 export const TIMELINE_PREFIX = 'EVENT#';
 export const INBOX_PREFIX = 'INBOX#';
 export const FINDING_PREFIX = 'FINDING#';
-export const APPROVAL_DECIDER_PREFIX = 'DECIDER#';
 export const MEMORY_SK_PREFIX = 'MEMORY#';
 
 /** GSI1 partition values; each names one list the product shows. */

@@ -11,7 +11,6 @@ export const DiagnosticStateSchema = z.enum(DIAGNOSTIC_STATES);
 export type DiagnosticState = z.infer<typeof DiagnosticStateSchema>;
 
 export const SessionStatusSchema = z.enum(['open', 'resolved', 'closed']);
-export type SessionStatus = z.infer<typeof SessionStatusSchema>;
 
 /** One piece of evidence, summarized: raw reads stay out of the session to keep it small. */
 export const EvidenceItemSchema = z.object({
@@ -31,7 +30,6 @@ export const EvidenceSummarySchema = z.object({
   items: z.array(EvidenceItemSchema).max(200).default([]),
   findingCodes: z.array(z.string().max(64)).max(200).default([]),
 });
-export type EvidenceSummary = z.infer<typeof EvidenceSummarySchema>;
 
 export const HypothesisSchema = z.object({
   id: z.string().min(1).max(64),
@@ -50,7 +48,6 @@ export const SessionOverrideSchema = z.object({
   grantedAt: IsoTimestampSchema.optional(),
   justification: z.string().max(2000).optional(),
 });
-export type SessionOverride = z.infer<typeof SessionOverrideSchema>;
 
 export const SessionRecordSchema = z.object({
   id: KeyPartSchema,

@@ -47,7 +47,7 @@ export function defaultTemplatesDir(): string {
 }
 
 /**
- * The shipped templates as JSON, parsed and validated when the command-line bundle was built (local/cli-bundle.mjs
+ * The shipped templates as JSON, parsed and validated when the command-line bundle was built (build/cli-bundle.mjs
  * defines it), so that a command does not read and check the same YAML on every run. Undeclared when running from
  * sources.
  */

@@ -108,10 +108,6 @@ const EMOJI: Record<string, string> = {
   ticket: '🎫',
 };
 
-export function emojiFor(name: string): string | undefined {
-  return EMOJI[name];
-}
-
 /** Replaces `:shortcode:` with the emoji when it is known. */
 export function replaceEmoji(text: string): string {
   return text.replace(/:([a-z0-9_+-]+):/g, (whole, name: string) => EMOJI[name] ?? whole);

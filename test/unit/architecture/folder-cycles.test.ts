@@ -51,6 +51,49 @@ function buildFolderGraph(): FolderGraph {
   return graph;
 }
 
+const ROOT = resolve(SRC, '..');
+
+/** What is generated or installed rather than written: not scanned. */
+const NOT_SOURCES = new Set(['node_modules', 'cdk.out', 'artifacts', 'dist', 'public']);
+
+let scannedTopLevel: FolderGraph | undefined;
+
+/**
+ * The same graph one level up: the repository's top-level folders (src, functions, bin, build, cdk, local, test,
+ * bench, …), every code file in them scanned. src/ must not import cdk/ while cdk/ imports src/, and so on for every
+ * pair, however long the way round.
+ */
+function buildTopLevelGraph(): FolderGraph {
+  if (scannedTopLevel) return scannedTopLevel;
+  const graph: FolderGraph = new Map();
+  const topLevelOf = (absolute: string): string | undefined => {
+    const parts = relative(ROOT, absolute).split(sep);
+    return parts.length > 1 && parts[0] !== '..' ? parts[0] : undefined;
+  };
+  const codeFiles = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      if (entry.name.startsWith('.') || NOT_SOURCES.has(entry.name)) return [];
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return codeFiles(path);
+      return /\.[cm]?[jt]s$/.test(entry.name) ? [path] : [];
+    });
+  for (const absolute of codeFiles(ROOT)) {
+    const from = topLevelOf(absolute);
+    if (from === undefined) continue;
+    const { importedFiles } = ts.preProcessFile(readFileSync(absolute, 'utf8'), true, true);
+    for (const { fileName: specifier } of importedFiles) {
+      if (!specifier.startsWith('.')) continue;
+      const to = topLevelOf(resolve(dirname(absolute), specifier));
+      if (to === undefined || to === from) continue;
+      const targets = graph.get(from) ?? new Map<string, FolderEdge>();
+      if (!targets.has(to)) targets.set(to, { file: relative(ROOT, absolute).split(sep).join('/'), specifier });
+      graph.set(from, targets);
+    }
+  }
+  scannedTopLevel = graph;
+  return graph;
+}
+
 /** Strongly connected components (Tarjan): every folder cycle lies inside one component of two or more folders. */
 function components(graph: FolderGraph): string[][] {
   const index = new Map<string, number>();
@@ -198,6 +241,18 @@ describe('folder cycles', () => {
 
   it('has no folder of src/ that imports itself back through others', () => {
     expect(describeCycles(buildFolderGraph())).toEqual([]);
+  });
+
+  it('has no top-level folder that imports itself back through others (src and cdk, bin and local, …)', () => {
+    const graph = buildTopLevelGraph();
+    // Edges the scan must see, or the check would pass vacuously: the deployment bundles the functions, which call
+    // src/; npm start's launcher builds the command line's bundle; the tests import everything.
+    expect(graph.get('cdk')?.has('src')).toBe(true);
+    expect(graph.get('functions')?.has('src')).toBe(true);
+    expect(graph.get('local')?.has('build')).toBe(true);
+    expect(graph.get('bin')?.has('build')).toBe(true);
+    expect(graph.get('test')?.has('local')).toBe(true);
+    expect(describeCycles(graph)).toEqual([]);
   });
 
   it("draws the README's diagram from the real imports: each edge there is one no longer path implies", () => {

@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BundleTarget, buildBundle, bundleEntry, bundleIsFresh } from '../../../local/bundle.mjs';
-import { cliEntry, commandFile } from '../../../local/cli-bundle.mjs';
-import { codeCacheFile } from '../../../local/compiled-script.mjs';
+import { type BundleTarget, buildBundle, bundleEntry, bundleIsFresh } from '../../../build/bundle.mjs';
+import { cliEntry, commandFile } from '../../../build/cli-bundle.mjs';
+import { codeCacheFile } from '../../../build/compiled-script.mjs';
 import { main } from '../../../src/cli/main.js';
 import { parserFingerprint } from '../../../src/cluster/snapshot-cache.js';
 
 /**
- * The bundles of local/bundle.mjs: a directory of modules with one entry per command, rebuilt when a source or a
+ * The bundles of build/bundle.mjs: a directory of modules with one entry per command, rebuilt when a source or a
  * file it was built from changes; and the real command line built from this repository into a cache of its own.
  */
 
@@ -192,9 +192,9 @@ describe('the calmops command line bundle', () => {
         .sort(),
     );
     // As bin/calmops.js runs it.
-    const local = (file: string) => JSON.stringify(pathToFileURL(join(repository, 'local', file)).href);
-    const script = `import { requireCompiled } from ${local('compiled-script.mjs')};
-import { commandFile } from ${local('cli-bundle.mjs')};
+    const built = (file: string) => JSON.stringify(pathToFileURL(join(repository, 'build', file)).href);
+    const script = `import { requireCompiled } from ${built('compiled-script.mjs')};
+import { commandFile } from ${built('cli-bundle.mjs')};
 const entry = ${JSON.stringify(entry)};
 const { runCli } = requireCompiled(entry);
 await runCli(process.argv.slice(1), async (name) => requireCompiled(commandFile(entry, name)));`;

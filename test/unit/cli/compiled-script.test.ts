@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeCacheFile } from '../../../local/compiled-script.mjs';
+import { codeCacheFile } from '../../../build/compiled-script.mjs';
 import { type CalmopsRun, collectOutput } from '../../support/calmops-bin.js';
 
 /**
@@ -12,7 +12,7 @@ import { type CalmopsRun, collectOutput } from '../../support/calmops-bin.js';
  * appears after a run that succeeds, is used as it is afterwards, and is replaced when V8 refuses it.
  */
 
-const loader = pathToFileURL(fileURLToPath(new URL('../../../local/compiled-script.mjs', import.meta.url))).href;
+const loader = pathToFileURL(fileURLToPath(new URL('../../../build/compiled-script.mjs', import.meta.url))).href;
 let dir: string;
 let file: string;
 

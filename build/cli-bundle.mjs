@@ -16,7 +16,7 @@ import { buildBundle, bundleEntry, canBuild, freshEntry, keepModuleLocation, NOD
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** This checkout, with the cache directory every calmops cache shares (see cache-dir.ts). */
+/** This checkout, with the cache directory every calmops cache shares (see local/cache-dir.ts). */
 export const cliLocation = { root, cacheDir: join(root, 'node_modules', '.cache', 'calmops') };
 
 const COMMANDS_DIR = 'src/cli/commands';

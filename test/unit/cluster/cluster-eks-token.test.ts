@@ -3,9 +3,9 @@ import { createHash, createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { eksToken, execCredential, parseArgs, presignGetCallerIdentity } from '../../../cdk/kubernetes/eks-token.mjs';
+import { eksToken, execCredential, parseArgs, presignGetCallerIdentity } from '../../../src/cluster/eks-token.mjs';
 
-const SCRIPT = fileURLToPath(new URL('../../../cdk/kubernetes/eks-token.mjs', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../../src/cluster/eks-token.mjs', import.meta.url));
 // AWS's documented example credentials; not valid anywhere.
 const CREDENTIALS = {
   accessKeyId: 'AKIDEXAMPLE',

@@ -9,7 +9,8 @@
  *
  *   node eks-token.mjs --cluster-name NAME [--region REGION]
  *
- * The token is written to standard output only, for the Kubernetes client that started the process.
+ * The token is written to standard output only, for the Kubernetes client that started the process. The CDK stack
+ * copies this file into the cluster-reader bundle as it is; eks-token.ts signs with the same functions in-process.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { realpathSync } from 'node:fs';

@@ -4,8 +4,8 @@
 //
 // Loading calmops module by module costs seconds: thousands of small files (the Kubernetes client alone is over a
 // thousand), resolved and compiled one at a time, or through tsx's loader for our own TypeScript. So `npm start`
-// (start-bundle.mjs) and the `calmops` command (cli-bundle.mjs) each run from a bundle built once and imported from
-// the cache directory. A bundle is rebuilt only when a file it was built from has changed: the manifest beside it
+// (local/start-bundle.mjs) and the `calmops` command (cli-bundle.mjs) each run from a bundle built once and imported
+// from the cache directory. A bundle is rebuilt only when a file it was built from has changed: the manifest beside it
 // records the size and modification time of each of our sources, of each bundled package's package.json (an install
 // or upgrade rewrites it), of package-lock.json and of any other file the target names, so after the first run the
 // check is a few hundred stat calls. Files edited by hand inside node_modules are not noticed: delete the cache
@@ -48,7 +48,7 @@ export const REQUIRE_BANNER =
   "import { createRequire as __calmopsCreateRequire } from 'node:module'; const require = __calmopsCreateRequire(import.meta.url);";
 
 /**
- * How every local bundle is built: one ES module for Node 20, with the packages above left out.
+ * How every bundle is built: one ES module for Node 20, with the packages above left out.
  * @type {import('esbuild').BuildOptions}
  */
 export const NODE_ESM = {
