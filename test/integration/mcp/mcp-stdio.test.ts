@@ -100,6 +100,12 @@ describe('calmops mcp over stdio', () => {
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toMatch(/^kubectl get pods: \d+ line\(s\)\nNAME +READY +STATUS +RESTARTS +AGE\n/);
     expect(textOf(result)).toContain('Pending');
+    // Usage from the Metrics API, as kubectl top prints it.
+    const top = await mcp.call('read', { command: 'top pod', namespace: 'payments' });
+    expect(top.isError).toBeFalsy();
+    expect(textOf(top)).toMatch(
+      /^kubectl top pod: \d+ line\(s\)\nNAME +CPU\(cores\) +MEMORY\(bytes\) *\nledger-worker-/,
+    );
   });
 
   it('refuses a read outside its namespaces, and one across all of them, saying what it may read', async () => {
