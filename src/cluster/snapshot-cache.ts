@@ -131,8 +131,9 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined {
   const summary: unknown = JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`);
   const rest = summaryOf(summary);
   const lengths = (summary as { lengths?: unknown }).lengths;
-  // The heads are one JSON array as they stand: read in one parse, which is much quicker than one per line.
-  const heads: unknown = JSON.parse(`[${entryText(bytes.subarray(firstEnd + 1, headsEnd))}]`);
+  // The heads are one JSON array as they stand, brackets included (the `[` ending the first line, the `]` opening
+  // the objects' line): read in one parse, which is much quicker than one per line, of the entry's own text.
+  const heads: unknown = JSON.parse(entryText(bytes.subarray(firstEnd - 1, headsEnd + 2)));
   if (rest === undefined || !Array.isArray(heads) || !Array.isArray(lengths) || heads.length !== lengths.length) {
     return undefined;
   }
