@@ -6,6 +6,12 @@ import { DEFAULT_SCHEMA, dump, FAILSAFE_SCHEMA, load, Type, YAMLException } from
  * spelled as the specification spells them are anything else.
  */
 
+// Every plain scalar, keys included, is tried against each type: hundreds of thousands in a large snapshot, nearly all
+// words. A first character that no match can begin with settles it before the regular expression runs.
+const SIGNS_AND_DIGITS = '-+0123456789';
+const startsWithOneOf = (data: unknown, first: string): boolean =>
+  typeof data === 'string' && data.length > 0 && first.includes(data.charAt(0));
+
 // Read as the YAML specification means it: `1_000`, `0b1` and `-0x1` are strings there, as are timestamps; js-yaml's
 // own core schema would read the first three as numbers, and its default schema timestamps as dates.
 const CORE_TYPES = [
@@ -17,18 +23,20 @@ const CORE_TYPES = [
   }),
   new Type('tag:yaml.org,2002:bool', {
     kind: 'scalar',
-    resolve: (data: string) => /^(?:true|True|TRUE|false|False|FALSE)$/.test(data),
+    resolve: (data: string) => startsWithOneOf(data, 'tTfF') && /^(?:true|True|TRUE|false|False|FALSE)$/.test(data),
     construct: (data: string) => data.charCodeAt(0) === 116 || data.charCodeAt(0) === 84,
   }),
   new Type('tag:yaml.org,2002:int', {
     kind: 'scalar',
-    resolve: (data: string) => /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(data),
+    resolve: (data: string) =>
+      startsWithOneOf(data, SIGNS_AND_DIGITS) && /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(data),
     // Number() reads the 0o and 0x prefixes too.
     construct: (data: string) => Number(data),
   }),
   new Type('tag:yaml.org,2002:float', {
     kind: 'scalar',
     resolve: (data: string) =>
+      startsWithOneOf(data, `${SIGNS_AND_DIGITS}.`) &&
       /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/.test(
         data,
       ),

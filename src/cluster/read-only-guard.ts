@@ -254,13 +254,18 @@ export function assertReadPath(path: string, params?: URLSearchParams): asserts 
   }
 }
 
+/** Each readable resource with its API prefix's segments: every request's path is checked against all of them. */
+const RESOURCE_PREFIXES = Object.values(RESOURCES).map((info) => ({
+  info,
+  prefix: apiPrefix(info).slice(1).split('/'),
+}));
+
 function isReadPath(path: string): boolean {
   if (!path.startsWith('/')) return false;
   const segments = path.slice(1).split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..' || !/^[a-z0-9.-]+$/.test(s))) return false;
   if (isMetricsPath(segments)) return true;
-  for (const info of Object.values(RESOURCES)) {
-    const prefix = apiPrefix(info).slice(1).split('/');
+  for (const { info, prefix } of RESOURCE_PREFIXES) {
     if (!prefix.every((p, i) => segments[i] === p)) continue;
     const rest = segments.slice(prefix.length);
     if (matchesResource(info, rest)) return true;

@@ -103,14 +103,22 @@ const ENDING = Buffer.from(`\n${ENTRY_CLOSE}`);
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-function formatEntry(entry: StoredSnapshot): string {
+function formatEntry(entry: StoredSnapshot): Buffer {
   const summary = { secretsSkipped: entry.secretsSkipped, taken: entry.taken?.toISOString() ?? null };
-  if (entry.stored.length === 0) return JSON.stringify({ ...summary, objects: [] });
+  if (entry.stored.length === 0) return Buffer.from(JSON.stringify({ ...summary, objects: [] }));
   const heads = entry.stored.map((stored) => JSON.stringify(stored.record()));
-  const texts = entry.stored.map((stored) => stored.text);
+  // The texts go in as their UTF-8 bytes, which a replay's API server then sends as they are: each text is encoded
+  // once, for both, and megabytes of texts are never joined into one string to be encoded again.
+  const texts = entry.stored.map((stored) => stored.bytes);
   // The texts' lengths let a reader cut them out where they stand instead of searching megabytes for separators.
-  const head = JSON.stringify({ ...summary, lengths: texts.map((text) => Buffer.byteLength(text, 'utf8')) });
-  return `${head.slice(0, -1)},${HEADS_OPEN}\n${heads.join(',\n')}\n${OBJECTS_OPEN}\n${texts.join(',\n')}\n${ENTRY_CLOSE}`;
+  const head = JSON.stringify({ ...summary, lengths: texts.map((text) => text.length) });
+  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},${HEADS_OPEN}\n${heads.join(',\n')}\n${OBJECTS_OPEN}\n`)];
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0) parts.push(SEPARATOR);
+    parts.push(texts[i] as Buffer);
+  }
+  parts.push(ENDING);
+  return Buffer.concat(parts);
 }
 
 /** The entry, or undefined when it is not laid out as formatEntry writes it. */
@@ -123,8 +131,9 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined {
   const summary: unknown = JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`);
   const rest = summaryOf(summary);
   const lengths = (summary as { lengths?: unknown }).lengths;
-  // The heads are one JSON array as they stand: read in one parse, which is much quicker than one per line.
-  const heads: unknown = JSON.parse(`[${entryText(bytes.subarray(firstEnd + 1, headsEnd))}]`);
+  // The heads are one JSON array as they stand, brackets included (the `[` ending the first line, the `]` opening
+  // the objects' line): read in one parse, which is much quicker than one per line, of the entry's own text.
+  const heads: unknown = JSON.parse(entryText(bytes.subarray(firstEnd - 1, headsEnd + 2)));
   if (rest === undefined || !Array.isArray(heads) || !Array.isArray(lengths) || heads.length !== lengths.length) {
     return undefined;
   }

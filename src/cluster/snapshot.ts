@@ -76,7 +76,17 @@ function* documentTexts(text: string): Generator<{ start: number; text: string }
  * is read, and a broken document stops the parse where it is.
  */
 export function parseSnapshotText(text: string, source = 'snapshot'): ParsedSnapshot {
-  const objects: KubeObject[] = [];
+  const { kept, secretsSkipped, taken } = readSnapshotText(text, source, (object) => object);
+  return { objects: kept, secretsSkipped, ...(taken ? { taken } : {}) };
+}
+
+/** The snapshot's objects as `keep` keeps each one, the moment it is read and checked. */
+function readSnapshotText<T>(
+  text: string,
+  source: string,
+  keep: (object: KubeObject) => T,
+): { kept: T[]; secretsSkipped: number; taken?: Date } {
+  const kept: T[] = [];
   let secretsSkipped = 0;
   let read = 0;
   const walk = { left: aliasBudget(text.length), newest: Number.NEGATIVE_INFINITY };
@@ -111,12 +121,12 @@ export function parseSnapshotText(text: string, source = 'snapshot'): ParsedSnap
             { cause: parsed.error },
           );
         }
-        objects.push(parsed.data as KubeObject);
+        kept.push(keep(parsed.data as KubeObject));
       });
     }
   }
   return {
-    objects,
+    kept,
     secretsSkipped,
     ...(Number.isFinite(walk.newest) ? { taken: new Date(walk.newest) } : {}),
   };
@@ -286,8 +296,10 @@ export async function loadSnapshotFiles(
     const text = await readText(snapshotPath, 'snapshot');
     found = cache?.get(text);
     if (found === undefined) {
-      const { objects, secretsSkipped, taken } = parseSnapshotText(text, snapshotPath);
-      found = { stored: objects.map((object) => StoredObject.of(object)), secretsSkipped, ...(taken ? { taken } : {}) };
+      // Each object is kept as its text as soon as it is read: what a replay's server sends, and what the cache
+      // keeps. Its parsed tree is garbage before the next document is read, instead of filling the heap for the run.
+      const { kept, secretsSkipped, taken } = readSnapshotText(text, snapshotPath, StoredObject.detached);
+      found = { stored: kept, secretsSkipped, ...(taken ? { taken } : {}) };
       cache?.set(text, found);
     }
     if (before !== undefined) cache?.noteFile?.(snapshotPath, text, before);

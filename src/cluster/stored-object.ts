@@ -19,6 +19,20 @@ type HeadRecord = [
 
 const isNullableString = (value: unknown): value is string | null => value === null || typeof value === 'string';
 
+function headOf(object: KubeObject): HeadRecord {
+  const info = object.kind ? resourceForKind(object.kind) : undefined;
+  const { metadata } = object;
+  return [
+    object.apiVersion ?? null,
+    object.kind ?? null,
+    metadata.name,
+    metadata.namespace ?? null,
+    metadata.resourceVersion != null ? String(metadata.resourceVersion) : null,
+    metadata.labels ?? null,
+    info ? selectableValues(info.plural, object) : [],
+  ];
+}
+
 /**
  * An object as a snapshot keeps it for serving: its head (what an API server needs to find, order and select it:
  * identity, labels and the values of the fields a field selector may name), its JSON text, and the object itself,
@@ -56,18 +70,16 @@ export class StoredObject {
   }
 
   static of(object: KubeObject): StoredObject {
-    const info = object.kind ? resourceForKind(object.kind) : undefined;
-    const { metadata } = object;
-    const head: HeadRecord = [
-      object.apiVersion ?? null,
-      object.kind ?? null,
-      metadata.name,
-      metadata.namespace ?? null,
-      metadata.resourceVersion != null ? String(metadata.resourceVersion) : null,
-      metadata.labels ?? null,
-      info ? selectableValues(info.plural, object) : [],
-    ];
-    return new StoredObject(head, object, recordedObjectText(object));
+    return new StoredObject(headOf(object), object, recordedObjectText(object));
+  }
+
+  /**
+   * The object kept as its head and text only, which is all that serving it needs: the tree it was parsed into can
+   * go at once, and is parsed again from the text only if something reads the object whole. A snapshot of thousands
+   * of objects read so never holds all their trees at one time.
+   */
+  static detached(object: KubeObject): StoredObject {
+    return new StoredObject(headOf(object), undefined, recordedObjectText(object) ?? JSON.stringify(object));
   }
 
   /**
