@@ -546,6 +546,99 @@ function sentence(text: string): string {
   return line.charAt(0).toUpperCase() + line.slice(1);
 }
 
+/**
+ * Whether the plan changes the entity as the envelope says rather than by a template fix: no template fix changes
+ * that entity (none is known, the known one only reads, or changes what suffers or lies in between), or the
+ * entity is a workload whose fault shows on another one, for which the fixes of that fault were not written.
+ */
+function changedAsSaid(
+  input: PlanSynthesisInput,
+  names: PlanNames,
+  entry: RemediationEntry | undefined,
+  place: ReturnType<typeof fixPlace>,
+  rejected: ReadonlySet<string>,
+): boolean {
+  const root = input.rootCause.resource;
+  if (input.rootCause.change === undefined || root.kind === 'Secret') return false;
+  if (!isKubernetesName(root.name) || rejected.has(root.name)) return false;
+  // A cause of a kind no template can name (a ClusterResourceQuota) is not fixed by looking up an object of a kind
+  // they can (the namespace's ResourceQuota).
+  const nameable = Object.values(OBJECT_SLOTS).some((kind) => kind === root.kind) || WORKLOAD_KINDS.has(root.kind);
+  const guessed = place === 'elsewhere' && entry !== undefined && changesUnnamed(entry, names) && !nameable;
+  return place === 'none' || place === 'downstream' || guessed || faultShowsElsewhere(input);
+}
+
+/** The steps that change an object as the envelope says, naming it as their target. */
+function changeSteps(ref: ResourceRef, change: string): StepTemplate[] {
+  return changeAsSaid(ref, oneLine(change)).map((t) => ({ ...t, targets: [toTarget(ref)] }));
+}
+
+interface AlternativeContext {
+  input: PlanSynthesisInput;
+  names: PlanNames;
+  kinds: readonly string[];
+  /** The template fixes that may apply to this cause. */
+  usable: readonly RemediationEntry[];
+  /** The template fix the plan uses, when it uses one. */
+  entry: RemediationEntry | undefined;
+  asSaid: boolean;
+}
+
+/**
+ * Other ways to fix the fault. Beside a template fix: the template's other fixes for the fault and one for each
+ * other fault of the same entity. Beside a change made as the envelope says: for each other place the envelope
+ * names, the template fix for the cause's fault that changes it (for a node, which no edit gives more memory, the
+ * first template fix that changes it). Any place left is changed as the envelope says.
+ */
+function alternativesOf(steps: readonly PlanStep[], ctx: AlternativeContext): PlanAlternative[] {
+  const { input, names, kinds, usable, entry } = ctx;
+  const alternatives: PlanAlternative[] = [];
+  const ids = new StepIds(['main']);
+  const same = (a: readonly PlanStep[]) => a.map((s) => s.command).join('\n');
+  const offer = (summary: string, altSteps: PlanStep[]) => {
+    if (alternatives.length >= MAX_ALTERNATIVES) return;
+    if (same(altSteps) === same(steps) || alternatives.some((a) => same(a.steps) === same(altSteps))) return;
+    alternatives.push({ id: ids.take(kebab(summary, 40)), summary, steps: altSteps });
+  };
+  const elsewhere = input.rootCause.alternatives ?? [];
+  const fixesAt = (r: RemediationEntry, ref: ResourceRef) =>
+    writeCommands(r, names).some((c) => namesObject(c, ref, kinds));
+  const candidates: RemediationEntry[] = [];
+  if (ctx.asSaid) {
+    for (const alt of elsewhere) {
+      const fixes = usable.filter((r) => fixesAt(r, alt.resource) && !changesUnnamed(r, names));
+      const best =
+        fixes.find((r) => r.when === input.rootCause.code) ?? (alt.resource.kind === 'Node' ? fixes[0] : undefined);
+      if (best && !candidates.includes(best)) candidates.push(best);
+    }
+  } else if (entry) {
+    const sameEntity = (input.otherCauses ?? [])
+      .filter((c) => c.code !== entry.when && sameRef(c.resource, input.rootCause.resource))
+      .map((c) => c.code);
+    candidates.push(
+      ...usable.filter((r) => r.when === entry.when && r !== entry),
+      ...sameEntity.flatMap((code) => usable.filter((r) => r.when === code).slice(0, 1)),
+    );
+  }
+  for (const candidate of candidates) {
+    // An alternative changes only objects the evidence names: editing a ConfigMap the workload may not even
+    // reference is no fix the evidence supports.
+    if (changesUnnamed(candidate, names)) continue;
+    const changed = elsewhere.find((a) => fixesAt(candidate, a.resource))?.resource;
+    const verifyOn = changed ? withNamespaceOf(changed) : names.refs.owner;
+    offer(candidate.title, buildSteps(entrySteps(candidate, input, names), input, names, verifyOn));
+  }
+  for (const alt of elsewhere) {
+    if (['Node', 'Secret'].includes(alt.resource.kind) || !isKubernetesName(alt.resource.name)) continue;
+    if (candidates.some((c) => fixesAt(c, alt.resource))) continue;
+    offer(
+      sentence(alt.change),
+      buildSteps(changeSteps(alt.resource, alt.change), input, names, withNamespaceOf(alt.resource)),
+    );
+  }
+  return alternatives;
+}
+
 /** Builds plans from the templates' remediation knowledge and the names the findings give: same findings, same plan. */
 export class TemplateSynthesizer implements PlanSynthesizer {
   readonly name = 'template';
@@ -573,27 +666,7 @@ export class TemplateSynthesizer implements PlanSynthesizer {
         )
       : undefined;
     const place = entry ? fixPlace(entry, names, input, kinds) : 'none';
-    // The envelope names the entity to change and says what to change in it; when no template fix changes that
-    // entity (none is known, the known one only reads, changes what suffers or an object nobody named), the plan
-    // changes the entity as the envelope says, and a template's fix elsewhere is at most an alternative.
-    const asSaid =
-      input.rootCause.change !== undefined &&
-      root.kind !== 'Secret' &&
-      isKubernetesName(root.name) &&
-      !rejected.has(root.name) &&
-      (place === 'none' ||
-        place === 'downstream' ||
-        // A cause of a kind no template can name (a ClusterResourceQuota) is not fixed by looking up an object of
-        // a kind they can (the namespace's ResourceQuota).
-        (place === 'elsewhere' &&
-          entry !== undefined &&
-          changesUnnamed(entry, names) &&
-          !Object.values(OBJECT_SLOTS).some((kind) => kind === root.kind) &&
-          !WORKLOAD_KINDS.has(root.kind)) ||
-        faultShowsElsewhere(input));
-    const rootRef = withNamespaceOf(root);
-    const changeSteps = (ref: ResourceRef, change: string): StepTemplate[] =>
-      changeAsSaid(ref, oneLine(change)).map((t) => ({ ...t, targets: [toTarget(ref)] }));
+    const asSaid = changedAsSaid(input, names, entry, place, rejected);
     const steps = asSaid
       ? buildSteps(
           [
@@ -607,64 +680,10 @@ export class TemplateSynthesizer implements PlanSynthesizer {
           ],
           input,
           names,
-          rootRef,
+          withNamespaceOf(root),
         )
       : buildSteps(entrySteps(entry, input, names), input, names, names.refs.owner);
-    const alternatives: PlanAlternative[] = [];
-    const ids = new StepIds(['main']);
-    const same = (a: readonly PlanStep[]) => a.map((s) => s.command).join('\n');
-    const offer = (summary: string, altSteps: PlanStep[]) => {
-      if (alternatives.length >= MAX_ALTERNATIVES) return;
-      if (same(altSteps) === same(steps) || alternatives.some((a) => same(a.steps) === same(altSteps))) return;
-      alternatives.push({ id: ids.take(kebab(summary, 40)), summary, steps: altSteps });
-    };
-    const elsewhere = input.rootCause.alternatives ?? [];
-    const fixesAt = (r: RemediationEntry, ref: ResourceRef) =>
-      writeCommands(r, names).some((c) => namesObject(c, ref, kinds));
-    let candidates: RemediationEntry[] = [];
-    if (asSaid) {
-      // Each other place the envelope names, by the template fix for the cause's fault that changes it; a node,
-      // which no edit gives more memory, by the first template fix that changes it (cordon it, then bring it back).
-      for (const alt of elsewhere) {
-        const fixes = usable.filter((r) => fixesAt(r, alt.resource) && !changesUnnamed(r, names));
-        const best =
-          fixes.find((r) => r.when === input.rootCause.code) ?? (alt.resource.kind === 'Node' ? fixes[0] : undefined);
-        if (best && !candidates.includes(best)) candidates.push(best);
-      }
-    } else if (entry) {
-      const sameEntity = (input.otherCauses ?? [])
-        .filter((c) => c.code !== entry.when && sameRef(c.resource, input.rootCause.resource))
-        .map((c) => c.code);
-      candidates = [
-        ...usable.filter((r) => r.when === entry.when && r !== entry),
-        ...sameEntity.flatMap((code) => usable.filter((r) => r.when === code).slice(0, 1)),
-      ];
-    }
-    for (const candidate of candidates) {
-      // An alternative changes only objects the evidence names: editing a ConfigMap the workload may not even
-      // reference is no fix the evidence supports.
-      if (changesUnnamed(candidate, names)) continue;
-      const changed = elsewhere.find((a) => fixesAt(candidate, a.resource))?.resource;
-      offer(
-        candidate.title,
-        buildSteps(
-          entrySteps(candidate, input, names),
-          input,
-          names,
-          changed ? withNamespaceOf(changed) : names.refs.owner,
-        ),
-      );
-    }
-    // A place the envelope names that no template fix changes is changed as the envelope says; a node is not
-    // edited into having more memory, so its fixes come from templates only.
-    for (const alt of elsewhere) {
-      if (['Node', 'Secret'].includes(alt.resource.kind) || !isKubernetesName(alt.resource.name)) continue;
-      if (candidates.some((c) => fixesAt(c, alt.resource))) continue;
-      offer(
-        sentence(alt.change),
-        buildSteps(changeSteps(alt.resource, alt.change), input, names, withNamespaceOf(alt.resource)),
-      );
-    }
+    const alternatives = alternativesOf(steps, { input, names, kinds, usable, entry, asSaid });
     if (asSaid) {
       return {
         plan_version: PLAN_VERSION,
