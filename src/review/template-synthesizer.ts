@@ -547,9 +547,9 @@ function sentence(text: string): string {
 }
 
 /**
- * Whether the plan changes the entity as the envelope says rather than by a template fix: no template fix changes
- * that entity (none is known, the known one only reads, or changes what suffers or lies in between), or the
- * entity is a workload whose fault shows on another one, for which the fixes of that fault were not written.
+ * Whether the plan changes the entity as the envelope says rather than by a template fix: the template fix changes
+ * only what suffers or lies in between, the entity is a workload whose fault shows on another one (the fixes of
+ * that fault were written for the one that shows it), or the entity is of a kind no template names.
  */
 function changedAsSaid(
   input: PlanSynthesisInput,
@@ -561,11 +561,14 @@ function changedAsSaid(
   const root = input.rootCause.resource;
   if (input.rootCause.change === undefined || root.kind === 'Secret') return false;
   if (!isKubernetesName(root.name) || rejected.has(root.name)) return false;
-  // A cause of a kind no template can name (a ClusterResourceQuota) is not fixed by looking up an object of a kind
-  // they can (the namespace's ResourceQuota).
+  if (place === 'downstream' || faultShowsElsewhere(input)) return true;
+  // Templates name the kinds of their slots: for those, a fix that only reads is deliberate (the fix lies outside
+  // the cluster, or a person must look first). A cause of another kind (a RoleBinding, an ExternalSecret, a
+  // ClusterResourceQuota) is changed as the envelope says, rather than read only or fixed by looking up an object
+  // of a kind they can name (the namespace's ResourceQuota).
   const nameable = Object.values(OBJECT_SLOTS).some((kind) => kind === root.kind) || WORKLOAD_KINDS.has(root.kind);
-  const guessed = place === 'elsewhere' && entry !== undefined && changesUnnamed(entry, names) && !nameable;
-  return place === 'none' || place === 'downstream' || guessed || faultShowsElsewhere(input);
+  if (nameable) return false;
+  return entry === undefined || place === 'none' || (place === 'elsewhere' && changesUnnamed(entry, names));
 }
 
 /** The steps that change an object as the envelope says, naming it as their target. */

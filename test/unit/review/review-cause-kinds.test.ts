@@ -112,7 +112,8 @@ const KINDS: [string, string][] = [
   ['n-adm-scc-rolebinding-old-sa', 'RoleBinding'],
   ['n-adm-webhook-orphaned-config', 'ValidatingWebhookConfiguration'],
   ['c-vague-billing', 'ExternalSecret'],
-  ['n-sto-postgres-volume-full-orders-page', 'PersistentVolumeClaim'],
+  ['n-net-metallb-pool-exhausted', 'IPAddressPool'],
+  ['n-cert-clusterissuer-ca-secret-typo', 'ClusterIssuer'],
   ['n-ocp-clusterresourcequota-preview-envs', 'ClusterResourceQuota'],
   ['n-scale-karpenter-nodepool-cpu-limit', 'NodePool'],
 ];
@@ -205,7 +206,11 @@ describe('plans change the root cause the envelope names, whatever its kind', ()
   });
 
   it('edits a cluster-scoped cause without a namespace, and a quota nobody named is not looked up instead', async () => {
-    for (const incident of ['n-adm-webhook-orphaned-config', 'n-ocp-clusterresourcequota-preview-envs']) {
+    for (const incident of [
+      'n-adm-webhook-orphaned-config',
+      'n-ocp-clusterresourcequota-preview-envs',
+      'n-cert-clusterissuer-ca-secret-typo',
+    ]) {
       const { plan } = await planOf(incident);
       for (const step of writes(plan.steps)) expect(step.command, incident).not.toMatch(/ -n |<[a-z-]+>/);
     }
