@@ -49,6 +49,11 @@ export function planInputFrom(
       summary: cause.summary,
       resource: cause.resource,
       ...(cause.chain ? { chain: cause.chain } : {}),
+      ...(cause.change ? { change: cause.change } : {}),
+      ...(cause.impact && cause.impact.length > 0
+        ? { impact: cause.impact.map((i) => ({ resource: i.resource, code: i.code })) }
+        : {}),
+      ...(cause.alternatives && cause.alternatives.length > 0 ? { alternatives: cause.alternatives } : {}),
     },
     ...(finding ? { finding } : {}),
     findingCodes: envelope.findings.map((f) => f.code),

@@ -176,7 +176,16 @@ export function resolvePlanNames(facts: NameFacts, options: ResolveOptions = {})
     if (named && !rejected.has(named)) refs[slot] = withNamespace({ kind, name: named }, facts.namespace);
   }
   const details: PlanNames['details'] = {};
+  // The messages name the container of the pod that shows the fault; when the workload to change runs other pods
+  // (a neighbour that exhausted the node), that container is not one of its own.
+  const pod = f?.resource.kind === 'Pod' ? f.resource : undefined;
+  const foreignPod =
+    pod !== undefined &&
+    refs.workload !== undefined &&
+    pod.name !== refs.workload.name &&
+    !pod.name.startsWith(`${refs.workload.name}-`);
   for (const slot of DETAIL_SLOTS) {
+    if (slot === 'container' && foreignPod) continue;
     const value = firstMatch(texts, DETAIL_PATTERNS[slot]);
     if (value && !rejected.has(value)) details[slot] = value;
   }
@@ -255,7 +264,10 @@ export function lookupFor(names: PlanNames, slot: NameSlot): NameLookup {
       return make(`kubectl get pods -n ${ns} -o wide`);
     case 'container':
       return wRef
-        ? make(`kubectl get ${wRef} -o jsonpath='{.spec.template.spec.containers[*].name}'`, on(w))
+        ? make(
+            `kubectl get ${wRef} -o jsonpath='{${w?.kind === 'CronJob' ? '.spec.jobTemplate' : ''}.spec.template.spec.containers[*].name}'`,
+            on(w),
+          )
         : podRef
           ? make(`kubectl get ${podRef} -o jsonpath='{.spec.containers[*].name}'`, on(pod))
           : make(`kubectl get pods -n ${ns} -o jsonpath='{.items[*].spec.containers[*].name}'`);

@@ -1,6 +1,14 @@
 import type { ResourceRef } from '../triage/findings.js';
 import type { TriageTemplate } from '../triage/template-schema.js';
-import type { NameSlot } from '../triage/template-slots.js';
+import { type NameSlot, OBJECT_SLOTS } from '../triage/template-slots.js';
+import {
+  changeAsSaid,
+  kindWords,
+  namesAsOtherKind,
+  namesObject,
+  validRollback,
+  WORKLOAD_KINDS,
+} from './cause-change.js';
 import {
   isNameSlot,
   lookupFor,
@@ -13,7 +21,14 @@ import {
   slotValue,
   targetOf,
 } from './names.js';
-import { PLAN_VERSION, type PlanAlternative, type PlanStep, type PlanTarget, rejectedNames } from './plan.js';
+import {
+  isKubernetesName,
+  PLAN_VERSION,
+  type PlanAlternative,
+  type PlanStep,
+  type PlanTarget,
+  rejectedNames,
+} from './plan.js';
 import { idFromCommand, kebab, StepIds } from './step-id.js';
 
 export type RemediationEntry = TriageTemplate['remediation'][number];
@@ -24,7 +39,19 @@ export interface PlanSynthesisInput {
   intent: string;
   /** Who the plan is attributed to; reviewers of a mutating plan must be someone else. */
   author: string;
-  rootCause: { code: string; summary: string; resource: ResourceRef; chain?: readonly ResourceRef[] };
+  rootCause: {
+    code: string;
+    summary: string;
+    /** The entity to change. */
+    resource: ResourceRef;
+    chain?: readonly ResourceRef[];
+    /** What to change in `resource`, in the envelope's words. */
+    change?: string;
+    /** What fails because of the cause: the fix is verified there. */
+    impact?: readonly { resource: ResourceRef; code: string }[];
+    /** Other places the envelope says the fault can be fixed; fixes there are the plan's alternatives. */
+    alternatives?: readonly { resource: ResourceRef; change: string }[];
+  };
   /** The finding behind the root cause: its resource, owner, related objects, message and evidence name things. */
   finding?: NameFacts['finding'];
   /** Finding codes seen in the session, most important first; used when the root cause has no remediation. */
@@ -90,14 +117,60 @@ function safetyOf(mode: 'read' | 'write', command: string): PlanStep['safety'] {
   return DANGEROUS.test(command) ? 'DANGEROUS' : 'REQUIRES_APPROVAL';
 }
 
-/** Reads that show the fix took, chosen by what was changed; the last one sends the reader to "Mark resolved". */
-function verificationTemplates(
+/** A read that shows a fix took: a template over the plan's names, or literal with the objects it names. */
+interface Check {
+  command: string;
+  description: string;
+  targets?: PlanTarget[];
+}
+
+/** The read that shows a workload or Service that suffered runs (or serves) again. */
+function recoveryCheck(ref: ResourceRef): Check | undefined {
+  const ns = ref.namespace ? ` -n ${ref.namespace}` : '';
+  const target = { kind: ref.kind, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
+  if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(ref.kind)) {
+    return {
+      command: `kubectl rollout status ${ref.kind.toLowerCase()}/${ref.name}${ns} --timeout=5m`,
+      description: `Wait until every pod of ${ref.kind} ${ref.name} runs and is ready.`,
+      targets: [target],
+    };
+  }
+  if (ref.kind === 'CronJob' || ref.kind === 'Job') {
+    return {
+      command: `kubectl get jobs${ns} --sort-by=.metadata.creationTimestamp`,
+      description: `Check that the newest job of ${ref.kind} ${ref.name} completes.`,
+    };
+  }
+  if (ref.kind === 'Service') {
+    return {
+      command: `kubectl get endpoints ${ref.name}${ns}`,
+      description: `Check that Service ${ref.name} lists ready endpoints.`,
+      targets: [target],
+    };
+  }
+  if (ref.kind === 'PersistentVolumeClaim') {
+    return {
+      command: `kubectl get pvc ${ref.name}${ns} -o jsonpath='{.status.phase}'`,
+      description: `Check that PersistentVolumeClaim ${ref.name} is Bound.`,
+      targets: [target],
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Reads that show the fix took: the changed object's own state, then the workloads and Services the cause made
+ * fail running again (the casualties a changed LimitRange, CronJob or NetworkPolicy left), then the workload the
+ * findings name; the last one sends the reader to "Mark resolved".
+ */
+function verificationChecks(
   names: PlanNames,
   changed: ResolvedRef | undefined,
-): { command: string; description: string }[] {
-  const out: { command: string; description: string }[] = [];
+  impact: readonly { resource: ResourceRef; code: string }[],
+): Check[] {
+  const out: Check[] = [];
   const kind = changed?.kind;
-  const object: Record<string, { command: string; description: string }> = {
+  const object: Record<string, Check> = {
     PersistentVolumeClaim: {
       command: "kubectl get pvc {{pvc}} -n {{namespace}} -o jsonpath='{.status.phase}'",
       description: 'Check that PersistentVolumeClaim {{pvc}} is Bound.',
@@ -139,18 +212,18 @@ function verificationTemplates(
   const own = kind ? object[kind] : undefined;
   if (own && (kind === 'StorageClass' || kind === 'PersistentVolume' ? names.refs.pvc : true)) out.push(own);
   const workload = names.refs.workload;
-  if (workload && ['Deployment', 'StatefulSet', 'DaemonSet'].includes(workload.kind)) {
-    out.push({
-      command: 'kubectl rollout status {{workload.kind}}/{{workload.name}} -n {{workload.namespace}} --timeout=5m',
-      description: 'Wait until every pod of {{workload.kind}} {{workload.name}} runs the fixed spec and is ready.',
-    });
-  } else if (workload && (workload.kind === 'CronJob' || workload.kind === 'Job')) {
-    out.push({
-      command: 'kubectl get jobs -n {{workload.namespace}} --sort-by=.metadata.creationTimestamp',
-      description: 'Check that the newest job of {{workload.kind}} {{workload.name}} completes.',
-    });
+  const changedWorkload = changed && WORKLOAD_KINDS.has(changed.kind) ? changed : undefined;
+  const suffering = [
+    ...(changedWorkload ? [changedWorkload] : []),
+    ...impact.filter((i) => WORKLOAD_KINDS.has(i.resource.kind)).map((i) => i.resource),
+    ...impact.filter((i) => !WORKLOAD_KINDS.has(i.resource.kind)).map((i) => i.resource),
+    ...(workload ? [workload] : []),
+  ];
+  for (const ref of suffering) {
+    const check = recoveryCheck(ref);
+    if (check && !out.some((c) => c.command === check.command)) out.push(check);
   }
-  if (out.length === 0) {
+  if (!out.some((c) => /rollout status|get (pvc|endpoints|node)|get pods/.test(c.command))) {
     out.push({
       command: 'kubectl get pods -n {{namespace}} -o wide',
       description: 'Check that the pods of {{namespace}} run and are ready.',
@@ -159,32 +232,37 @@ function verificationTemplates(
   return out.slice(0, 2);
 }
 
-/** The steps of one fix: lookups for what the findings do not name, the template's steps, then verification. */
-function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInput, names: PlanNames): PlanStep[] {
+/** A step as a template writes it, before the names are filled in. */
+interface StepTemplate {
+  command: string;
+  description: string;
+  mode: 'read' | 'write';
+  rollback?: string;
+  saves?: string[];
+  /** Objects a literal command names (the template's `{{…}}` slots give their own). */
+  targets?: PlanTarget[];
+}
+
+/** A template's steps; a change with nothing read before it first records the state of what it changes. */
+function entrySteps(entry: RemediationEntry | undefined, input: PlanSynthesisInput, names: PlanNames): StepTemplate[] {
   const changed = names.refs.owner;
-  const templates: {
-    command: string;
-    description: string;
-    mode: 'read' | 'write';
-    rollback?: string;
-    saves?: string[];
-  }[] = entry
-    ? entry.steps.map((s) => ({ ...s }))
-    : [
-        {
-          command: 'kubectl describe {{owner.kind}} {{owner.name}} -n {{owner.namespace}}',
-          description: `Read the state and events of {{owner.kind}} {{owner.name}}: no known remediation for ${input.rootCause.code}.`,
-          mode: 'read',
-        },
-        {
-          command: 'kubectl get events -n {{namespace}} --field-selector involvedObject.name={{resource.name}}',
-          description:
-            'Read the recent events of {{resource.kind}} {{resource.name}}, then escalate to the owning team.',
-          mode: 'read',
-        },
-      ];
-  // A change with nothing read before it records the state of what it changes first (never a Secret's data).
-  if (entry?.steps.some((s) => s.mode === 'write') && entry.steps[0]?.mode === 'write' && changed) {
+  if (!entry) {
+    return [
+      {
+        command: 'kubectl describe {{owner.kind}} {{owner.name}} -n {{owner.namespace}}',
+        description: `Read the state and events of {{owner.kind}} {{owner.name}}: no known remediation for ${input.rootCause.code}.`,
+        mode: 'read',
+      },
+      {
+        command: 'kubectl get events -n {{namespace}} --field-selector involvedObject.name={{resource.name}}',
+        description: 'Read the recent events of {{resource.kind}} {{resource.name}}, then escalate to the owning team.',
+        mode: 'read',
+      },
+    ];
+  }
+  const templates: StepTemplate[] = entry.steps.map((s) => ({ ...s }));
+  // Never a Secret's data.
+  if (entry.steps.some((s) => s.mode === 'write') && entry.steps[0]?.mode === 'write' && changed) {
     const scope = changed.namespace ? ' -n {{owner.namespace}}' : '';
     templates.unshift({
       command:
@@ -195,13 +273,52 @@ function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInp
       mode: 'read',
     });
   }
+  return templates;
+}
+
+/** The steps of one fix: lookups for what the findings do not name, the template's steps, then verification. */
+function buildSteps(
+  templates: readonly StepTemplate[],
+  input: PlanSynthesisInput,
+  names: PlanNames,
+  changed: ResolvedRef | undefined,
+): PlanStep[] {
   const rendered = templates.map((t) => ({
     mode: t.mode,
     command: renderWithNames(t.command, names),
     description: renderWithNames(t.description, names),
     rollback: t.rollback === undefined ? undefined : renderWithNames(t.rollback, names),
     saves: (t.saves ?? []).map((file) => renderWithNames(file, names).text),
+    targets: t.targets ?? [],
   }));
+  // `rollout undo` restores only a Deployment's, DaemonSet's or StatefulSet's pod template: a change to a CronJob,
+  // Job or any other object is undone by applying it as a read saved it before the change.
+  const savesFirst: typeof rendered = [];
+  for (const [index, r] of rendered.entries()) {
+    const fix = r.rollback ? validRollback(r.rollback.text) : undefined;
+    if (!r.rollback || !fix) continue;
+    r.rollback = { ...r.rollback, text: fix.rollback };
+    const before = [...savesFirst, ...rendered.slice(0, index)];
+    if (before.some((b) => b.saves.includes(fix.save.file))) continue;
+    const same = before.find((b) => b.mode === 'read' && b.command.text === fix.save.command);
+    if (same) {
+      same.saves.push(fix.save.file);
+      continue;
+    }
+    savesFirst.push({
+      mode: 'read',
+      command: { text: fix.save.command, used: [], missing: [] },
+      description: {
+        text: `Save ${fix.save.kind} ${fix.save.name} as ${fix.save.file}; the rollback applies it again.`,
+        used: [],
+        missing: [],
+      },
+      rollback: undefined,
+      saves: [fix.save.file],
+      targets: [],
+    });
+  }
+  rendered.unshift(...savesFirst);
   const ids = new StepIds();
   const steps: PlanStep[] = [];
   const lookupIds = new Map<NameSlot, string>();
@@ -242,7 +359,9 @@ function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInp
     const lookups = lookupsFor(missing.filter((slot) => r.mode === 'write' || isNameSlot(slot)));
     const used = [...new Set([...r.command.used, ...(r.rollback?.used ?? [])])];
     const text = `${r.command.text}\n${r.rollback?.text ?? ''}`;
-    const targets = targetsOf(names, used, text);
+    const targets = [...r.targets, ...targetsOf(names, used, text)].filter(
+      (t, i, all) => all.findIndex((o) => o.kind === t.kind && o.name === t.name) === i,
+    );
     const id = ids.take(idFromCommand(r.command.text));
     steps.push({
       id,
@@ -267,7 +386,7 @@ function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInp
     else previousWrite = id;
   }
   const lastWrite = [...steps].reverse().find((s) => s.mode === 'write');
-  const checks = verificationTemplates(names, changed);
+  const checks = verificationChecks(names, changed, input.rootCause.impact ?? []);
   checks.forEach((check, index) => {
     const command = renderWithNames(check.command, names);
     if (command.missing.length > 0 || steps.some((s) => s.command === command.text)) return;
@@ -275,7 +394,7 @@ function buildSteps(entry: RemediationEntry | undefined, input: PlanSynthesisInp
     const description = `${renderWithNames(check.description, names).text}${
       last ? ' Then press "Mark resolved": calmops re-runs the triage to validate the fix.' : ''
     }`;
-    const targets = targetsOf(names, command.used, command.text);
+    const targets = check.targets ?? targetsOf(names, command.used, command.text);
     steps.push({
       id: ids.take(`verify-${idFromCommand(command.text).replace(/^(get|rollout-status|describe)-/, '')}`),
       description,
@@ -335,8 +454,192 @@ function changesUnnamed(entry: RemediationEntry, names: PlanNames): boolean {
   );
 }
 
+function withNamespaceOf(ref: ResourceRef): ResolvedRef {
+  return { kind: ref.kind, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
+}
+
 function sameRef(a: ResourceRef, b: ResourceRef): boolean {
   return a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');
+}
+
+/** Kinds a command's words may name: the template slots', the workloads', and every kind the cause mentions. */
+function knownKinds(input: PlanSynthesisInput): string[] {
+  const cause = input.rootCause;
+  return [
+    ...Object.values(OBJECT_SLOTS),
+    ...WORKLOAD_KINDS,
+    'Namespace',
+    'ReplicaSet',
+    'ServiceAccount',
+    'RoleBinding',
+    'ClusterRoleBinding',
+    'LimitRange',
+    cause.resource.kind,
+    ...(cause.chain ?? []).map((r) => r.kind),
+    ...(cause.impact ?? []).map((i) => i.resource.kind),
+    ...(cause.alternatives ?? []).map((a) => a.resource.kind),
+  ];
+}
+
+/** The rendered commands of a fix's changes. */
+function writeCommands(entry: RemediationEntry, names: PlanNames): string[] {
+  return entry.steps.filter((s) => s.mode === 'write').map((s) => renderWithNames(s.command, names).text);
+}
+
+/**
+ * Where a template's fix lands for this cause: whether it changes the entity to change, only something that
+ * suffers from it or lies between (a casualty, the Secret an ExternalSecret writes), or the entity as an object of
+ * another kind (a Namespace fix for a RoleBinding cause), which makes it no fix for this cause at all.
+ */
+function fixPlace(
+  entry: RemediationEntry,
+  names: PlanNames,
+  input: PlanSynthesisInput,
+  kinds: readonly string[],
+): 'root' | 'downstream' | 'elsewhere' | 'wrong-kind' | 'none' {
+  const root = input.rootCause.resource;
+  const writes = writeCommands(entry, names);
+  if (writes.length === 0) return 'none';
+  const between = [
+    ...(input.rootCause.chain ?? []),
+    ...(input.rootCause.impact ?? []).map((i) => i.resource),
+    ...(input.rootCause.alternatives ?? []).map((a) => a.resource),
+  ].filter((r) => !sameRef(r, root));
+  if (writes.some((c) => namesObject(c, root, kinds))) return 'root';
+  // The Secret an ExternalSecret of the same name writes is downstream of it, not a misreading of it.
+  if (writes.some((c) => between.some((r) => namesObject(c, r, kinds)))) return 'downstream';
+  if (writes.some((c) => namesAsOtherKind(c, root.name, root.kind, kinds))) return 'wrong-kind';
+  return 'elsewhere';
+}
+
+/**
+ * Whether the entity to change is a workload whose fault shows on another workload (a CronJob without a memory
+ * limit whose neighbour the node's OOM killer chose): the template fixes for that fault are written for the
+ * workload that shows it, so only the envelope's `change` says what to do.
+ */
+function faultShowsElsewhere(input: PlanSynthesisInput): boolean {
+  const root = input.rootCause.resource;
+  return (
+    WORKLOAD_KINDS.has(root.kind) &&
+    (input.rootCause.impact ?? []).some(
+      (i) => WORKLOAD_KINDS.has(i.resource.kind) && !sameRef(i.resource, root) && i.code === input.rootCause.code,
+    )
+  );
+}
+
+/** Whether a read prints the whole object (`kubectl get pvc data -n ns -o yaml`), as the save step does. */
+function recordsObject(command: string, ref: ResourceRef): boolean {
+  return kindWords(ref.kind).some(
+    (word) => command === `kubectl get ${word} ${ref.name}${ref.namespace ? ` -n ${ref.namespace}` : ''} -o yaml`,
+  );
+}
+
+/** The envelope's words for a step description: one line, bounded. */
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** The envelope's words as a plan's summary. */
+function sentence(text: string): string {
+  const line = oneLine(text);
+  return line.charAt(0).toUpperCase() + line.slice(1);
+}
+
+/**
+ * Whether the plan changes the entity as the envelope says rather than by a template fix: the template fix changes
+ * only what suffers or lies in between, the entity is a workload whose fault shows on another one (the fixes of
+ * that fault were written for the one that shows it), or the entity is of a kind no template names.
+ */
+function changedAsSaid(
+  input: PlanSynthesisInput,
+  names: PlanNames,
+  entry: RemediationEntry | undefined,
+  place: ReturnType<typeof fixPlace>,
+  rejected: ReadonlySet<string>,
+): boolean {
+  const root = input.rootCause.resource;
+  if (input.rootCause.change === undefined || root.kind === 'Secret') return false;
+  if (!isKubernetesName(root.name) || rejected.has(root.name)) return false;
+  if (place === 'downstream' || faultShowsElsewhere(input)) return true;
+  // Templates name the kinds of their slots: for those, a fix that only reads is deliberate (the fix lies outside
+  // the cluster, or a person must look first). A cause of another kind (a RoleBinding, an ExternalSecret, a
+  // ClusterResourceQuota) is changed as the envelope says, rather than read only or fixed by looking up an object
+  // of a kind they can name (the namespace's ResourceQuota).
+  const nameable = Object.values(OBJECT_SLOTS).some((kind) => kind === root.kind) || WORKLOAD_KINDS.has(root.kind);
+  if (nameable) return false;
+  return entry === undefined || place === 'none' || (place === 'elsewhere' && changesUnnamed(entry, names));
+}
+
+/** The steps that change an object as the envelope says, naming it as their target. */
+function changeSteps(ref: ResourceRef, change: string): StepTemplate[] {
+  return changeAsSaid(ref, oneLine(change)).map((t) => ({ ...t, targets: [toTarget(ref)] }));
+}
+
+interface AlternativeContext {
+  input: PlanSynthesisInput;
+  names: PlanNames;
+  kinds: readonly string[];
+  /** The template fixes that may apply to this cause. */
+  usable: readonly RemediationEntry[];
+  /** The template fix the plan uses, when it uses one. */
+  entry: RemediationEntry | undefined;
+  asSaid: boolean;
+}
+
+/**
+ * Other ways to fix the fault. Beside a template fix: the template's other fixes for the fault and one for each
+ * other fault of the same entity. Beside a change made as the envelope says: for each other place the envelope
+ * names, the template fix for the cause's fault that changes it (for a node, which no edit gives more memory, the
+ * first template fix that changes it). Any place left is changed as the envelope says.
+ */
+function alternativesOf(steps: readonly PlanStep[], ctx: AlternativeContext): PlanAlternative[] {
+  const { input, names, kinds, usable, entry } = ctx;
+  const alternatives: PlanAlternative[] = [];
+  const ids = new StepIds(['main']);
+  const same = (a: readonly PlanStep[]) => a.map((s) => s.command).join('\n');
+  const offer = (summary: string, altSteps: PlanStep[]) => {
+    if (alternatives.length >= MAX_ALTERNATIVES) return;
+    if (same(altSteps) === same(steps) || alternatives.some((a) => same(a.steps) === same(altSteps))) return;
+    alternatives.push({ id: ids.take(kebab(summary, 40)), summary, steps: altSteps });
+  };
+  const elsewhere = input.rootCause.alternatives ?? [];
+  const fixesAt = (r: RemediationEntry, ref: ResourceRef) =>
+    writeCommands(r, names).some((c) => namesObject(c, ref, kinds));
+  const candidates: RemediationEntry[] = [];
+  if (ctx.asSaid) {
+    for (const alt of elsewhere) {
+      const fixes = usable.filter((r) => fixesAt(r, alt.resource) && !changesUnnamed(r, names));
+      const best =
+        fixes.find((r) => r.when === input.rootCause.code) ?? (alt.resource.kind === 'Node' ? fixes[0] : undefined);
+      if (best && !candidates.includes(best)) candidates.push(best);
+    }
+  } else if (entry) {
+    const sameEntity = (input.otherCauses ?? [])
+      .filter((c) => c.code !== entry.when && sameRef(c.resource, input.rootCause.resource))
+      .map((c) => c.code);
+    candidates.push(
+      ...usable.filter((r) => r.when === entry.when && r !== entry),
+      ...sameEntity.flatMap((code) => usable.filter((r) => r.when === code).slice(0, 1)),
+    );
+  }
+  for (const candidate of candidates) {
+    // An alternative changes only objects the evidence names: editing a ConfigMap the workload may not even
+    // reference is no fix the evidence supports.
+    if (changesUnnamed(candidate, names)) continue;
+    const changed = elsewhere.find((a) => fixesAt(candidate, a.resource))?.resource;
+    const verifyOn = changed ? withNamespaceOf(changed) : names.refs.owner;
+    offer(candidate.title, buildSteps(entrySteps(candidate, input, names), input, names, verifyOn));
+  }
+  for (const alt of elsewhere) {
+    if (['Node', 'Secret'].includes(alt.resource.kind) || !isKubernetesName(alt.resource.name)) continue;
+    if (candidates.some((c) => fixesAt(c, alt.resource))) continue;
+    offer(
+      sentence(alt.change),
+      buildSteps(changeSteps(alt.resource, alt.change), input, names, withNamespaceOf(alt.resource)),
+    );
+  }
+  return alternatives;
 }
 
 /** Builds plans from the templates' remediation knowledge and the names the findings give: same findings, same plan. */
@@ -353,35 +656,48 @@ export class TemplateSynthesizer implements PlanSynthesizer {
       },
       { rejected },
     );
+    const kinds = knownKinds(input);
+    const root = input.rootCause.resource;
+    // A fix that names the entity to change as an object of another kind was written for another kind of cause.
+    const usable = input.remediation.filter((r) => fixPlace(r, names, input, kinds) !== 'wrong-kind');
     const codes = [input.rootCause.code, ...input.findingCodes];
-    const code = codes.find((c) => input.remediation.some((r) => r.when === c));
+    const code = codes.find((c) => usable.some((r) => r.when === c));
     const entry = code
       ? mostCompleteEntry(
-          input.remediation.filter((r) => r.when === code),
+          usable.filter((r) => r.when === code),
           names,
         )
       : undefined;
-    const steps = buildSteps(entry, input, names);
-    const alternatives: PlanAlternative[] = [];
-    if (entry) {
-      const sameEntity = (input.otherCauses ?? [])
-        .filter((c) => c.code !== entry.when && sameRef(c.resource, input.rootCause.resource))
-        .map((c) => c.code);
-      const candidates = [
-        ...input.remediation.filter((r) => r.when === entry.when && r !== entry),
-        ...sameEntity.flatMap((code) => input.remediation.filter((r) => r.when === code).slice(0, 1)),
-      ];
-      const ids = new StepIds(['main']);
-      for (const candidate of candidates) {
-        if (alternatives.length >= MAX_ALTERNATIVES) break;
-        // An alternative changes only objects the evidence names: editing a ConfigMap the workload may not even
-        // reference is no fix the evidence supports.
-        if (changesUnnamed(candidate, names)) continue;
-        const altSteps = buildSteps(candidate, input, names);
-        const same = (a: readonly PlanStep[]) => a.map((s) => s.command).join('\n');
-        if (same(altSteps) === same(steps) || alternatives.some((a) => same(a.steps) === same(altSteps))) continue;
-        alternatives.push({ id: ids.take(kebab(candidate.title, 40)), summary: candidate.title, steps: altSteps });
-      }
+    const place = entry ? fixPlace(entry, names, input, kinds) : 'none';
+    const asSaid = changedAsSaid(input, names, entry, place, rejected);
+    const steps = asSaid
+      ? buildSteps(
+          [
+            // The template's reads, but one that records the entity is the save step's to make.
+            ...(entry && place === 'none'
+              ? entrySteps(entry, input, names).filter(
+                  (t) => !recordsObject(renderWithNames(t.command, names).text, root),
+                )
+              : []),
+            ...changeSteps(root, input.rootCause.change ?? ''),
+          ],
+          input,
+          names,
+          withNamespaceOf(root),
+        )
+      : buildSteps(entrySteps(entry, input, names), input, names, names.refs.owner);
+    const alternatives = alternativesOf(steps, { input, names, kinds, usable, entry, asSaid });
+    if (asSaid) {
+      return {
+        plan_version: PLAN_VERSION,
+        name: kebab(`fix-${input.rootCause.code}-${root.name}`),
+        summary: sentence(input.rootCause.change ?? ''),
+        rootCause: input.rootCause.summary,
+        namespace: input.namespace,
+        author: input.author,
+        steps,
+        ...(alternatives.length > 0 ? { alternatives } : {}),
+      };
     }
     const owner = names.refs.owner;
     return {
