@@ -400,11 +400,16 @@ function quote(f: AppFailure): string {
   return clip(scrubText(`log ${f.pod.metadata.name}: ${f.line}`));
 }
 
-/** Up to two failing lines from different workloads: the formats differ and both are worth seeing. */
+/**
+ * Up to two failing lines from different workloads: the formats differ and both are worth seeing. A line that names
+ * the resolver it asked (`lookup x on 10.96.0.10:53: … i/o timeout`) comes first: it says which server fails.
+ */
 function quotes(ctx: AnalyzerContext, failing: readonly AppFailure[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const f of failing) {
+  const namesResolver = (f: AppFailure) => (/:53\b/.test(f.line) ? 0 : 1);
+  const ordered = [...failing].sort((a, b) => namesResolver(a) - namesResolver(b));
+  for (const f of ordered) {
     const owner = ownerOf(ctx, f.pod)?.name ?? f.pod.metadata.name;
     if (seen.has(owner)) continue;
     seen.add(owner);

@@ -13,6 +13,9 @@ import { type LabelSelector, matchesSelector } from './selectors.js';
  * autoscaler pinned at its maximum, a Job that gave up, or a disruption budget that blocks a drain.
  */
 
+/** A refusal longer than this loses its end in one evidence line: the end is quoted on a line of its own. */
+const TAIL_AFTER = 220;
+const TAIL_CHARS = 160;
 const NAME = 'workload-rollout';
 const CONTROLLERS = ['ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicationController'];
 
@@ -136,7 +139,13 @@ function failedCreates(ctx: AnalyzerContext, findings: FindingInput[]): void {
         resource: ref(kind, event.involvedName, ctx.namespace),
         owner: constraint?.owner ?? entity ?? workload,
         message: `${workload.kind} ${workload.name} cannot create its pods: ${refusal?.what ?? event.message}.`,
-        evidence: [describeEvent(event, ctx.now), ...(quota ? [quota] : []), ...(constraint?.evidence ?? [])],
+        // A long refusal keeps its head (what refused) and, on a line of its own, its end (why: the last cause).
+        evidence: [
+          describeEvent(event, ctx.now),
+          ...(event.message.length > TAIL_AFTER ? [`… ${event.message.slice(-TAIL_CHARS).trimStart()}`] : []),
+          ...(quota ? [quota] : []),
+          ...(constraint?.evidence ?? []),
+        ],
         confidence: refusal || constraint ? 0.9 : 0.7,
         related: [workload, ...(entity ? [entity] : []), ...limits, ...(constraint?.related ?? [])],
         remediation: refusal ? [refusal.remediation] : [],
