@@ -367,7 +367,7 @@ function buildEnvelope(input: EnvelopeInput): TriageEnvelope {
       required: template.evidence.required.length,
       timedOut: gathered.timedOut,
       limited: index.limited,
-      ...(template.id === SWEEP_INTENT ? { checked: checkedSummary(index, namespace) } : {}),
+      ...(template.id === SWEEP_INTENT ? { checked: checkedSummary(index, namespace, now) } : {}),
     }),
     evidence: {
       ...evidence,

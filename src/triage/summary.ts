@@ -1,4 +1,5 @@
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
+import { formatAge } from './analyzers/events.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Finding } from './findings.js';
 import { clip, compareFindings, findingKey } from './findings.js';
@@ -106,7 +107,7 @@ export function summarize(input: SummaryInput): string {
 }
 
 /** What a sweep read, in a person's words: "14 pods, 5 workloads, 6 services, 2 claims, 3 nodes". */
-export function checkedSummary(index: OutcomeIndex, namespace: string): string {
+export function checkedSummary(index: OutcomeIndex, namespace: string, now: Date): string {
   // Counted, not filtered: there may be thousands of pods and events.
   const inNs = (kind: ResourceKind) => {
     const objects = index.objects.get(kind) ?? [];
@@ -129,7 +130,76 @@ export function checkedSummary(index: OutcomeIndex, namespace: string): string {
     .map(([n, word]) => `${n} ${word}${n === 1 ? '' : 's'}`)
     .join(', ');
   const runs = latestJobRuns(index, namespace);
-  return runs.length > 0 ? `${counted}; latest job runs: ${runs.join(', ')}` : counted;
+  const states = workloadStates(index, namespace);
+  const claims = (index.objects.get('persistentvolumeclaims') ?? [])
+    .filter((c) => (c.metadata.namespace ?? namespace) === namespace)
+    .slice(0, 4)
+    .map((c) => `${c.metadata.name} ${c.status?.phase ?? '?'}`);
+  const cleared = clearedWarnings(index, namespace, now);
+  return [
+    counted,
+    ...(states.length > 0 ? [`workloads: ${states.join(', ')}`] : []),
+    ...(claims.length > 0 ? [`claims: ${claims.join(', ')}`] : []),
+    ...(runs.length > 0 ? [`latest job runs: ${runs.join(', ')}`] : []),
+    ...(cleared.length > 0 ? [`earlier warnings, since cleared: ${cleared.join('; ')}`] : []),
+  ].join('; ');
+}
+
+/** Each workload and how many of its replicas are ready: what "healthy" was judged on. */
+function workloadStates(index: OutcomeIndex, namespace: string): string[] {
+  const out: string[] = [];
+  for (const kind of ['deployments', 'statefulsets', 'daemonsets'] as const) {
+    for (const w of index.objects.get(kind) ?? []) {
+      if ((w.metadata.namespace ?? namespace) !== namespace) continue;
+      const ready = Number(w.status?.readyReplicas ?? w.status?.numberReady ?? 0);
+      const desired = Number(w.spec?.replicas ?? w.status?.desiredNumberScheduled ?? 1);
+      out.push(`${w.metadata.name} ${ready}/${desired}`);
+      if (out.length >= 6) return out;
+    }
+  }
+  return out;
+}
+
+/**
+ * Warnings in the namespace that no current fault explains, newest first, one per object and reason: a healthy
+ * answer says what it saw and judged to be history, so the reader can check that judgement.
+ */
+function clearedWarnings(index: OutcomeIndex, namespace: string, now: Date): string[] {
+  type Ev = KubeObject & {
+    type?: string;
+    reason?: string;
+    message?: string;
+    count?: number;
+    lastTimestamp?: string;
+    eventTime?: string;
+    series?: { lastObservedTime?: string; count?: number };
+    involvedObject?: { kind?: string; name?: string };
+  };
+  // Replicas repeat one warning: one line per reason and message, naming the newest object and how many others.
+  const newest = new Map<string, { e: Ev; at: number; count: number; objects: Set<string> }>();
+  for (const raw of index.objects.get('events') ?? []) {
+    const e = raw as Ev;
+    if (e.type !== 'Warning' || (e.metadata.namespace ?? namespace) !== namespace) continue;
+    const key = `${e.reason}|${e.message}`;
+    const at = Date.parse(e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? '') || 0;
+    const count = Number(e.series?.count ?? e.count ?? 1);
+    const object = `${e.involvedObject?.kind} ${e.involvedObject?.name}`;
+    const seen = newest.get(key);
+    if (!seen) newest.set(key, { e, at, count, objects: new Set([object]) });
+    else {
+      seen.count += count;
+      seen.objects.add(object);
+      if (at > seen.at) Object.assign(seen, { e, at });
+    }
+  }
+  return [...newest.values()]
+    .sort((a, b) => b.at - a.at)
+    .slice(0, 3)
+    .map(({ e, at, count, objects }) => {
+      const age = at > 0 ? ` ${formatAge(Math.max(0, now.getTime() - at))} ago` : '';
+      const others = objects.size > 1 ? ` and ${objects.size - 1} other${objects.size > 2 ? 's' : ''}` : '';
+      return `${e.reason}${count > 1 ? ` ×${count}` : ''} on ${e.involvedObject?.kind} ${e.involvedObject?.name}${others}${age}: ${clip(e.message ?? '', 100)}`;
+    });
 }
 
 /** The newest Job of each CronJob (or standalone Job) and how it ended: "did last night's export run?" */

@@ -1,6 +1,7 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
+import { controlPlaneBlock } from './admission.js';
 import { describeEvent, findEvents, isRecent } from './events.js';
 import { inNamespace, ownerOf, podRef, ref } from './pods.js';
 import { backingWorkloads, namespaceExists, namespaceWasRead, serviceNamed } from './reach.js';
@@ -238,12 +239,24 @@ function blindAutoscalers(ctx: AnalyzerContext, out: FindingInput[]): void {
     const apiRef = ref('APIService', apiService.metadata.name);
     const target = apiService.spec?.service as { name?: string; namespace?: string } | undefined;
     let owner: ResourceRef = apiRef;
+    let blocked: ReturnType<typeof controlPlaneBlock>;
     const related: ResourceRef[] = [apiRef];
     if (target?.name && target.namespace) {
       related.push(ref('Service', target.name, target.namespace));
       const svc = serviceNamed(ctx, target.namespace, target.name);
       const backend = svc ? backingWorkloads(ctx, svc)[0] : undefined;
-      if (backend) {
+      const blocking =
+        svc &&
+        backend &&
+        /context deadline exceeded|i\/o timeout|Client\.Timeout|timed out/i.test(available?.message ?? '')
+          ? controlPlaneBlock(ctx, svc)
+          : undefined;
+      if (backend && blocking) {
+        owner = blocking.policy;
+        related.push(backend, blocking.policy);
+        evidence.push(...blocking.evidence);
+        blocked = blocking;
+      } else if (backend) {
         owner = backend;
         related.push(backend);
       } else if (!namespaceWasRead(ctx, target.namespace) && namespaceExists(ctx, target.namespace) !== 'absent') {
@@ -257,13 +270,14 @@ function blindAutoscalers(ctx: AnalyzerContext, out: FindingInput[]): void {
       severity: 'high',
       resource: hpaRef,
       owner,
-      message: `HorizontalPodAutoscaler ${hpa.metadata.name} cannot scale: APIService ${apiService.metadata.name} is unavailable (${available?.reason ?? 'not available'})${owner !== apiRef ? `; ${owner.kind} ${owner.namespace}/${owner.name} serves it` : ''}.`,
+      message: `HorizontalPodAutoscaler ${hpa.metadata.name} cannot scale: APIService ${apiService.metadata.name} is unavailable (${available?.reason ?? 'not available'})${blocked ? `; NetworkPolicy ${blocked.policy.namespace}/${blocked.policy.name} drops the API server's calls to its backend` : owner !== apiRef ? `; ${owner.kind} ${owner.namespace}/${owner.name} serves it` : ''}.`,
       evidence,
       confidence: 0.9,
       related,
       remediation: ['fix-metrics-api'],
-      change:
-        owner !== apiRef
+      change: blocked
+        ? `let NetworkPolicy ${blocked.policy.namespace}/${blocked.policy.name} admit the API server's calls to the backend of APIService ${apiService.metadata.name} (an ingress rule with an ipBlock, or no from, on port ${blocked.ports})`
+        : owner !== apiRef
           ? `make ${owner.kind} ${owner.namespace}/${owner.name} serve APIService ${apiService.metadata.name} again: ${available?.message ?? ''}`.slice(
               0,
               300,

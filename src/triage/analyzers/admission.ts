@@ -1,7 +1,9 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyzer.js';
 import type { ResourceRef } from '../findings.js';
-import { ref } from './pods.js';
+import { clip, formatAge } from './events.js';
+import { podsOfService, policiesDroppingControlPlane, targetPortsOf } from './network-policy.js';
+import { isoAge, isPodReady, ref } from './pods.js';
 import { parseQuantity } from './quantity.js';
 import { backingWorkloads, namespaceExists, namespaceWasRead } from './reach.js';
 
@@ -183,6 +185,36 @@ export function sccBindingBehind(ctx: AnalyzerContext, workload: ResourceRef, po
   return constraint;
 }
 
+/** A call that waited for an answer that never came: dropped on the way, not refused. */
+const TIMED_OUT = /context deadline exceeded|i\/o timeout|Client\.Timeout|timed out|awaiting headers/i;
+
+/**
+ * The backend of a Service the API server calls runs ready pods, yet the call times out: an ingress NetworkPolicy on
+ * those pods that admits nothing from outside the pod network drops it.
+ */
+export function controlPlaneBlock(
+  ctx: AnalyzerContext,
+  svc: KubeObject,
+): { policy: ResourceRef; ports: string; evidence: string[] } | undefined {
+  const pods = podsOfService(ctx, svc);
+  if (pods.length === 0 || !pods.some(isPodReady)) return undefined;
+  const ports = targetPortsOf(svc, pods);
+  const policies = policiesDroppingControlPlane(ctx, pods, ports);
+  const lead = policies[0];
+  if (!lead) return undefined;
+  const shown = [...ports].join(', ') || 'its port';
+  return {
+    policy: ref('NetworkPolicy', lead.metadata.name, lead.metadata.namespace),
+    ports: shown,
+    evidence: [
+      `${pods.filter(isPodReady).length}/${pods.length} pods of Service ${svc.metadata.namespace}/${svc.metadata.name} ready, receiving on ${shown}`,
+      clip(
+        `NetworkPolicy ${lead.metadata.namespace}/${lead.metadata.name} (created ${formatAge(isoAge(ctx.now, lead.metadata.creationTimestamp))} ago) isolates them; ingress ${JSON.stringify(lead.spec?.ingress ?? [])} admits nothing from outside the pod network`,
+      ),
+    ],
+  };
+}
+
 type Webhook = {
   name?: string;
   failurePolicy?: string;
@@ -264,6 +296,21 @@ export function webhookBehind(ctx: AnalyzerContext, message: string): Constraint
           ? `Service ${target.namespace}/${target.name} selects no workload`
           : `Service ${target.namespace}/${target.name} does not exist`,
       ],
+    };
+  }
+  const blocking = TIMED_OUT.test(message) ? controlPlaneBlock(ctx, svc) : undefined;
+  if (blocking) {
+    return {
+      owner: blocking.policy,
+      change: `let NetworkPolicy ${blocking.policy.namespace}/${blocking.policy.name} admit the API server's calls to the pods of ${backend.kind} ${backend.name} (an ingress rule with an ipBlock, or no from, on port ${blocking.ports})`,
+      alternatives: [
+        {
+          resource: configRef,
+          change: `set failurePolicy: Ignore on webhook ${hook.name} while its backend is unreachable`,
+        },
+      ],
+      evidence: [...evidence, ...blocking.evidence],
+      related: [configRef, svcRef, backend, blocking.policy],
     };
   }
   return {

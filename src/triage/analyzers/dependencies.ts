@@ -3,7 +3,7 @@ import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { findEvents, isRecent, namesWithReason } from './events.js';
 import { namespaceLabels, policyTypes } from './network-policy.js';
-import { type ContainerView, containers, logLineKind, namespacePods, ownerOf, podRef, ref } from './pods.js';
+import { type ContainerView, containers, logLineKind, nameList, namespacePods, ownerOf, podRef, ref } from './pods.js';
 import { type LabelSelector, matchesSelector } from './selectors.js';
 import { endpointState } from './services.js';
 
@@ -135,6 +135,24 @@ function telling(current: string | undefined, line: string): string {
 }
 
 const UNHEALTHY: readonly string[] = ['Unhealthy'];
+
+/** Room for a quoted line once the pod's name leads it. */
+const QUOTE_CHARS = 260;
+
+/**
+ * A long log line cut around what decides it: structured logs put the message first and the error (`dial tcp …:
+ * connection refused`) far into the line, where clipping the end would cut it off. The head is kept, then a window
+ * that starts shortly before the host.
+ */
+function around(line: string, host: string): string {
+  if (line.length <= QUOTE_CHARS) return line;
+  const at = line.indexOf(host);
+  const head = 110;
+  if (at < 0 || at < head) return line;
+  const size = QUOTE_CHARS - head;
+  const start = Math.max(head, Math.min(at - 50, line.length - size));
+  return `${line.slice(0, head)} … ${line.slice(start, start + size)}${start + size < line.length ? '…' : ''}`;
+}
 
 /** Lines where a client says it cannot reach something: its logs, and its readiness/liveness probe failures. */
 function failuresOf(ctx: AnalyzerContext, pod: KubeObject, probed: ReadonlySet<string>): DependencyFailure[] {
@@ -288,7 +306,8 @@ export const dependenciesAnalyzer: Analyzer = {
   needs: ['pods', 'services', 'endpoints', 'networkpolicies', 'configmaps', 'events'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
-    const seen = new Set<string>();
+    // One finding per client workload and target; the other replicas that fail the same way are named in it.
+    const seen = new Map<string, { finding?: FindingInput; pods: string[] }>();
     let clients = 0;
     const pods = namespacePods(ctx);
     const probed = namesWithReason(ctx, 'Pod', 'Unhealthy');
@@ -302,11 +321,20 @@ export const dependenciesAnalyzer: Analyzer = {
         const target = resolveHost(ctx, failure.host, pod.metadata.namespace ?? ctx.namespace);
         if (!target) continue;
         const key = `${client.kind}/${client.name}→${target.namespace}/${target.name}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
+        const known = seen.get(key);
+        if (known) {
+          if (!known.pods.includes(pod.metadata.name)) known.pods.push(pod.metadata.name);
+          continue;
+        }
         const finding = explain(ctx, pod, client, failure, target);
+        seen.set(key, { ...(finding ? { finding } : {}), pods: [pod.metadata.name] });
         if (finding) findings.push(finding);
       }
+    }
+    for (const { finding, pods: failing } of seen.values()) {
+      if (!finding || failing.length < 2) continue;
+      const line = `${failing.length} pods fail the same way: ${nameList(failing)}`;
+      finding.evidence = [...finding.evidence.slice(0, 1), line, ...finding.evidence.slice(1)];
     }
     return findings;
   },
@@ -323,7 +351,7 @@ function explain(
     analyzer: NAME,
     domain: 'networking' as const,
     resource: podRef(pod),
-    evidence: [`${pod.metadata.name}: ${failure.line}`],
+    evidence: [`${pod.metadata.name}: ${around(failure.line, failure.host)}`],
   };
   const serviceRef = ref('Service', target.name, target.namespace);
   const svc = target.service;

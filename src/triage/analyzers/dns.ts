@@ -43,6 +43,29 @@ const COREDNS_ERROR = /\[ERROR\] plugin\/errors: (\d+) (\S+) (\S+): (.*)$/;
 /** `[FATAL] plugin/loop: Loop (127.0.0.1:55953 -> :53) detected for zone ".", see …` */
 const COREDNS_LOOP = /plugin\/loop: Loop \(([^)]*)\) detected for zone "([^"]*)"/;
 
+interface Restarting {
+  pod: KubeObject;
+  container: ReturnType<typeof containers>[number];
+  reason?: string;
+  exitCode: number;
+  age: number;
+}
+
+/** DNS pods whose container was killed within the last hour, most recent first. */
+function restarting(ctx: AnalyzerContext, dnsPods: readonly KubeObject[]): Restarting[] {
+  const out: Restarting[] = [];
+  for (const pod of dnsPods) {
+    for (const c of containers(pod)) {
+      const t = c.lastTerminated as { reason?: string; exitCode?: number; finishedAt?: string } | undefined;
+      if (!t || c.init || Number(t.exitCode ?? 0) === 0) continue;
+      const age = isoAge(ctx.now, t.finishedAt);
+      if (!(age >= 0 && age <= 60 * 60_000)) continue;
+      out.push({ pod, container: c, ...(t.reason ? { reason: t.reason } : {}), exitCode: Number(t.exitCode), age });
+    }
+  }
+  return out.sort((a, b) => a.age - b.age);
+}
+
 function dnsLogs(ctx: AnalyzerContext, pod: KubeObject): string {
   const ns = pod.metadata.namespace;
   return containers(pod)
@@ -377,11 +400,16 @@ function quote(f: AppFailure): string {
   return clip(scrubText(`log ${f.pod.metadata.name}: ${f.line}`));
 }
 
-/** Up to two failing lines from different workloads: the formats differ and both are worth seeing. */
+/**
+ * Up to two failing lines from different workloads: the formats differ and both are worth seeing. A line that names
+ * the resolver it asked (`lookup x on 10.96.0.10:53: … i/o timeout`) comes first: it says which server fails.
+ */
 function quotes(ctx: AnalyzerContext, failing: readonly AppFailure[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const f of failing) {
+  const namesResolver = (f: AppFailure) => (/:53\b/.test(f.line) ? 0 : 1);
+  const ordered = [...failing].sort((a, b) => namesResolver(a) - namesResolver(b));
+  for (const f of ordered) {
     const owner = ownerOf(ctx, f.pod)?.name ?? f.pod.metadata.name;
     if (seen.has(owner)) continue;
     seen.add(owner);
@@ -528,6 +556,49 @@ export const dnsAnalyzer: Analyzer = {
 
     const failing = appFailures(ctx);
     const timingOut = failing.filter((f) => !f.nxdomain);
+    // Enough DNS pods are up to pass the half-ready test, yet they keep being killed and restarted (an OOM kill at
+    // their memory limit): queries sent to them while they are down time out, in every namespace. Without a client
+    // here that saw it, it is a fault of the cluster rather than this namespace's.
+    const recent = !infraBroken && upstream === undefined ? restarting(ctx, dnsPods) : [];
+    const flapping =
+      timingOut.length > 0 || recent.some((r) => r.reason === 'OOMKilled') ? recent : ([] as Restarting[]);
+    if (flapping.length > 0) {
+      const worst = flapping[0] as Restarting;
+      const workload = ownerOf(ctx, worst.pod);
+      const oom = flapping.filter((r) => r.reason === 'OOMKilled');
+      const limit = worst.container.spec?.resources?.limits?.memory as string | undefined;
+      findings.push({
+        code: 'DNS_COREDNS_UNAVAILABLE',
+        analyzer: NAME,
+        domain: 'networking',
+        severity: timingOut.length > 0 ? 'high' : 'medium',
+        resource: podRef(worst.pod),
+        message: `Cluster DNS keeps failing: ${flapping.length}/${dnsPods.length} DNS pods in ${worst.pod.metadata.namespace} were restarted within the hour (${worst.reason ?? `exit ${worst.exitCode}`}${oom.length > 0 && limit ? ` at their ${limit} memory limit` : ''}), and lookups sent to them meanwhile time out.`,
+        evidence: [
+          ...flapping
+            .slice(0, 2)
+            .map(
+              (r) =>
+                `${r.pod.metadata.name}: last terminated ${r.reason ?? ''} (exit ${r.exitCode}) ${formatAge(r.age)} ago, ${r.container.restartCount} restarts, ready ${r.container.ready}`,
+            ),
+          `DNS pods ready ${ready.length}/${dnsPods.length}`,
+          ...quotes(ctx, timingOut).slice(0, 1),
+          ...(limit ? [`DNS container memory limit ${limit}`] : []),
+        ],
+        confidence: oom.length > 0 ? 0.88 : 0.75,
+        related: [],
+        remediation: ['inspect-coredns'],
+        ...(oom.length > 0 && workload
+          ? {
+              owner: workload,
+              change: `raise the memory limit of ${workload.kind} ${workload.name}${limit ? ` above ${limit}` : ''} (or add replicas so each serves fewer queries)`,
+            }
+          : workload
+            ? { owner: workload }
+            : {}),
+      });
+      upstream = workload ?? podRef(worst.pod);
+    }
     const blocked = !infraBroken ? egressBlocksDns(ctx, dnsPods) : undefined;
     if (blocked && upstream === undefined) {
       const policy = blocked.policies[0] as KubeObject;

@@ -11,6 +11,7 @@ import { formatSelector, matchesSelector } from './selectors.js';
 import {
   claimClass,
   claimConsumers,
+  describeEventTail,
   fitEvidence,
   isDefaultStorageClass,
   provisionerController,
@@ -58,12 +59,52 @@ function pvcState(pvc: KubeObject, ctx: AnalyzerContext): string {
 
 /** Pods anywhere in the read set that look like the given CSI/external provisioner. */
 function provisionerPods(ctx: AnalyzerContext, provisioner: string): KubeObject[] {
+  return ctx.objects('pods').filter((pod) => runsProvisioner(pod, provisioner));
+}
+
+/** A pod (or a pod template) that runs the provisioner: its name in containers or labels, or a provisioner sidecar. */
+function runsProvisioner(pod: KubeObject, provisioner: string): boolean {
   const token = provisioner.split(/[./]/)[0] ?? provisioner;
-  return ctx.objects('pods').filter((pod) => {
-    const text = JSON.stringify([pod.spec?.containers ?? [], pod.metadata.labels ?? {}]);
-    if (text.includes(provisioner)) return true;
-    return /csi-provisioner|external-provisioner/.test(text) && pod.metadata.name.includes(token);
-  });
+  const text = JSON.stringify([pod.spec?.containers ?? [], pod.metadata.labels ?? {}]);
+  if (text.includes(provisioner)) return true;
+  return /csi-provisioner|external-provisioner/.test(text) && pod.metadata.name.includes(token);
+}
+
+/** A cloud API refusing who the caller is, as AWS, Azure and Google word it. */
+const IDENTITY_REFUSED =
+  /AssumeRoleWithWebIdentity|InvalidIdentityToken|UnauthorizedOperation|AuthorizationFailed|AccessDenied|PERMISSION_DENIED|get credentials|failed to retrieve credentials|invalid_client|AADSTS\d+/;
+
+/**
+ * The ServiceAccount whose cloud identity a provisioner uses, when the cloud refused it: the account of the pod that
+ * runs the provisioner; its annotations (the role it assumes) are what to change.
+ */
+function refusedIdentity(
+  ctx: AnalyzerContext,
+  event: EventSummary,
+  provisioner: string,
+): { account: ResourceRef; change: string; evidence: string } | undefined {
+  if (!IDENTITY_REFUSED.test(event.message)) return undefined;
+  // The provisioner's pods, else the controller workloads whose pod template runs it (kube-system's are read).
+  const pod =
+    provisionerPods(ctx, provisioner).find((p) => p.spec?.serviceAccountName) ??
+    (['deployments', 'statefulsets'] as const)
+      .flatMap((k) => ctx.objects(k))
+      .map(
+        (w) =>
+          ({
+            metadata: { ...w.spec?.template?.metadata, name: w.metadata.name, namespace: w.metadata.namespace },
+            spec: w.spec?.template?.spec,
+          }) as KubeObject,
+      )
+      .find((p) => p.spec?.serviceAccountName && runsProvisioner(p, provisioner));
+  const name = pod?.spec?.serviceAccountName as string | undefined;
+  if (!pod || !name) return undefined;
+  const namespace = pod.metadata.namespace ?? '';
+  return {
+    account: ref('ServiceAccount', name, namespace),
+    change: `point ServiceAccount ${namespace}/${name} (its cloud role annotation) at a cloud identity that exists and trusts it, then restart the provisioner's pods`,
+    evidence: `provisioner pod ${namespace}/${pod.metadata.name} runs as ServiceAccount ${name}`,
+  };
 }
 
 interface Mismatch {
@@ -450,7 +491,9 @@ function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
 
   const waitForConsumer = sc.volumeBindingMode === 'WaitForFirstConsumer';
   const selectedNode = pvc.metadata.annotations?.['volume.kubernetes.io/selected-node'];
-  if (waitForConsumer && selectedNode === undefined) {
+  const failed = events.filter((e) => e.reason === 'ProvisioningFailed' && recent(e));
+  // A provisioner only tries once a node is chosen: a recent ProvisioningFailed means the wait for a consumer is over.
+  if (waitForConsumer && selectedNode === undefined && failed.length === 0) {
     if (consumers.length === 0) {
       return [
         {
@@ -494,7 +537,6 @@ function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
     ];
   }
 
-  const failed = events.filter((e) => e.reason === 'ProvisioningFailed' && recent(e));
   if (failed.length > 0) {
     const first = failed[0]!;
     // The CSI driver refusing the request itself (gRPC InvalidArgument, an unknown parameter) refuses what the
@@ -502,13 +544,20 @@ function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
     const invalid = /code = InvalidArgument|invalid parameter|unknown parameter|parameter [^ ]+ is invalid/i.test(
       first.message,
     );
+    const identity = invalid ? undefined : refusedIdentity(ctx, first, provisioner);
     return [
       {
         code: 'PVC_PROVISIONING_FAILED',
         severity: 'high',
         ...(invalid && cls ? { owner: ref('StorageClass', cls) } : {}),
-        message: `Provisioner ${provisioner} fails to create the volume for PVC ${pvc.metadata.name}${invalid ? `: it refuses the parameters of StorageClass ${cls}` : ''}.`,
-        evidence: [pvcState(pvc, ctx), describeEvent(first, ctx.now), `StorageClass ${cls} provisioner ${provisioner}`],
+        ...(identity ? { owner: identity.account, change: identity.change } : {}),
+        message: `Provisioner ${provisioner} fails to create the volume for PVC ${pvc.metadata.name}${invalid ? `: it refuses the parameters of StorageClass ${cls}` : identity ? `: the cloud refuses the credentials of its ServiceAccount ${identity.account.namespace}/${identity.account.name}` : ''}.`,
+        evidence: [
+          pvcState(pvc, ctx),
+          describeEventTail(first, ctx.now),
+          ...(identity ? [identity.evidence] : []),
+          `StorageClass ${cls} provisioner ${provisioner}`,
+        ],
         confidence: 0.9,
         related: [ref('StorageClass', cls), ...consumerRefs],
         remediation: ['check-provisioner-logs', 'check-storage-backend'],

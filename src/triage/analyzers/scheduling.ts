@@ -2,7 +2,7 @@ import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
-import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from './events.js';
+import { canSee, clip, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from './events.js';
 import {
   EvidenceList,
   groupBy,
@@ -253,6 +253,32 @@ function autoscalerEvent(ctx: AnalyzerContext, pods: readonly KubeObject[]): Eve
     .sort((a, b) => (b.last?.getTime() ?? 0) - (a.last?.getTime() ?? 0))[0];
 }
 
+/** The cluster-autoscaler workload (any namespace read) whose --nodes flags set its node groups' sizes. */
+function autoscalerWithLimits(
+  ctx: AnalyzerContext,
+): { workload: ResourceRef; flags: string[]; line: string } | undefined {
+  for (const w of ctx.objects('deployments')) {
+    const specs = (w.spec?.template?.spec?.containers ?? []) as Array<{
+      image?: string;
+      command?: string[];
+      args?: string[];
+    }>;
+    for (const c of specs) {
+      const words = [...(c.command ?? []), ...(c.args ?? [])];
+      if (!`${c.image ?? ''} ${words.join(' ')}`.includes('cluster-autoscaler')) continue;
+      const flags = words.filter((a) => /^--nodes=\d+:\d+:/.test(a));
+      if (flags.length === 0) continue;
+      const workload = ref('Deployment', w.metadata.name, w.metadata.namespace);
+      return {
+        workload,
+        flags: flags.slice(0, 3),
+        line: clip(`Deployment ${w.metadata.namespace}/${w.metadata.name} sets node group sizes: ${flags.join(' ')}`),
+      };
+    }
+  }
+  return undefined;
+}
+
 const SEVERITY_BY_SHARE = (share: number): FindingInput['severity'] => (share >= 0.5 ? 'high' : 'medium');
 
 const MESSAGES: Readonly<Record<string, string>> = {
@@ -352,7 +378,23 @@ export const schedulingAnalyzer: Analyzer = {
           capacity && scaler?.reason === 'NotTriggerScaleUp'
             ? `; the cluster autoscaler adds no node (${scaler.message.replace(/^pod didn't trigger scale-up:\s*/i, '')})`
             : '';
+        // The autoscaler reached a node group's maximum: where that maximum is set (its --nodes flags) is what to
+        // change; with auto-discovery the maximum lives on the cloud's node group, outside the cluster.
+        const capped =
+          capacity && scaler?.reason === 'NotTriggerScaleUp' && /max node group size reached/i.test(scaler.message)
+            ? autoscalerWithLimits(ctx)
+            : undefined;
+        if (capped) evidence.add(2, capped.line);
         findings.push({
+          ...(capped
+            ? {
+                owner: capped.workload,
+                change: `raise the maximum in the --nodes=MIN:MAX:GROUP flag of ${capped.workload.kind} ${capped.workload.namespace}/${capped.workload.name} (${capped.flags.join(' ')}) for the node group these pods need, and the cloud node group's maximum with it`,
+                alternatives: owner
+                  ? [{ resource: owner, change: `lower the requests or replicas of ${owner.kind} ${owner.name}` }]
+                  : [],
+              }
+            : {}),
           code,
           analyzer: NAME,
           domain: 'compute',

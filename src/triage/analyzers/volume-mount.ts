@@ -99,6 +99,8 @@ interface Enrichment {
   evidence: string[];
   related: ResourceRef[];
   owner?: ResourceRef;
+  change?: string;
+  alternatives?: { resource: ResourceRef; change: string }[];
   detail?: string;
   confidence?: number;
 }
@@ -177,6 +179,29 @@ function attachContext(ctx: AnalyzerContext, pod: KubeObject, event: EventSummar
     }
     out.detail = `volume ${pvName} (ReadWriteOnce) is still attached to node ${heldOn} by VolumeAttachment ${va}${old[0] ? `, where old pod ${old[0].metadata.name} still holds it` : ''}`;
     out.confidence = 0.93;
+    // The holder is a live replica of the same workload on a Ready node: nothing is stuck, the workload's rollout
+    // starts the new pod before the old one lets the volume go. Its update strategy is what to change.
+    const workload = ownerOf(ctx, pod);
+    const sibling = old.find(
+      (p) =>
+        !p.metadata.deletionTimestamp &&
+        p.status?.phase === 'Running' &&
+        workload !== undefined &&
+        ownerOf(ctx, p)?.name === workload.name &&
+        ownerOf(ctx, p)?.kind === workload.kind,
+    );
+    const nodeReady = node ? nodeState(node).startsWith('Ready=True') : false;
+    if (workload && sibling && nodeReady && (workload.kind === 'Deployment' || workload.kind === 'StatefulSet')) {
+      out.owner = workload;
+      out.alternatives = [
+        {
+          resource: ref('VolumeAttachment', va),
+          change: `let pod ${sibling.metadata.name} end so the volume detaches`,
+        },
+      ];
+      out.change = `set spec.strategy.type: Recreate on ${workload.kind} ${workload.name} (or maxSurge: 0): its rolling update starts a new pod on another node while pod ${sibling.metadata.name} still has ReadWriteOnce claim ${claim ?? pvName} attached`;
+      out.detail = `its ${workload.kind} ${workload.name} rolls out while pod ${sibling.metadata.name} of the previous revision still runs on node ${heldOn} with ReadWriteOnce claim ${claim ?? pvName} (volume ${pvName}) attached there`;
+    }
     return out;
   }
   const here = attachments.find((va) => va.spec?.nodeName === podNode) ?? attachments[0];
@@ -342,6 +367,8 @@ export const volumeMountAnalyzer: Analyzer = {
                   ? ['fix-csi-node-plugin']
                   : ['inspect-kubelet-mount'],
         ...(context.owner ? { owner: context.owner } : {}),
+        ...(context.change ? { change: context.change } : {}),
+        ...(context.alternatives ? { alternatives: context.alternatives } : {}),
       });
     }
 

@@ -13,6 +13,9 @@ import { type LabelSelector, matchesSelector } from './selectors.js';
  * autoscaler pinned at its maximum, a Job that gave up, or a disruption budget that blocks a drain.
  */
 
+/** A refusal longer than this loses its end in one evidence line: the end is quoted on a line of its own. */
+const TAIL_AFTER = 220;
+const TAIL_CHARS = 160;
 const NAME = 'workload-rollout';
 const CONTROLLERS = ['ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicationController'];
 
@@ -136,7 +139,13 @@ function failedCreates(ctx: AnalyzerContext, findings: FindingInput[]): void {
         resource: ref(kind, event.involvedName, ctx.namespace),
         owner: constraint?.owner ?? entity ?? workload,
         message: `${workload.kind} ${workload.name} cannot create its pods: ${refusal?.what ?? event.message}.`,
-        evidence: [describeEvent(event, ctx.now), ...(quota ? [quota] : []), ...(constraint?.evidence ?? [])],
+        // A long refusal keeps its head (what refused) and, on a line of its own, its end (why: the last cause).
+        evidence: [
+          describeEvent(event, ctx.now),
+          ...(event.message.length > TAIL_AFTER ? [`… ${event.message.slice(-TAIL_CHARS).trimStart()}`] : []),
+          ...(quota ? [quota] : []),
+          ...(constraint?.evidence ?? []),
+        ],
         confidence: refusal || constraint ? 0.9 : 0.7,
         related: [workload, ...(entity ? [entity] : []), ...limits, ...(constraint?.related ?? [])],
         remediation: refusal ? [refusal.remediation] : [],
@@ -318,17 +327,21 @@ function blockedDrains(ctx: AnalyzerContext, findings: FindingInput[]): void {
     if (pdb.status?.disruptionsAllowed !== 0) continue;
     events ??= findEvents(ctx, { message: /violate the pod's disruption budget|disruption budget/ });
     // A drain blocks on the budget only where its pods run; when they were not read, any cordoned node may be one.
+    const guarded = inNamespace(ctx, ctx.objects('pods')).filter((p) =>
+      matchesSelector(pdb.spec?.selector as LabelSelector | undefined, p.metadata.labels),
+    );
     const hosts = new Set(
-      inNamespace(ctx, ctx.objects('pods'))
-        .filter((p) => matchesSelector(pdb.spec?.selector as LabelSelector | undefined, p.metadata.labels))
-        .map((p) => p.spec?.nodeName as string | undefined)
-        .filter((n): n is string => typeof n === 'string'),
+      guarded.map((p) => p.spec?.nodeName as string | undefined).filter((n): n is string => typeof n === 'string'),
     );
     const cordoned = ctx
       .objects('nodes')
       .filter((n) => n.spec?.unschedulable === true && (hosts.size === 0 || hosts.has(n.metadata.name)));
     const recent = events.filter((e) => isRecent(ctx.now, e.last));
     if (cordoned.length === 0 && recent.length === 0) continue;
+    // The pods a drain of those nodes must evict, and cannot.
+    const stuck = guarded
+      .filter((p) => cordoned.some((n) => n.metadata.name === p.spec?.nodeName))
+      .map((p) => `${p.metadata.name} on ${p.spec?.nodeName}`);
     findings.push({
       code: 'PDB_BLOCKS_DISRUPTION',
       analyzer: NAME,
@@ -340,6 +353,7 @@ function blockedDrains(ctx: AnalyzerContext, findings: FindingInput[]): void {
         ...(pdb.spec?.minAvailable !== undefined ? [`minAvailable ${pdb.spec.minAvailable}`] : []),
         ...(pdb.spec?.maxUnavailable !== undefined ? [`maxUnavailable ${pdb.spec.maxUnavailable}`] : []),
         ...cordoned.map((n) => `node ${n.metadata.name} is cordoned (SchedulingDisabled)`),
+        ...(stuck.length > 0 ? [`pods the drain cannot evict: ${stuck.slice(0, 4).join(', ')}`] : []),
         ...recent.slice(0, 2).map((e) => describeEvent(e, ctx.now)),
       ],
       confidence: 0.7,

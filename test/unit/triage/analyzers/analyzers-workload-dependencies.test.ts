@@ -632,7 +632,11 @@ describe('workload-rollout analyzer', () => {
     expect(f.message).toBe(
       'PodDisruptionBudget ledger-pdb allows no disruption (2 healthy, 2 required), so draining worker-2 cannot evict its pods.',
     );
-    expect(f.evidence).toEqual(['minAvailable 2', 'node worker-2 is cordoned (SchedulingDisabled)']);
+    expect(f.evidence).toEqual([
+      'minAvailable 2',
+      'node worker-2 is cordoned (SchedulingDisabled)',
+      'pods the drain cannot evict: ledger-0 on worker-2',
+    ]);
     expect(f.related).toEqual([{ kind: 'Node', name: 'worker-2' }]);
     expect(f.severity).toBe('low');
   });
