@@ -8,3 +8,19 @@ export interface LogPort {
   warn(message: string, detail?: Record<string, unknown>): void;
   error(message: string, detail?: Record<string, unknown>): void;
 }
+
+/** Writes nothing: tests, benchmarks and callers that log elsewhere. */
+export const silentLogger: LogPort = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+};
+
+/** One JSON line per entry, for CloudWatch; never passed tokens or message bodies. */
+export const jsonLogger: LogPort = {
+  debug: () => {},
+  info: (message, detail) => console.log(JSON.stringify({ level: 'info', message, ...detail })),
+  warn: (message, detail) => console.warn(JSON.stringify({ level: 'warn', message, ...detail })),
+  error: (message, detail) => console.error(JSON.stringify({ level: 'error', message, ...detail })),
+};
