@@ -2,9 +2,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import type { ClusterReader } from '../cluster/types.js';
 import { loadConfig } from '../config.js';
-import { currentLogger, invocationLogger, runWithLogger, stepCorrelation } from '../logging/correlation.js';
 import { loadTemplates } from '../triage/template-registry.js';
 import type { ClusterDeps } from '../workflow/diagnostic/cluster-steps.js';
+import { currentLogger, invocationLogger, runWithLogger, stepCorrelation } from './correlation.js';
 import { powertoolsLogPort } from './log-port.js';
 
 export interface ClusterReaderOverrides {

@@ -3,7 +3,6 @@ import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { isAlertRoute, type RoutedHttpHandler, type RoutedHttpRequest } from '../alerts/http.js';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
 import type { FunctionHttpResponse } from '../http/function-http.js';
-import { slackCorrelation, withCorrelation } from '../logging/correlation.js';
 import { GroupMembership, parsePolicy } from '../policy/channel-policy.js';
 import { type PolicySource, policySourceFor } from '../policy/policy-source.js';
 import { createSlackClient } from '../slack/client.js';
@@ -19,6 +18,7 @@ import {
   createAlertsRoute,
 } from './alerts-runtime.js';
 import { createAwsClients } from './aws-clients.js';
+import { slackCorrelation, withCorrelation } from './correlation.js';
 import { powertoolsLogPort } from './log-port.js';
 import { stepFunctionsEngine } from './step-functions-engine.js';
 import { webClientPoster } from './thread-poster.js';

@@ -1,12 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
-import { invocationLogger, stepCorrelation } from '../logging/correlation.js';
 import { type PolicySource, policySourceFor } from '../policy/policy-source.js';
 import { createSlackClient } from '../slack/client.js';
 import type { TemplateRegistry } from '../triage/template-registry.js';
 import type { ThreadPoster, WorkflowDeps, WorkflowMetrics } from '../workflow/deps.js';
 import { createAwsClients } from './aws-clients.js';
+import { invocationLogger, stepCorrelation } from './correlation.js';
 import { powertoolsLogPort } from './log-port.js';
 import { stepFunctionsEngine } from './step-functions-engine.js';
 import { webClientPoster } from './thread-poster.js';

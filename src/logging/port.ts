@@ -1,6 +1,7 @@
 /**
- * The logger every module writes to, as a port: Powertools' Logger satisfies it in the functions, a silent or
- * capturing one in tests and the command line. Modules ask for the levels they use (`Pick<LogPort, 'warn'>`).
+ * The logger every module writes to, as a port: Powertools' Logger behind it in the functions (src/app/log-port.ts),
+ * a silent or capturing one in tests and the command line. Modules ask for the levels they use
+ * (`Pick<LogPort, 'warn'>`).
  */
 export interface LogPort {
   debug(message: string, detail?: Record<string, unknown>): void;
