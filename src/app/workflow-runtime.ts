@@ -5,6 +5,7 @@ import { type PolicySource, policySourceFor } from '../policy/policy-source.js';
 import { createSlackClient } from '../slack/client.js';
 import type { TemplateRegistry } from '../triage/template-registry.js';
 import type { ThreadPoster, WorkflowDeps, WorkflowMetrics } from '../workflow/deps.js';
+import { runStep } from '../workflow/dispatch.js';
 import { createAwsClients } from './aws-clients.js';
 import { invocationLogger, stepCorrelation } from './correlation.js';
 import { powertoolsLogPort } from './log-port.js';
@@ -48,6 +49,27 @@ export async function createStepRuntime(
       const logger = powertoolsLogPort(invocationLogger(base, stepCorrelation(event), context));
       return { ...deps, logger, policy: await policy.current() };
     },
+  };
+}
+
+export type StepHandler = (event: unknown, context?: Context) => Promise<unknown>;
+
+/**
+ * The handler of a function that runs steps (the workflow and notifier functions): its runtime built on first use and
+ * again after a failed build, each event dispatched through `steps` with the deps of its invocation.
+ */
+export function createStepHandler(
+  steps: Parameters<typeof runStep>[0],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  overrides: RuntimeOverrides = {},
+): StepHandler {
+  let runtime: Promise<StepRuntime> | undefined;
+  return async (event, context) => {
+    runtime ??= createStepRuntime(env, overrides);
+    runtime.catch(() => {
+      runtime = undefined;
+    });
+    return runStep(steps, await (await runtime).forInvocation(event, context), event);
   };
 }
 
