@@ -43,7 +43,6 @@ export const ThreadActionSchema = z.discriminatedUnion('type', [
     decision: z.enum(['approve', 'deny']),
   }),
 ]);
-export type ThreadAction = z.input<typeof ThreadActionSchema>;
 
 export const DeliverInputSchema = z.object({
   sessionId: z.string().min(1).max(64),
