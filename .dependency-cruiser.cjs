@@ -1,7 +1,8 @@
 /**
  * Import rules for the whole codebase, checked by `npm run lint`. Shipped code (src/, functions/, bin/ and build/)
  * never reaches into the local stand-ins, the tests or the deployment, benchmarks never reach into the tests, the
- * domain folders never import the composition roots in src/app/, and no module imports itself back through others.
+ * domain folders never import the composition roots in src/app/, slack/ and alerts/ reach the workflow only through
+ * its API, and no module imports itself back through others.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -37,6 +38,22 @@ module.exports = {
       comment: 'src/app/ composes the domain folders into the functions; the domain folders never reach back into it.',
       from: { path: '^src/', pathNot: '^src/app/' },
       to: { path: '^src/app/' },
+    },
+    {
+      name: 'workflow-through-its-api',
+      severity: 'error',
+      comment:
+        'slack/ and alerts/ start sessions, deliver input and decide approvals through what the workflow offers ' +
+        '(src/workflow/api.ts), never through its steps or its dependencies.',
+      from: { path: '^src/(slack|alerts)/' },
+      to: { path: '^src/workflow/', pathNot: '^src/workflow/api\\.[jt]s$' },
+    },
+    {
+      name: 'alerts-not-from-slack',
+      severity: 'error',
+      comment: "The alert route opens sessions through the workflow's API; Slack's handlers are another caller of it.",
+      from: { path: '^src/alerts/' },
+      to: { path: '^src/slack/' },
     },
     {
       name: 'dynamodb-only-in-store',

@@ -13,8 +13,9 @@ import { DEMO_IDS, startSlackStandIn } from '../local/slack/index.js';
 import { startLocalStepFunctions } from '../local/stepfunctions/index.js';
 import { createAwsClients } from '../src/app/aws-clients.js';
 import { createSlackDepsFromEnv } from '../src/app/slack-runtime.js';
-import { silentLogger } from '../src/slack/deps.js';
-import { createSlackHttpHandler, type SlackHttpRequest, signSlackRequest } from '../src/slack/receiver.js';
+import type { FunctionHttpRequest } from '../src/http/function-http.js';
+import { silentLogger } from '../src/logging/port.js';
+import { createSlackHttpHandler, signSlackRequest } from '../src/slack/receiver.js';
 import { createDocumentClient, createDynamoClient, createStore, ensureTable } from '../src/store/index.js';
 
 /**
@@ -70,7 +71,7 @@ function stats(samples: number[], non2xx: number): Stats {
   };
 }
 
-function signed(body: string, contentType: string): SlackHttpRequest {
+function signed(body: string, contentType: string): FunctionHttpRequest {
   return {
     headers: { 'content-type': contentType, ...signSlackRequest(SECRET, body, Date.now() / 1000) },
     body,
@@ -144,7 +145,7 @@ async function ackLatency() {
   const next = () => ++counter;
   const sessionThreads: string[] = [];
 
-  const kinds: Record<string, () => Promise<SlackHttpRequest>> = {
+  const kinds: Record<string, () => Promise<FunctionHttpRequest>> = {
     'command-help': async () =>
       form({
         command: '/triage',

@@ -1,10 +1,6 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
-import type { ClusterReader } from '../src/cluster/types.js';
-import { loadConfig } from '../src/config.js';
-import { currentLogger, invocationLogger, runWithLogger, stepCorrelation } from '../src/logging/correlation.js';
-import { loadTemplates } from '../src/triage/template-registry.js';
-import { type ClusterDeps, ClusterPayloadSchema, runClusterStep } from '../src/workflow/diagnostic/cluster-steps.js';
+import { type ClusterReaderOverrides, createClusterReaderRuntime } from '../src/app/cluster-reader-runtime.js';
+import { ClusterPayloadSchema, runClusterStep } from '../src/workflow/diagnostic/cluster-steps.js';
 import { StepPayloadError } from '../src/workflow/step-errors.js';
 
 /**
@@ -15,24 +11,11 @@ export type ClusterReaderHandler = (event: unknown, context?: Context) => Promis
 
 export function createClusterReaderHandler(
   env: Readonly<Record<string, string | undefined>> = process.env,
-  overrides: { readerFor?: (cluster: string) => Promise<ClusterReader>; logger?: Logger } = {},
+  overrides: ClusterReaderOverrides = {},
 ): ClusterReaderHandler {
-  let deps: ClusterDeps | undefined;
-  const base = overrides.logger ?? new Logger({ serviceName: 'calmops' });
+  const runtime = createClusterReaderRuntime(env, overrides);
   return async (event, context) => {
-    if (!deps) {
-      const config = loadConfig(env, ['clusters']);
-      // The deps (and the cluster clients kept for them) live across invocations; each line goes to the logger
-      // of the invocation it belongs to.
-      const logger = () => currentLogger(base);
-      deps = {
-        clusters: config.clusters.clusters,
-        templates: loadTemplates(),
-        logger: { info: (m, e) => logger().info(m, e ?? {}), warn: (m, e) => logger().warn(m, e ?? {}) },
-        ...(overrides.readerFor ? { readerFor: overrides.readerFor } : {}),
-      };
-    }
-    const ready = deps;
+    const deps = runtime.deps();
     const parsed = ClusterPayloadSchema.safeParse(event);
     if (!parsed.success) {
       const step = typeof event === 'object' && event !== null ? String((event as { step?: unknown }).step) : '?';
@@ -41,8 +24,7 @@ export function createClusterReaderHandler(
       );
     }
     try {
-      const logger = invocationLogger(base, stepCorrelation(event), context);
-      return await runWithLogger(logger, () => runClusterStep(ready, parsed.data));
+      return await runtime.inInvocation(event, context, () => runClusterStep(deps, parsed.data));
     } catch (error) {
       if (error instanceof Error && !error.message.startsWith('['))
         error.message = `[${parsed.data.step}] ${error.message}`;

@@ -8,7 +8,7 @@ import {
   createSlackFunction,
   type SlackFunction,
 } from '../src/app/slack-runtime.js';
-import type { SlackHttpResponse } from '../src/slack/receiver.js';
+import type { FunctionHttpResponse } from '../src/http/function-http.js';
 
 /**
  * The Slack function (API Gateway HTTP API or a Function URL): Slack's signed requests in, an answer within 3 s out;
@@ -58,7 +58,7 @@ const runtime = containerRuntime();
 const slackFunction = createSlackFunction(process.env, {}, runtime);
 
 /** The same path the Lambda runs, for the local HTTP server and tests. */
-export async function handleSlackHttp(request: RoutedHttpRequest, context?: Context): Promise<SlackHttpResponse> {
+export async function handleSlackHttp(request: RoutedHttpRequest, context?: Context): Promise<FunctionHttpResponse> {
   return slackFunction(request, context);
 }
 

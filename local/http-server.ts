@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { RoutedHttpRequest } from '../src/alerts/http.js';
 import { ALERTMANAGER_PATH } from '../src/alerts/http.js';
+import type { FunctionHttpResponse as SlackHttpResponse } from '../src/http/function-http.js';
 import { readBody, sendJson } from '../src/http/json.js';
-import type { SlackHttpResponse } from '../src/slack/receiver.js';
 import { hostRefusal, refuse } from './request-guard.js';
 import type { Sandbox } from './sandbox/server.js';
 

@@ -289,7 +289,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       : {};
     if (options.wrapPoster) {
       const { createSlackClient } = await import('../src/slack/client.js');
-      const { webClientPoster } = await import('../src/workflow/deps.js');
+      const { webClientPoster } = await import('../src/app/thread-poster.js');
       poster = options.wrapPoster(
         webClientPoster(createSlackClient({ token: env[ENV.slackBotToken] ?? '', slackApiUrl })),
       );

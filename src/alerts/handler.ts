@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
+import type { LogPort } from '../logging/port.js';
 import { escapeText } from '../mrkdwn/escape.js';
 import { checkIntent, checkNamespace, type Policy } from '../policy/channel-policy.js';
 import { redactText } from '../redact/index.js';
-import type { DeliverInputInput, SlackLogger, StartSessionInput } from '../slack/deps.js';
 import type { AlertGroupRecord, Store } from '../store/index.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
 import type { TemplateRegistry } from '../triage/template-registry.js';
 import type { ThreadMessage } from '../views/limits.js';
+import type { DeliverInput, StartSessionInput } from '../workflow/api.js';
 import { type AlertGroup, alertGroupId, type NormalizedAlert } from './group.js';
 import { type AlertTarget, mapAlertGroup } from './map.js';
 import { alertNotStartedView, alertOverflowView, alertResolvedView, alertRootView, alertUpdateView } from './views.js';
@@ -31,7 +32,7 @@ export interface AlertHandlerDeps {
   slack: AlertPoster;
   workflow: {
     startSession(input: StartSessionInput): Promise<{ sessionId: string }>;
-    deliverInput(input: DeliverInputInput): Promise<unknown>;
+    deliverInput(input: DeliverInput): Promise<unknown>;
   };
   /**
    * At most this many alert-opened sessions are open at once; past it, new groups are listed in one overflow thread
@@ -43,7 +44,7 @@ export interface AlertHandlerDeps {
   /** Who alert sessions are requested by: the bot's own Slack user, so every view names a real user. */
   requester(): Promise<string>;
   now(): Date;
-  logger?: SlackLogger;
+  logger?: LogPort;
   /** Waits between looks at a group another delivery is opening (a plain timer unless a test replaces it). */
   sleep?(ms: number): Promise<void>;
   /** How long a delivery waits for another one to finish opening the same group before asking to be retried. */

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { SlackLogger } from '../slack/deps.js';
-import type { SlackHttpRequest, SlackHttpResponse } from '../slack/receiver.js';
+import type { FunctionHttpRequest, FunctionHttpResponse } from '../http/function-http.js';
+import type { LogPort } from '../logging/port.js';
 import { parseAlertmanagerBody } from './alertmanager.js';
 import type { AlertGroup } from './group.js';
 import type { AlertOutcome } from './handler.js';
@@ -13,12 +13,12 @@ import type { AlertOutcome } from './handler.js';
 export const ALERTMANAGER_PATH = '/alerts/alertmanager';
 
 /** A request as the Slack function receives it, plus where it was sent (API Gateway's `rawPath` and method). */
-export interface RoutedHttpRequest extends SlackHttpRequest {
+export interface RoutedHttpRequest extends FunctionHttpRequest {
   path?: string;
   method?: string;
 }
 
-export type RoutedHttpHandler = (request: RoutedHttpRequest) => Promise<SlackHttpResponse>;
+export type RoutedHttpHandler = (request: RoutedHttpRequest) => Promise<FunctionHttpResponse>;
 
 /** Whether the request is for the alert route; everything else is Slack's. */
 export function isAlertRoute(request: Pick<RoutedHttpRequest, 'path'>): boolean {
@@ -29,10 +29,10 @@ export interface AlertsHttpDeps {
   /** The configured token, or undefined when none is: then every request is refused. */
   token(): Promise<string | undefined>;
   handle(group: AlertGroup): Promise<AlertOutcome>;
-  logger?: SlackLogger;
+  logger?: LogPort;
 }
 
-function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): SlackHttpResponse {
+function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): FunctionHttpResponse {
   return {
     statusCode,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
@@ -40,7 +40,7 @@ function json(statusCode: number, body: unknown, headers: Record<string, string>
   };
 }
 
-function header(headers: SlackHttpRequest['headers'], name: string): string | undefined {
+function header(headers: FunctionHttpRequest['headers'], name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
 }

@@ -6,7 +6,7 @@ import { createAlertsHttpHandler, type RoutedHttpHandler } from '../alerts/http.
 import { ConfigError, loadConfig, resolveAlertsToken } from '../config.js';
 import { ENV } from '../env-names.js';
 import type { SlackAppDeps } from '../slack/deps.js';
-import { webClientPoster } from '../workflow/deps.js';
+import { webClientPoster } from './thread-poster.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -2,19 +2,15 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { isAlertRoute, type RoutedHttpHandler, type RoutedHttpRequest } from '../alerts/http.js';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
-import { slackCorrelation, withCorrelation } from '../logging/correlation.js';
+import type { FunctionHttpResponse } from '../http/function-http.js';
 import { GroupMembership, parsePolicy } from '../policy/channel-policy.js';
 import { type PolicySource, policySourceFor } from '../policy/policy-source.js';
 import { createSlackClient } from '../slack/client.js';
-import type { SlackAppDeps, SlackLogger } from '../slack/deps.js';
-import { createSlackHttpHandler, type SlackHttpResponse } from '../slack/receiver.js';
+import type { SlackAppDeps } from '../slack/deps.js';
+import { createSlackHttpHandler } from '../slack/receiver.js';
 import { createDocumentClient } from '../store/client.js';
 import { createStore } from '../store/index.js';
 import { loadTemplates } from '../triage/template-registry.js';
-import { deliverInput } from '../workflow/deliver-input.js';
-import { webClientPoster } from '../workflow/deps.js';
-import { acknowledgeWhilePending } from '../workflow/pending-ack.js';
-import { startSession } from '../workflow/session-lifecycle.js';
 import {
   type AlarmEventHandler,
   type AlarmEventOutcome,
@@ -22,19 +18,13 @@ import {
   createAlertsRoute,
 } from './alerts-runtime.js';
 import { createAwsClients } from './aws-clients.js';
+import { slackCorrelation, withCorrelation } from './correlation.js';
+import { powertoolsLogPort } from './log-port.js';
 import { stepFunctionsEngine } from './step-functions-engine.js';
+import { webClientPoster } from './thread-poster.js';
+import { workflowApi } from './workflow-api.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** Our logger interface over Powertools' (structured JSON in CloudWatch). */
-export function powertoolsSlackLogger(logger: Logger): SlackLogger {
-  return {
-    debug: (message, detail) => logger.debug(message, detail ?? {}),
-    info: (message, detail) => logger.info(message, detail ?? {}),
-    warn: (message, detail) => logger.warn(message, detail ?? {}),
-    error: (message, detail) => logger.error(message, detail ?? {}),
-  };
-}
 
 /**
  * Everything the Slack function needs, from the environment: table, state machines, Slack credentials (environment
@@ -79,16 +69,18 @@ export async function createSlackRuntime(
   });
   const policy = (await source.current()) ?? NO_CHANNELS;
   const now = options.now ?? (() => new Date());
-  const workflowDeps = {
-    store,
-    engine: stepFunctionsEngine(clients.sfn),
-    stateMachines: config.stateMachines,
-    timeouts: config.timeouts,
-    templates,
-    logger: powertools,
-    now,
-  };
-  const poster = webClientPoster(client);
+  const workflow = workflowApi(
+    {
+      store,
+      engine: stepFunctionsEngine(clients.sfn),
+      stateMachines: config.stateMachines,
+      timeouts: config.timeouts,
+      templates,
+      logger: powertoolsLogPort(powertools),
+      now,
+    },
+    webClientPoster(client).post,
+  );
   const deps: SlackAppDeps = {
     signingSecret: credentials.signingSecret,
     botToken: credentials.botToken,
@@ -99,19 +91,8 @@ export async function createSlackRuntime(
     registry: templates,
     approvalTimeoutSeconds: config.timeouts.approvalTimeoutSeconds,
     now,
-    logger: powertoolsSlackLogger(powertools),
-    workflow: {
-      startSession: (input) => startSession(workflowDeps, input),
-      async deliverInput(input) {
-        const delivered = await deliverInput(workflowDeps, input);
-        // A reply held behind a pending review or handoff is acknowledged now rather than when it is decided.
-        await acknowledgeWhilePending(workflowDeps, poster.post, input, delivered.outcome).catch((error: unknown) =>
-          powertools.warn('could not acknowledge a reply held behind a pending decision', { error: String(error) }),
-        );
-        return delivered;
-      },
-      sendTaskSuccess: (taskToken, output) => workflowDeps.engine.succeed(taskToken, output),
-    },
+    logger: powertoolsLogPort(powertools),
+    workflow,
   };
   return { deps, logger: powertools, policy: source };
 }
@@ -119,7 +100,7 @@ export async function createSlackRuntime(
 // Without a policy no channel is set up: every request is answered with how to configure one.
 const NO_CHANNELS = parsePolicy({});
 
-export type SlackFunction = (request: RoutedHttpRequest, context?: Context) => Promise<SlackHttpResponse>;
+export type SlackFunction = (request: RoutedHttpRequest, context?: Context) => Promise<FunctionHttpResponse>;
 
 /**
  * The Slack function's dependencies for one container, built on first use and shared by its request path and its

@@ -1,19 +1,17 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
-import { invocationLogger, stepCorrelation } from '../logging/correlation.js';
 import { type PolicySource, policySourceFor } from '../policy/policy-source.js';
 import { createSlackClient } from '../slack/client.js';
 import type { TemplateRegistry } from '../triage/template-registry.js';
-import {
-  buildWorkflowDeps,
-  type ThreadPoster,
-  type WorkflowDeps,
-  type WorkflowMetrics,
-  webClientPoster,
-} from '../workflow/deps.js';
+import type { ThreadPoster, WorkflowDeps, WorkflowMetrics } from '../workflow/deps.js';
+import { runStep } from '../workflow/dispatch.js';
 import { createAwsClients } from './aws-clients.js';
+import { invocationLogger, stepCorrelation } from './correlation.js';
+import { powertoolsLogPort } from './log-port.js';
 import { stepFunctionsEngine } from './step-functions-engine.js';
+import { webClientPoster } from './thread-poster.js';
+import { buildWorkflowDeps } from './workflow-deps.js';
 
 export interface RuntimeOverrides {
   /** Replaces the Slack poster (tests count and time posts through it). */
@@ -45,19 +43,40 @@ export async function createStepRuntime(
   env: Readonly<Record<string, string | undefined>> = process.env,
   overrides: RuntimeOverrides = {},
 ): Promise<StepRuntime> {
-  const { deps, policy } = await buildRuntime(env, overrides);
+  const { deps, policy, logger: base } = await buildRuntime(env, overrides);
   return {
     async forInvocation(event, context) {
-      const logger = invocationLogger(deps.logger, stepCorrelation(event), context);
+      const logger = powertoolsLogPort(invocationLogger(base, stepCorrelation(event), context));
       return { ...deps, logger, policy: await policy.current() };
     },
+  };
+}
+
+export type StepHandler = (event: unknown, context?: Context) => Promise<unknown>;
+
+/**
+ * The handler of a function that runs steps (the workflow and notifier functions): its runtime built on first use and
+ * again after a failed build, each event dispatched through `steps` with the deps of its invocation.
+ */
+export function createStepHandler(
+  steps: Parameters<typeof runStep>[0],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  overrides: RuntimeOverrides = {},
+): StepHandler {
+  let runtime: Promise<StepRuntime> | undefined;
+  return async (event, context) => {
+    runtime ??= createStepRuntime(env, overrides);
+    runtime.catch(() => {
+      runtime = undefined;
+    });
+    return runStep(steps, await (await runtime).forInvocation(event, context), event);
   };
 }
 
 async function buildRuntime(
   env: Readonly<Record<string, string | undefined>>,
   overrides: RuntimeOverrides,
-): Promise<{ deps: WorkflowDeps; policy: PolicySource }> {
+): Promise<{ deps: WorkflowDeps; policy: PolicySource; logger: Logger }> {
   const config = loadConfig(env, ['table', 'stateMachines', 'slack', 'policy', 'timeouts', 'aws']);
   const credentials = await resolveSlackCredentials(config.slack);
   const slackClient = createSlackClient({
@@ -75,6 +94,7 @@ async function buildRuntime(
   });
   const initialPolicy = await policy.current();
   const clients = createAwsClients(config.aws, env);
+  const logger = overrides.logger ?? new Logger({ serviceName: 'calmops' });
   deps = buildWorkflowDeps({
     tableName: config.table.tableName,
     clients: { dynamo: clients.dynamo },
@@ -84,10 +104,10 @@ async function buildRuntime(
     stateMachines: config.stateMachines,
     timeouts: config.timeouts,
     policy: initialPolicy,
-    ...(overrides.logger ? { logger: overrides.logger } : {}),
+    logger,
     ...(overrides.metrics ? { metrics: overrides.metrics } : {}),
     ...(overrides.templates ? { templates: overrides.templates } : {}),
     ...(overrides.now ? { now: overrides.now } : {}),
   });
-  return { deps, policy };
+  return { deps, policy, logger };
 }

@@ -1,26 +1,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { App, AwsLambdaReceiver, type Logger, LogLevel } from '@slack/bolt';
-import { jsonLogger, type SlackAppDeps, type SlackLogger } from './deps.js';
+import type { FunctionHttpRequest, FunctionHttpResponse } from '../http/function-http.js';
+import { jsonLogger, type LogPort } from '../logging/port.js';
+import type { SlackAppDeps } from './deps.js';
 import { registerActions } from './handlers/actions.js';
 import { registerCommand } from './handlers/command.js';
 import { registerEvents } from './handlers/events.js';
 import { registerSubmissions } from './handlers/submissions.js';
 import { checkSlackBody } from './payload-shape.js';
 
-/** A Slack request as API Gateway (HTTP API), a Function URL or the local HTTP server hands it over. */
-export interface SlackHttpRequest {
-  headers: Readonly<Record<string, string | undefined>>;
-  body?: string | null;
-  isBase64Encoded?: boolean;
-}
-
-export interface SlackHttpResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-export type SlackHttpHandler = (request: SlackHttpRequest) => Promise<SlackHttpResponse>;
+export type SlackHttpHandler = (request: FunctionHttpRequest) => Promise<FunctionHttpResponse>;
 
 /** Slack's replay window, applied in both directions (Bolt only refuses timestamps in the past). */
 export const MAX_CLOCK_SKEW_SECONDS = 300;
@@ -82,12 +71,12 @@ function lowerCaseHeaders(headers: Readonly<Record<string, string | undefined>>)
   return out;
 }
 
-function respond(statusCode: number, body = '', contentType = 'text/plain; charset=utf-8'): SlackHttpResponse {
+function respond(statusCode: number, body = '', contentType = 'text/plain; charset=utf-8'): FunctionHttpResponse {
   return { statusCode, headers: { 'content-type': contentType }, body };
 }
 
 /** Bolt's logger interface over ours; Bolt's own chatter stays at warn. */
-export function boltLogger(logger: SlackLogger): Logger {
+export function boltLogger(logger: LogPort): Logger {
   let level = LogLevel.WARN;
   return {
     debug: () => {},

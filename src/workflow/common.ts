@@ -18,17 +18,6 @@ export class NoEligibleApproverError extends Error {
 
 export const SessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'a session id');
 
-/** What a human decision looks like when it comes back through SendTaskSuccess. */
-export const DecisionSchema = z
-  .object({
-    decision: z.enum(['approve', 'deny', 'request-changes']),
-    userId: z.string().min(1).max(64).optional(),
-    note: z.string().max(2000).optional(),
-    decidedAt: z.string().optional(),
-  })
-  .passthrough();
-export type Decision = z.infer<typeof DecisionSchema>;
-
 export async function postToSession(
   deps: WorkflowDeps,
   session: SessionRecord,

@@ -1,34 +1,7 @@
-import * as z from 'zod';
+import { type DeliverInput, DeliverInputSchema } from './api.js';
 import type { WorkflowDeps } from './deps.js';
 import { resumeSession, SessionClosedError } from './session-lifecycle.js';
 import { type DeliveryOutcome, tryDeliver } from './wait-delivery.js';
-
-export const InputActionSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('hypothesis'), hypothesisId: z.string().min(1).max(64) }),
-  z.object({ type: z.literal('resolved') }),
-  z.object({ type: z.literal('break-glass'), requestId: z.string().min(1).max(64) }),
-  z.object({ type: z.literal('namespace'), namespace: z.string().min(1).max(253) }),
-  z.object({
-    type: z.literal('handoff'),
-    approvalId: z.string().min(1).max(64),
-    decision: z.enum(['approve', 'deny']),
-  }),
-]);
-export type InputAction = z.infer<typeof InputActionSchema>;
-
-export const DeliverInputSchema = z.object({
-  sessionId: z.string().min(1).max(64),
-  userId: z.string().min(1).max(64),
-  text: z.string().max(40_000),
-  source: z.enum(['message', 'mention', 'button']),
-  action: InputActionSchema.optional(),
-  /**
-   * What identifies this input across retries: the Slack message ts or event id, a button's action_ts. The same
-   * key delivered twice is consumed once.
-   */
-  messageKey: z.string().min(1).max(256).optional(),
-});
-export type DeliverInput = z.input<typeof DeliverInputSchema>;
 
 export interface DeliverResult {
   messageId: string;

@@ -1,8 +1,7 @@
-import * as z from 'zod';
-import { SCOPE_ENTRY } from '../cluster/read-only-guard.js';
 import { StaleVersionError } from '../store/errors.js';
 import { resolveEntry } from '../triage/dictionary.js';
 import { SWEEP_INTENT } from '../triage/routing.js';
+import { type StartSessionInput, StartSessionInputSchema } from './api.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
 
@@ -23,29 +22,6 @@ export class SessionStartError extends Error {
 export class UnknownIntentForSessionError extends Error {
   override readonly name = 'UnknownIntentForSessionError';
 }
-
-export const StartSessionInputSchema = z.object({
-  /**
-   * The id to open the session under, chosen by a caller that must be able to finish an interrupted start (an alert
-   * delivery that died midway): starting again with the same id completes that session instead of opening another.
-   */
-  id: z
-    .string()
-    .regex(/^[0-9A-Za-z-]{1,64}$/)
-    .optional(),
-  channelId: z.string().min(1).max(64),
-  threadTs: z.string().min(1).max(64),
-  requester: z.string().min(1).max(64),
-  text: z.string().max(2000),
-  intent: z.string().min(1).max(64).optional(),
-  /** Absent when the request names none: the first triage locates it, and the session keeps what it found. */
-  namespace: z.string().min(1).max(253).optional(),
-  cluster: z.string().min(1).max(128),
-  /** The channel's namespaces (read-only-guard.ts `ReadScope`): every read of the session stays inside them. */
-  scope: z.array(z.string().regex(SCOPE_ENTRY)).min(1).max(50),
-  note: z.string().max(500).optional(),
-});
-export type StartSessionInput = z.input<typeof StartSessionInputSchema>;
 
 export type SessionDeps = Pick<
   WorkflowDeps,

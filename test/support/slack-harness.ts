@@ -1,16 +1,12 @@
 import { beforeEach } from 'vitest';
 import { type LocalDynamo, localClientOptions, startLocalDynamo } from '../../local/dynamodb/index.js';
 import { DEMO_IDS, type SlackStandIn, startSlackStandIn } from '../../local/slack/index.js';
+import type { FunctionHttpResponse as SlackHttpResponse } from '../../src/http/function-http.js';
+import { silentLogger } from '../../src/logging/port.js';
 import { GroupMembership, parsePolicy } from '../../src/policy/channel-policy.js';
 import { createSlackClient } from '../../src/slack/client.js';
-import type { ApprovalOutcome, DeliverInputInput, SlackAppDeps, StartSessionInput } from '../../src/slack/deps.js';
-import { silentLogger } from '../../src/slack/deps.js';
-import {
-  createSlackHttpHandler,
-  type SlackHttpHandler,
-  type SlackHttpResponse,
-  signSlackRequest,
-} from '../../src/slack/receiver.js';
+import type { SlackAppDeps } from '../../src/slack/deps.js';
+import { createSlackHttpHandler, type SlackHttpHandler, signSlackRequest } from '../../src/slack/receiver.js';
 import {
   createDocumentClient,
   createDynamoClient,
@@ -19,6 +15,7 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { loadTemplates } from '../../src/triage/template-registry.js';
+import type { ApprovalOutcome, DeliverInput, StartSessionInput } from '../../src/workflow/api.js';
 import { recordTableCalls, type TableCall } from './cdk-table-calls.js';
 import { type ButtonClickInput, buttonClick, eventCallback, slashCommand, viewSubmission } from './signed-slack.js';
 import { startedForSuite } from './suite-lifecycle.js';
@@ -29,7 +26,7 @@ export const TOKEN = 'xoxb-test-token';
 /** The workflow as the Slack function sees it: sessions are created as the real startSession would, calls recorded. */
 export interface RecordingWorkflow {
   started: StartSessionInput[];
-  delivered: DeliverInputInput[];
+  delivered: DeliverInput[];
   decisions: { token: string; output: ApprovalOutcome }[];
 }
 

@@ -4,7 +4,8 @@ import { messageEvent } from '../../local/sandbox/payloads.js';
 import { DEMO_IDS, type SlackStandIn, type StandInMessage } from '../../local/slack/index.js';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.js';
 import { createSlackDepsFromEnv } from '../../src/app/slack-runtime.js';
-import { createSlackHttpHandler, type SlackHttpResponse } from '../../src/slack/receiver.js';
+import type { FunctionHttpResponse as SlackHttpResponse } from '../../src/http/function-http.js';
+import { createSlackHttpHandler } from '../../src/slack/receiver.js';
 import type { SnapshotServer } from '../../src/snapshot-api/server.js';
 import {
   appMention,

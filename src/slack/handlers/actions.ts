@@ -20,7 +20,8 @@ import { decidedView } from '../../views/decided.js';
 import { code } from '../../views/limits.js';
 import { breakGlassModal, requestChangesModal } from '../../views/modals.js';
 import { NAMESPACE_ACTION_PREFIX } from '../../views/namespace-choice.js';
-import type { ApprovalOutcome, SlackAppDeps } from '../deps.js';
+import type { ApprovalOutcome } from '../../workflow/api.js';
+import type { SlackAppDeps } from '../deps.js';
 import { approvalFacts, auditRefusal, ephemeral, nowOf } from './common.js';
 import { inSessionChannel, OUTSIDE_CHANNEL_TEXT, openRecordedModal, outsideChannelRefusal } from './session-scope.js';
 

@@ -16,7 +16,8 @@ import {
   breakGlassRevokedView,
   breakGlassWarningView,
 } from '../../views/break-glass.js';
-import { DecisionSchema, expireApproval, postToSession, SessionIdSchema, StepInputError } from '../common.js';
+import { DecisionSchema } from '../api.js';
+import { expireApproval, postToSession, SessionIdSchema, StepInputError } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 

@@ -24,6 +24,9 @@ const TARGETS: Record<string, string> = {
   'build/bundle.js': 'export const bundle = 1;\n',
   'src/cluster/reader.js': 'export const reader = 1;\n',
   'src/app/runtime.js': 'export const runtime = 1;\n',
+  'src/workflow/api.js': 'export const api = 1;\n',
+  'src/workflow/deps.js': 'export const deps = 1;\n',
+  'src/slack/deps.js': 'export const slackDeps = 1;\n',
 };
 
 let root: string;
@@ -69,6 +72,9 @@ describe('dependency rules', () => {
     ['cdk/constructs/fn.js', 'test/support/fake.js', 'no-tests-in-product'],
     ['bench/triage.js', 'test/support/fake.js', 'bench-not-from-test'],
     ['src/workflow/steps.js', 'src/app/runtime.js', 'domain-not-from-app'],
+    ['src/slack/handlers/actions.js', 'src/workflow/deps.js', 'workflow-through-its-api'],
+    ['src/alerts/handler.js', 'src/workflow/deps.js', 'workflow-through-its-api'],
+    ['src/alerts/http.js', 'src/slack/deps.js', 'alerts-not-from-slack'],
   ])('refuses %s importing %s (%s)', async (file, target, rule) => {
     expect(await violationsOf(file, target)).toEqual([rule]);
   });
@@ -78,6 +84,9 @@ describe('dependency rules', () => {
     ['local/launch.js', 'build/bundle.js'],
     ['cdk/calmops-stack.js', 'src/cluster/reader.js'],
     ['functions/workflow.js', 'src/app/runtime.js'],
+    ['src/slack/deps.js', 'src/workflow/api.js'],
+    ['src/alerts/handler.js', 'src/workflow/api.js'],
+    ['src/app/slack-runtime.js', 'src/workflow/deps.js'],
     ['test/unit/reader.js', 'local/stand-in.js'],
     ['bench/eval.js', 'local/stand-in.js'],
   ])('lets %s import %s', async (file, target) => {

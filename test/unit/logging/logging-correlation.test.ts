@@ -4,10 +4,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createClusterReaderHandler } from '../../../functions/cluster-reader.js';
 import { createWorkflowHandler } from '../../../functions/workflow.js';
 import { type LocalDynamo, localClientOptions, startLocalDynamo } from '../../../local/dynamodb/index.js';
+import { slackCorrelation, stepCorrelation } from '../../../src/app/correlation.js';
 import { createSlackFunction } from '../../../src/app/slack-runtime.js';
 import type { ClusterReader } from '../../../src/cluster/types.js';
 import { ClusterReadError } from '../../../src/cluster/types.js';
-import { slackCorrelation, stepCorrelation } from '../../../src/logging/correlation.js';
 import { createDocumentClient, createDynamoClient, createStore, ensureTable } from '../../../src/store/index.js';
 
 /** Every JSON line Powertools writes (stdout and stderr), parsed. */
