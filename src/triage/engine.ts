@@ -97,7 +97,7 @@ async function powertoolsLogger(): Promise<TriageLogger> {
 }
 
 /** A logger that drops everything: for callers that render their own output (tests, the CLI without --verbose). */
-export const silentLogger: TriageLogger = { info: () => {}, warn: () => {} };
+export { silentLogger } from '../logging/port.js';
 
 /** One template run against one namespace: what was read and what it means. */
 interface Pass {
