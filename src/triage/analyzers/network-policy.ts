@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { AnalyzerContext } from '../analyzer.js';
 import { type LabelSelector, matchesSelector } from './selectors.js';
 
@@ -53,7 +54,7 @@ export function policiesDroppingControlPlane(
   if (isolating.some((p) => ((p.spec?.ingress ?? []) as IngressRule[]).some(admits))) return [];
   // The newest policy first: it is usually the change that started the incident.
   return [...isolating].sort((a, b) =>
-    String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')),
+    byCodePoint(String(b.metadata.creationTimestamp ?? ''), String(a.metadata.creationTimestamp ?? '')),
   );
 }
 
