@@ -173,6 +173,8 @@ interface Refusal {
   policy: KubeObject;
   quote: string;
   client?: KubeObject;
+  /** The refused peer's address when no pod read has it: a client in a namespace that was not read. */
+  unreadPeer?: string;
 }
 
 /** Plaintext clients (no sidecar) refused by sidecars under a STRICT policy, as the server or the client logs it. */
@@ -190,6 +192,7 @@ function plaintextClientFindings(ctx: AnalyzerContext): FindingInput[] {
       policy: decided.policy,
       quote: quoteLog(pod, line),
       ...(client && !hasSidecar(client) ? { client } : {}),
+      ...(ip && !client ? { unreadPeer: ip } : {}),
     });
   }
   for (const { pod, line } of linesWhere(ctx, (l) => PEER_RESET.test(l))) {
@@ -231,6 +234,11 @@ function plaintextClientFindings(ctx: AnalyzerContext): FindingInput[] {
         ...clients
           .slice(0, 1)
           .map((c) => `client pod ${c.metadata.name} (${c.metadata.namespace}) has no ${SIDECAR} container`),
+        ...(clients.length === 0
+          ? [...new Set(group.map((r) => r.unreadPeer).filter((ip) => ip !== undefined))]
+              .slice(0, 1)
+              .map((ip) => `the plaintext client ${ip} is no pod read: it runs in a namespace this triage did not read`)
+          : []),
         ...quotes.slice(0, 3),
       ].map((e) => clip(e)),
       confidence: clients.length > 0 ? 0.88 : 0.75,
