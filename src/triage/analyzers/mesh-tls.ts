@@ -195,15 +195,29 @@ function plaintextClientFindings(ctx: AnalyzerContext): FindingInput[] {
       ...(ip && !client ? { unreadPeer: ip } : {}),
     });
   }
-  for (const { pod, line } of linesWhere(ctx, (l) => PEER_RESET.test(l))) {
-    if (hasSidecar(pod)) continue;
-    for (const svc of ctx.objects('services')) {
+  const resets = linesWhere(ctx, (l) => PEER_RESET.test(l)).filter((r) => !hasSidecar(r.pod));
+  if (resets.length > 0) {
+    // Only Services behind STRICT sidecars can refuse a plaintext client; each is named as `name.namespace[.svc…]`,
+    // or as a bare `//name` from a client in its own namespace.
+    const targets = ctx.objects('services').flatMap((svc) => {
+      const strict = strictServers(ctx, podsOfService(ctx, svc))[0];
+      if (!strict) return [];
       const name = svc.metadata.name;
       const ns = svc.metadata.namespace as string;
-      const named = new RegExp(`(?:^|[^a-z0-9.-])${name}\\.${ns}(?:\\.svc|[^a-z0-9.-]|$)`);
-      if (!(named.test(line) || (pod.metadata.namespace === ns && new RegExp(`//${name}[:/]`).test(line)))) continue;
-      const strict = strictServers(ctx, podsOfService(ctx, svc))[0];
-      if (strict) refusals.push({ server: strict.pod, policy: strict.policy, quote: quoteLog(pod, line), client: pod });
+      return [
+        {
+          ns,
+          strict,
+          qualified: new RegExp(`(?:^|[^a-z0-9.-])${name}\\.${ns}(?:\\.svc|[^a-z0-9.-]|$)`),
+          bare: new RegExp(`//${name}[:/]`),
+        },
+      ];
+    });
+    for (const { pod, line } of resets) {
+      for (const t of targets) {
+        if (!(t.qualified.test(line) || (pod.metadata.namespace === t.ns && t.bare.test(line)))) continue;
+        refusals.push({ server: t.strict.pod, policy: t.strict.policy, quote: quoteLog(pod, line), client: pod });
+      }
     }
   }
   const byPolicy = new Map<string, Refusal[]>();
