@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { scrubText } from '../scrub.js';
@@ -360,7 +361,7 @@ function policyDroppingController(
       (x, y) =>
         Number(((y.spec?.ingress ?? []) as unknown[]).length > 0) -
           Number(((x.spec?.ingress ?? []) as unknown[]).length > 0) ||
-        String(y.metadata.creationTimestamp ?? '').localeCompare(String(x.metadata.creationTimestamp ?? '')),
+        byCodePoint(String(y.metadata.creationTimestamp ?? ''), String(x.metadata.creationTimestamp ?? '')),
     );
     const policy = ranked[0] as KubeObject;
     const policyRef = ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? namespace);
