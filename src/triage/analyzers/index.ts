@@ -8,6 +8,7 @@ import { dnsAnalyzer } from './dns.js';
 import { imagePullAnalyzer } from './image-pull.js';
 import { ingressAnalyzer } from './ingress.js';
 import { livenessProbeAnalyzer } from './liveness-probe.js';
+import { meshTlsAnalyzer } from './mesh-tls.js';
 import { nodeHealthAnalyzer } from './node-health.js';
 import { oomKilledAnalyzer } from './oom-killed.js';
 import { pvcBindingAnalyzer } from './pvc-binding.js';
@@ -41,6 +42,7 @@ const ALL: readonly Analyzer[] = [
   accessAnalyzer,
   volumeCapacityAnalyzer,
   addOnsAnalyzer,
+  meshTlsAnalyzer,
 ];
 
 /** Every analyzer by name; templates list these names. */

@@ -1,13 +1,16 @@
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { scrubText } from '../scrub.js';
+import { ingressVerdict } from './dependencies.js';
 import { canSee, clip, describeEvent, findEvents, formatAge, MINUTE } from './events.js';
-import { inNamespace, isoAge, isPodReady, ref } from './pods.js';
+import { inNamespace, isoAge, isPodReady, ownerOf, ref } from './pods.js';
 import {
   inWindow,
   isNginxController,
   type NginxAccess,
+  type NginxConnectTimeout,
   type NginxIgnored,
   type NginxNoEndpoints,
   nginxUpstreamName,
@@ -21,6 +24,7 @@ import {
   managedBy,
   networkingEmitter,
   scaledToZeroEvent,
+  selectedPods,
   whyNoEndpoints,
 } from './services.js';
 
@@ -120,10 +124,17 @@ interface ControllerLogs {
   noEndpoints: Map<string, Seen<NginxNoEndpoints>>;
   ignored: Map<string, Seen<NginxIgnored>>;
   access: Map<string, Seen<NginxAccess>[]>;
+  /** Connections to upstream servers that timed out, by the server's address. */
+  connectTimeouts: Map<string, Seen<NginxConnectTimeout>[]>;
 }
 
 function readControllerLogs(ctx: AnalyzerContext): ControllerLogs {
-  const logs: ControllerLogs = { noEndpoints: new Map(), ignored: new Map(), access: new Map() };
+  const logs: ControllerLogs = {
+    noEndpoints: new Map(),
+    ignored: new Map(),
+    access: new Map(),
+    connectTimeouts: new Map(),
+  };
   for (const pod of ctx.objects('pods').filter(isNginxController)) {
     for (const line of podLogLines(ctx, pod)) {
       const entry = parseNginxLine(line, ctx.now);
@@ -132,6 +143,11 @@ function readControllerLogs(ctx: AnalyzerContext): ControllerLogs {
         if (inWindow(entry.at, ctx.now)) logs.noEndpoints.set(`${entry.namespace}/${entry.service}`, { pod, entry });
       } else if (entry.kind === 'ignored') {
         logs.ignored.set(`${entry.namespace}/${entry.ingress}`, { pod, entry });
+      } else if (entry.kind === 'connect-timeout') {
+        if (!inWindow(entry.at, ctx.now)) continue;
+        const list = logs.connectTimeouts.get(entry.address) ?? [];
+        list.push({ pod, entry });
+        logs.connectTimeouts.set(entry.address, list);
       } else if (inWindow(entry.at, ctx.now)) {
         const list = logs.access.get(entry.upstream) ?? [];
         list.push({ pod, entry });
@@ -265,7 +281,12 @@ export const ingressAnalyzer: Analyzer = {
           continue;
         }
         const eps = endpointState(ctx, svc);
-        if (!eps.known || eps.ready > 0) continue;
+        if (eps.known && eps.ready > 0) {
+          const blocked = policyDroppingController(ctx, logs, ing, svc, namespace, b);
+          if (blocked) findings.push(...blocked);
+          continue;
+        }
+        if (!eps.known) continue;
         backendProblem = true;
         const why = whyNoEndpoints(ctx, svc);
         const controller = controllerEvidence(logs, namespace, b, ctx.now);
@@ -314,6 +335,107 @@ export const ingressAnalyzer: Analyzer = {
     return findings;
   },
 };
+
+/**
+ * Ready backend pods the controller cannot connect to: its connections to their addresses time out, and the ingress
+ * NetworkPolicies that isolate them admit nothing from the controller's pods (their namespace and labels) on the
+ * port it dials. The policy is the cause; the Ingress is what fails because of it.
+ */
+function policyDroppingController(
+  ctx: AnalyzerContext,
+  logs: ControllerLogs,
+  ing: KubeObject,
+  svc: KubeObject,
+  namespace: string,
+  b: Backend,
+): FindingInput[] | undefined {
+  if (!canSee(ctx, 'networkpolicies')) return undefined;
+  for (const pod of selectedPods(ctx, svc).filter(isPodReady)) {
+    const timeouts = logs.connectTimeouts.get(String(pod.status?.podIP ?? '')) ?? [];
+    const last = timeouts[timeouts.length - 1];
+    if (!last) continue;
+    const verdict = ingressVerdict(ctx, pod, last.pod, last.entry.port);
+    if (verdict.allowed) continue;
+    // A policy with rules meant to admit someone is where the controller was left out; the newest is the change.
+    const ranked = [...verdict.policies].sort(
+      (x, y) =>
+        Number(((y.spec?.ingress ?? []) as unknown[]).length > 0) -
+          Number(((x.spec?.ingress ?? []) as unknown[]).length > 0) ||
+        byCodePoint(String(y.metadata.creationTimestamp ?? ''), String(x.metadata.creationTimestamp ?? '')),
+    );
+    const policy = ranked[0] as KubeObject;
+    const policyRef = ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? namespace);
+    const ingRef = ref('Ingress', ing.metadata.name, namespace);
+    const controllerNs = last.pod.metadata.namespace ?? '';
+    const workload = ownerOf(ctx, pod);
+    const all = [...logs.connectTimeouts.values()]
+      .flat()
+      .filter((t) => selectedPods(ctx, svc).some((p) => p.status?.podIP === t.entry.address));
+    const timeoutLine = clip(
+      scrubText(
+        `controller ${last.pod.metadata.name} (${all.length} connection(s) to ${svc.metadata.name}'s ready pods timed out since ${shortTime(all[0]?.entry.at, ctx.now)}): ${last.entry.quote}`,
+      ),
+    );
+    const access = logs.access.get(nginxUpstreamName(namespace, b.service, b.port)) ?? [];
+    const failed = access.filter((a) => a.entry.status >= 500);
+    const lastFailed = failed[failed.length - 1];
+    const accessLine = lastFailed
+      ? clip(
+          scrubText(
+            `controller ${lastFailed.pod.metadata.name} (${failed.length}/${access.length} requests answered ${[...new Set(failed.map((f) => f.entry.status))].join('/')}): ${lastFailed.entry.quote}`,
+          ),
+        )
+      : undefined;
+    const policyLine = clip(
+      `NetworkPolicy ${policy.metadata.name} (created ${String(policy.metadata.creationTimestamp ?? '?')}): podSelector ${JSON.stringify(policy.spec?.podSelector ?? {})}, ingress ${JSON.stringify(policy.spec?.ingress ?? [])}`,
+    );
+    const labels = Object.entries(last.pod.metadata.labels ?? {})
+      .filter(([k]) => k !== 'pod-template-hash')
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    const endpoints = `Service ${svc.metadata.name} has ${endpointState(ctx, svc).ready} ready endpoint(s); pod ${pod.metadata.name} is Ready`;
+    return [
+      {
+        code: 'NETWORK_POLICY_BLOCKS',
+        analyzer: NAME,
+        domain: 'networking',
+        severity: 'high',
+        resource: policyRef,
+        message: `NetworkPolicy ${policy.metadata.name} in ${policyRef.namespace} admits nothing from the ingress controller's namespace ${controllerNs}, so the controller's connections to Service ${svc.metadata.name}'s ready pods time out and Ingress ${ing.metadata.name} answers 504.`,
+        evidence: [policyLine, timeoutLine, ...(accessLine ? [accessLine] : []), endpoints],
+        confidence: 0.88,
+        related: [ingRef, ref('Service', svc.metadata.name, namespace), ...(workload ? [workload] : [])],
+        remediation: ['fix-network-policy'],
+        change: `let NetworkPolicy ${policy.metadata.name} admit the ingress controller's pods (namespace ${controllerNs}, labels ${labels}) on port ${last.entry.port}`,
+        ...(ranked.length > 1
+          ? {
+              alternatives: ranked.slice(1, 3).map((p) => ({
+                resource: ref('NetworkPolicy', p.metadata.name, p.metadata.namespace ?? namespace),
+                change: `add an ingress rule for namespace ${controllerNs} to NetworkPolicy ${p.metadata.name}`,
+              })),
+            }
+          : {}),
+      },
+      {
+        code: 'INGRESS_UPSTREAM_TIMEOUT',
+        analyzer: NAME,
+        domain: 'networking',
+        severity: 'medium',
+        resource: ingRef,
+        message: `Ingress ${ing.metadata.name}'s controller cannot connect to Service ${svc.metadata.name}'s ready pods: requests time out with 504.`,
+        evidence: [
+          `backend ${b.path} → Service ${b.service}:${b.port}`,
+          timeoutLine,
+          ...(accessLine ? [accessLine] : []),
+        ],
+        confidence: 0.8,
+        related: [policyRef],
+        remediation: ['fix-network-policy'],
+      },
+    ];
+  }
+  return undefined;
+}
 
 interface Unserved {
   message: string;

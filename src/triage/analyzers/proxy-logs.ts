@@ -252,7 +252,17 @@ export interface NginxIgnored {
   quote: string;
 }
 
-export type NginxEntry = NginxAccess | NginxNoEndpoints | NginxIgnored;
+/** nginx's error log: connecting to an upstream server timed out (`upstream timed out (110: …) while connecting`). */
+export interface NginxConnectTimeout {
+  kind: 'connect-timeout';
+  at?: Date;
+  /** The upstream server tried, as nginx's `upstream: "http://10.244.1.19:3000/"` names it. */
+  address: string;
+  port: number;
+  quote: string;
+}
+
+export type NginxEntry = NginxAccess | NginxNoEndpoints | NginxIgnored | NginxConnectTimeout;
 
 /** ingress-nginx's default `log-format-upstream`. */
 const NGINX_ACCESS =
@@ -261,6 +271,8 @@ const NGINX_NO_ENDPOINTS = [
   /Service "([^"/]+)\/([^"]+)" does not have any active Endpoint/,
   /service ([^\s/]+)\/(\S+) does not have any active endpoints/i,
 ];
+const NGINX_CONNECT_TIMEOUT =
+  /^(\d{4})\/(\d{2})\/(\d{2}) (\d{2}):(\d{2}):(\d{2}) \[error\] .*?upstream timed out \(\d+: [^)]*\) while connecting to upstream.*?upstream: "[a-z]+:\/\/(\[[^\]]+\]|[^":/]+):(\d+)/;
 const NGINX_IGNORED = /"Ignoring ingress[^"]*" ingress="([^"/]+)\/([^"]+)"(?:.*? error="((?:[^"\\]|\\.)*)")?/;
 
 export function parseNginxLine(raw: string, now: Date): NginxEntry | undefined {
@@ -277,6 +289,18 @@ export function parseNginxLine(raw: string, now: Date): NginxEntry | undefined {
       upstreamAddr: access[5] as string,
       upstreamStatus: access[8] as string,
       quote: `[${access[1]}] "${access[2]}" ${access[3]} [${access[4]}] upstream ${access[5]} status ${access[8]}`,
+    };
+  }
+  const timeout = NGINX_CONNECT_TIMEOUT.exec(line);
+  if (timeout) {
+    // nginx writes its error log in the container's local time, UTC in the controller's image.
+    const [y, mo, d, h, mi, sec] = timeout.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+    return {
+      kind: 'connect-timeout',
+      at: new Date(Date.UTC(y, mo - 1, d, h, mi, sec)),
+      address: (timeout[7] as string).replace(/^\[|\]$/g, ''),
+      port: Number(timeout[8]),
+      quote: line,
     };
   }
   const at = parseKlogDate(line, now);

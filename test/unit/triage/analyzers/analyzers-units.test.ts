@@ -42,6 +42,7 @@ const NAMES = [
   'access',
   'volume-capacity',
   'add-ons',
+  'mesh-tls',
 ];
 
 describe('analyzer registry', () => {
