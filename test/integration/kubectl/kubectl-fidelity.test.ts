@@ -184,15 +184,15 @@ describe.skipIf(!kubectlFound)('typed reads answered as kubectl prints them', ()
         ...namespaces.flatMap((ns) => readsFor(cluster.objects, ns)),
       ];
       const reader = createClusterReader({ kubeconfig: { file: cluster.kubeconfig } });
-      for (const command of commands) {
+      // Several reads at once: each is a kubectl process and an in-process answer, independent of the others.
+      const compared = await inBatches(commands, 4, async (command): Promise<(typeof results)[number]> => {
         const [real, answer] = await Promise.all([
           kubectl(cluster.kubeconfig, command, dir),
           answerTypedRead(command, { reader, namespace: 'default', now: new Date() }),
         ]);
         if (answer === undefined) throw new Error(`not read as a kubectl command: ${command}`);
         if (answer.outcome === 'refused') {
-          results.push({ cluster: cluster.name, command, verdict: 'refused', detail: answer.reason });
-          continue;
+          return { cluster: cluster.name, command, verdict: 'refused', detail: answer.reason };
         }
         const expected = normalize(redactText(real));
         const got = normalize(answer.text);
@@ -200,13 +200,14 @@ describe.skipIf(!kubectlFound)('typed reads answered as kubectl prints them', ()
         if (!same && /-o (yaml|json)\b/.test(command)) {
           same = JSON.stringify(readYaml(redactText(real))) === JSON.stringify(readYaml(answer.text));
         }
-        results.push({
+        return {
           cluster: cluster.name,
           command,
           verdict: same ? 'faithful' : 'different',
           ...(same ? {} : { detail: firstDifference(expected, got) }),
-        });
-      }
+        };
+      });
+      results.push(...compared);
     }
     const faithful = results.filter((r) => r.verdict === 'faithful').length;
     const refused = results.filter((r) => r.verdict === 'refused');
@@ -239,6 +240,13 @@ describe.skipIf(!kubectlFound)('typed reads answered as kubectl prints them', ()
     );
   });
 });
+
+/** Runs `work` over the items, `width` at a time, and returns the results in the items' order. */
+async function inBatches<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(work))));
+  return out;
+}
 
 function firstDifference(expected: string, got: string): string {
   const a = expected.split('\n');
