@@ -117,8 +117,8 @@ const CLUSTER_READS = [
 
 /** Ages kubectl counts from its own clock differ by the second the two sides ran at; their presence is compared. */
 function normalize(text: string): string {
+  // kubectl top's "age: 9097h59m27.31s" is a Go duration counted from each side's own clock.
   return text
-    // kubectl top's "age: 9097h59m27.31s" is a Go duration counted from each side's own clock.
     .replace(/age: [0-9hms.]+/g, 'age: <age>')
     .replace(/\b\d+(?:y\d*d?|d\d*h?|h\d*m?|m\d*s?|s)\b(?= |\)|$)/gm, '<age>')
     .replace(/ +$/gm, '')
