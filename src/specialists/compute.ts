@@ -1,7 +1,7 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
 import { decisiveLogLine } from '../triage/analyzers/pods.js';
 import { parseQuantity } from '../triage/analyzers/quantity.js';
-import { clip, containerStates, names, plural, type RawObject, refOf, workloadOf } from './objects.js';
+import { clip, containerStates, names, plural, type RawObject, refOf, withCheck, workloadOf } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -312,18 +312,12 @@ export const nodePressure: SpecialistAnalyzer = {
         explains: true,
       });
     }
-    return {
+    return withCheck(
+      this.id,
       findings,
-      checks: [
-        {
-          analyzer: this.id,
-          what: `conditions of ${plural(Math.min(nodeNames.length, 6), 'node')} under the namespace's pods`,
-          outcome: findings.length > 0 ? 'found' : 'ruled-out',
-          detail:
-            fine.length > 0 ? `${names(fine)}: Ready, no memory, disk or PID pressure` : 'every node is under pressure',
-        },
-      ],
-    };
+      `conditions of ${plural(Math.min(nodeNames.length, 6), 'node')} under the namespace's pods`,
+      fine.length > 0 ? `${names(fine)}: Ready, no memory, disk or PID pressure` : 'every node is under pressure',
+    );
   },
 };
 

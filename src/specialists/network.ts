@@ -1,7 +1,7 @@
 import type { KubeObject } from '../cluster/types.js';
 import { parseDependencyFailure } from '../triage/analyzers/dependencies.js';
 import { matchesMap, matchesSelector } from '../triage/analyzers/selectors.js';
-import { clip, isReady, names, plural, refOf, workloadOf } from './objects.js';
+import { clip, isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -108,20 +108,14 @@ export const unreadyPodLogs: SpecialistAnalyzer = {
         explains: true,
       });
     }
-    return {
+    return withCheck(
+      this.id,
       findings,
-      checks: [
-        {
-          analyzer: this.id,
-          what: `application logs of ${plural(Math.min(unready.length, MAX_UNREADY), 'unready pod')}`,
-          outcome: findings.length > 0 ? 'found' : 'ruled-out',
-          detail:
-            findings.length > 0
-              ? findings.map((f) => clip(f.message, 160)).join('; ')
-              : `no failed connection or lookup in the logs of ${names(quiet)}`,
-        },
-      ],
-    };
+      `application logs of ${plural(Math.min(unready.length, MAX_UNREADY), 'unready pod')}`,
+      findings.length > 0
+        ? findings.map((f) => clip(f.message, 160)).join('; ')
+        : `no failed connection or lookup in the logs of ${names(quiet)}`,
+    );
   },
 };
 
@@ -186,17 +180,12 @@ export const networkPolicies: SpecialistAnalyzer = {
         });
       }
     }
-    return {
+    return withCheck(
+      this.id,
       findings,
-      checks: [
-        {
-          analyzer: this.id,
-          what: `both directions of ${plural(policies.length, 'NetworkPolicy')}`,
-          outcome: findings.length > 0 ? 'found' : 'ruled-out',
-          detail: lines.slice(0, 4).join('; '),
-        },
-      ],
-    };
+      `both directions of ${plural(policies.length, 'NetworkPolicy')}`,
+      lines.slice(0, 4).join('; '),
+    );
   },
 };
 

@@ -1,5 +1,6 @@
 import type { KubeObject } from '../cluster/types.js';
 import type { ResourceRef } from '../triage/findings.js';
+import type { AnalyzerResult, SpecialistFinding } from './types.js';
 
 /** Small readers of raw API objects the specialist analyzers share. */
 
@@ -60,4 +61,14 @@ export function names(items: readonly string[], max = 4): string {
 export function clip(text: string, max = 300): string {
   const one = text.replace(/\s+/g, ' ').trim();
   return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+}
+
+/** An analyzer's answer with its one check: found when it has findings, ruled out (with what was seen) otherwise. */
+export function withCheck(
+  analyzer: string,
+  findings: SpecialistFinding[],
+  what: string,
+  detail: string,
+): AnalyzerResult {
+  return { findings, checks: [{ analyzer, what, outcome: findings.length > 0 ? 'found' : 'ruled-out', detail }] };
 }

@@ -1,6 +1,6 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
 import { parseQuantity } from '../triage/analyzers/quantity.js';
-import { clip, names, plural, refOf } from './objects.js';
+import { clip, names, plural, refOf, withCheck } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -110,20 +110,14 @@ export const volumeAttachments: SpecialistAnalyzer = {
         explains: true,
       });
     }
-    return {
+    return withCheck(
+      this.id,
       findings,
-      checks: [
-        {
-          analyzer: this.id,
-          what: `VolumeAttachments of ${plural(volumes.size, 'volume')}`,
-          outcome: findings.length > 0 ? 'found' : 'ruled-out',
-          detail:
-            findings.length > 0
-              ? `${plural(findings.length, 'attachment')} failing`
-              : `${plural(attachments.length, 'attachment')}, all attached without errors`,
-        },
-      ],
-    };
+      `VolumeAttachments of ${plural(volumes.size, 'volume')}`,
+      findings.length > 0
+        ? `${plural(findings.length, 'attachment')} failing`
+        : `${plural(attachments.length, 'attachment')}, all attached without errors`,
+    );
   },
 };
 
@@ -172,22 +166,16 @@ export const volumeTopology: SpecialistAnalyzer = {
         explains: true,
       });
     }
-    return {
+    return withCheck(
+      this.id,
       findings,
-      checks: [
-        {
-          analyzer: this.id,
-          what: `zones of ${plural(compared, 'zonal volume')} against the nodes' zones`,
-          outcome: findings.length > 0 ? 'found' : 'ruled-out',
-          detail:
-            compared === 0
-              ? 'no bound volume of the namespace is pinned to a zone'
-              : findings.length > 0
-                ? `${plural(findings.length, 'volume')} in a zone without nodes`
-                : `every volume's zone has nodes (${names([...nodeZones])})`,
-        },
-      ],
-    };
+      `zones of ${plural(compared, 'zonal volume')} against the nodes' zones`,
+      compared === 0
+        ? 'no bound volume of the namespace is pinned to a zone'
+        : findings.length > 0
+          ? `${plural(findings.length, 'volume')} in a zone without nodes`
+          : `every volume's zone has nodes (${names([...nodeZones])})`,
+    );
   },
 };
 
