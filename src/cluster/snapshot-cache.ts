@@ -2,17 +2,22 @@ import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
   type BigIntStats,
+  closeSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   statSync,
   unlinkSync,
   writeFileSync,
+  writevSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { byCodePoint } from '../code-point-order.js';
+import { resourceForKind } from './resources.js';
 import { type ParsedSnapshotCache, type StoredSnapshot, snapshotNow } from './snapshot.js';
 import { StoredObject } from './stored-object.js';
 import type { KubeObject } from './types.js';
@@ -55,6 +60,7 @@ export function parserFingerprint(): string | undefined {
       './snapshot-cache.ts',
       './stored-object.ts',
       './selectable-fields.ts',
+      './resources.ts',
       '../yaml-text.ts',
     ]) {
       hash.update(readFileSync(fileURLToPath(new URL(source, import.meta.url))));
@@ -77,84 +83,105 @@ function prune(dir: string): void {
 }
 
 /**
- * An entry is one JSON document laid out one record to a line. After a first line with the rest of the entry come
- * the objects' heads (stored-object.ts), one compact array each, then the objects' texts in the same order:
+ * An entry is one JSON document. Its first line holds the rest of the entry; then come the objects' heads
+ * (stored-object.ts), one compact array to a line, in the snapshot's order; then, on one line, the objects' texts,
+ * laid out in the order an API server lists them (by resource, then by namespace and name):
  *
- *     {"secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","lengths":[412,…],"heads":[
+ *     {"secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","lengths":[412,…],"order":[3,0,…],"heads":[
  *     ["v1","Pod","web-0","shop","812",{"app":"web"},["node-1","Always",…]],
  *     …
  *     ],"objects":[
- *     {"apiVersion":"v1","kind":"Pod",…},
- *     …
+ *     {"apiVersion":"v1","kind":"Pod",…},{…},…
  *     ]}
  *
- * JSON never holds a raw line break inside a value, so each record is its line. Reading an entry back parses only
- * the heads, which are what an API server needs to find and select objects; each text is cut out of the entry's
- * bytes at its recorded length in bytes and kept as those bytes, decoded and parsed only when its object is read
- * whole (serving the snapshot sends the bytes, and only the client parses them). Any other JSON document with
- * `objects` and `secretsSkipped`, or an entry whose heads or lengths do not hold, is read in one piece, from its
- * objects.
+ * `lengths` are the texts' lengths in bytes, in the snapshot's order; `order` names the object each text in turn
+ * belongs to. Reading an entry back parses only the heads, which are what an API server needs to find and select
+ * objects; each text stays a span of the entry's bytes, decoded and parsed only when its object is read whole. Since
+ * a list answer is a run of objects in exactly the order they are laid out, joined by the same commas, most of a
+ * list goes out as one slice of the entry. An entry whose heads or lengths do not hold is a miss; any other JSON
+ * document with `objects` and `secretsSkipped` is read in one piece, from its objects.
  */
 const HEADS_OPEN = '"heads":[';
 const OBJECTS_OPEN = '],"objects":[';
 const ENTRY_CLOSE = ']}';
-const SEPARATOR = Buffer.from(',\n');
 const ENDING = Buffer.from(`\n${ENTRY_CLOSE}`);
+const COMMA = 0x2c;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-function formatEntry(entry: StoredSnapshot): Buffer {
-  const summary = { secretsSkipped: entry.secretsSkipped, taken: entry.taken?.toISOString() ?? null };
-  if (entry.stored.length === 0) return Buffer.from(JSON.stringify({ ...summary, objects: [] }));
-  const heads = entry.stored.map((stored) => JSON.stringify(stored.record()));
-  // The texts go in as their UTF-8 bytes, which a replay's API server then sends as they are: each text is encoded
-  // once, for both, and megabytes of texts are never joined into one string to be encoded again.
-  const texts = entry.stored.map((stored) => stored.bytes);
-  // The texts' lengths let a reader cut them out where they stand instead of searching megabytes for separators.
-  const head = JSON.stringify({ ...summary, lengths: texts.map((text) => text.length) });
-  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},${HEADS_OPEN}\n${heads.join(',\n')}\n${OBJECTS_OPEN}\n`)];
-  for (let i = 0; i < texts.length; i++) {
-    if (i > 0) parts.push(SEPARATOR);
-    parts.push(texts[i] as Buffer);
-  }
-  parts.push(ENDING);
-  return Buffer.concat(parts);
+/** The objects' indices in the order an API server lists them: by resource, then by `namespace/name`. */
+function servingOrder(stored: readonly StoredObject[]): number[] {
+  const keys = stored.map((o) => {
+    const plural = o.kind === undefined ? '' : (resourceForKind(o.kind)?.plural ?? '');
+    return `${plural}\u0000${o.namespace ?? ''}/${o.name}`;
+  });
+  // A stable sort: objects with the same identity keep their order, as the server relies on (a later one wins).
+  return keys.map((_, i) => i).sort((a, b) => byCodePoint(keys[a] as string, keys[b] as string));
 }
 
-/** The entry, or undefined when it is not laid out as formatEntry writes it. */
-function readLaidOut(bytes: Buffer): StoredSnapshot | undefined {
+/**
+ * The entry's parts, to be written one after the other; every object in `entry` is then kept in the entry's bytes
+ * (`keepIn`), so a replay that has just parsed a snapshot serves it as one that read it back would.
+ */
+function formatEntry(entry: StoredSnapshot): Buffer[] {
+  const summary = { secretsSkipped: entry.secretsSkipped, taken: entry.taken?.toISOString() ?? null };
+  const { stored } = entry;
+  if (stored.length === 0) return [Buffer.from(JSON.stringify({ ...summary, objects: [] }))];
+  const order = servingOrder(stored);
+  const texts = order.map((i) => (stored[i] as StoredObject).text);
+  // One text, encoded once: thousands of small encodings and copies cost far more than the bytes themselves.
+  const objects = Buffer.from(texts.join(','), 'utf8');
+  const ascii = objects.length === texts.reduce((sum, text) => sum + text.length, texts.length - 1);
+  const lengths: number[] = new Array(stored.length);
+  let at = 0;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k] as number;
+    const text = texts[k] as string;
+    const length = ascii ? text.length : Buffer.byteLength(text, 'utf8');
+    lengths[i] = length;
+    (stored[i] as StoredObject).keepIn(objects, at, at + length);
+    at += length + 1;
+  }
+  const heads = stored.map((o) => JSON.stringify(o.record())).join(',\n');
+  const head = JSON.stringify({ ...summary, lengths, order });
+  return [Buffer.from(`${head.slice(0, -1)},${HEADS_OPEN}\n${heads}\n${OBJECTS_OPEN}\n`), objects, ENDING];
+}
+
+/** The entry when it is laid out as formatEntry writes it; `false` when it is not laid out so at all. */
+function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
   const firstEnd = bytes.indexOf(0x0a);
-  const headsEnd = firstEnd < 0 ? -1 : bytes.indexOf(`\n${OBJECTS_OPEN}\n`, firstEnd);
+  if (firstEnd < 0 || bytes.toString('latin1', firstEnd - HEADS_OPEN.length, firstEnd) !== HEADS_OPEN) return false;
+  const headsEnd = bytes.indexOf(`\n${OBJECTS_OPEN}\n`, firstEnd);
   if (headsEnd < 0 || !bytes.subarray(bytes.length - ENDING.length).equals(ENDING)) return undefined;
   const first = bytes.toString('utf8', 0, firstEnd);
-  if (!first.endsWith(HEADS_OPEN)) return undefined;
   const summary: unknown = JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`);
   const rest = summaryOf(summary);
-  const lengths = (summary as { lengths?: unknown }).lengths;
+  const { lengths, order } = summary as { lengths?: unknown; order?: unknown };
   // The heads are one JSON array as they stand, brackets included (the `[` ending the first line, the `]` opening
   // the objects' line): read in one parse, which is much quicker than one per line, of the entry's own text.
   const heads: unknown = JSON.parse(entryText(bytes.subarray(firstEnd - 1, headsEnd + 2)));
-  if (rest === undefined || !Array.isArray(heads) || !Array.isArray(lengths) || heads.length !== lengths.length) {
-    return undefined;
-  }
-  const stored: StoredObject[] = new Array(heads.length);
+  if (rest === undefined || !Array.isArray(heads) || !Array.isArray(lengths) || !Array.isArray(order)) return undefined;
+  const count = heads.length;
+  if (lengths.length !== count || order.length !== count) return undefined;
+  const stored: StoredObject[] = new Array(count);
+  const placed = new Uint8Array(count);
   let at = headsEnd + OBJECTS_OPEN.length + 2;
-  for (let i = 0; i < heads.length; i++) {
+  const last = bytes.length - ENDING.length;
+  for (let k = 0; k < count; k++) {
+    const i: unknown = order[k];
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= count || placed[i] === 1) return undefined;
+    placed[i] = 1;
     const length: unknown = lengths[i];
     if (typeof length !== 'number' || !Number.isInteger(length) || length < 2) return undefined;
     const end = at + length;
-    // Each text is an object, followed by the separator, or by the end for the last: else the lengths lie.
-    const follows = i < heads.length - 1 ? SEPARATOR : ENDING;
-    if (end + follows.length > bytes.length || bytes[at] !== OPEN_BRACE || bytes[end - 1] !== CLOSE_BRACE) {
-      return undefined;
-    }
-    if (bytes.compare(follows, 0, follows.length, end, end + follows.length) !== 0) return undefined;
-    const entry = StoredObject.fromRecord(heads[i], bytes.subarray(at, end));
-    if (entry === undefined) return undefined;
-    stored[i] = entry;
-    at = end + SEPARATOR.length;
+    // Each text is an object, followed by a comma, or by the entry's end for the last: else the lengths lie.
+    if (end > last || bytes[at] !== OPEN_BRACE || bytes[end - 1] !== CLOSE_BRACE) return undefined;
+    if (k < count - 1 ? bytes[end] !== COMMA : end !== last) return undefined;
+    const object = StoredObject.fromRecord(heads[i], bytes, at, end);
+    if (object === undefined) return undefined;
+    stored[i] = object;
+    at = end + 1;
   }
-  if (at + ENDING.length - SEPARATOR.length !== bytes.length) return undefined;
   return { stored, ...rest };
 }
 
@@ -184,7 +211,7 @@ function summaryOf(parsed: unknown, objects?: () => readonly KubeObject[]): Omit
 
 function parseEntry(bytes: Buffer): StoredSnapshot | undefined {
   const laidOut = readLaidOut(bytes);
-  if (laidOut !== undefined) return laidOut;
+  if (laidOut !== false) return laidOut;
   const parsed: unknown = JSON.parse(entryText(bytes));
   const objects = (parsed as { objects?: unknown } | null)?.objects;
   if (!Array.isArray(objects) || !objects.every((o) => typeof o === 'object' && o !== null && !Array.isArray(o))) {
@@ -238,7 +265,7 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
         const file = entry(text);
         const temporary = `${file}.${process.pid}.tmp`;
         // Secrets were dropped by the parser, so only their count is written.
-        writeFileSync(temporary, formatEntry(parsed), { mode: 0o600 });
+        writeParts(temporary, formatEntry(parsed));
         renameSync(temporary, file);
         prune(dir);
       } catch {
@@ -246,6 +273,31 @@ export function snapshotCacheIn(dir: string): ParsedSnapshotCache {
       }
     },
   };
+}
+
+/** Writes `parts` one after the other to a new file readable by its owner only, without joining them first. */
+function writeParts(file: string, parts: readonly Buffer[]): void {
+  const fd = openSync(file, 'w', 0o600);
+  try {
+    let left = parts.reduce((sum, part) => sum + part.length, 0);
+    let pending = parts.filter((part) => part.length > 0);
+    while (left > 0) {
+      let written = writevSync(fd, pending);
+      left -= written;
+      // A short write: carry on from where it stopped.
+      const next: Buffer[] = [];
+      for (const part of pending) {
+        if (written >= part.length) written -= part.length;
+        else {
+          next.push(part.subarray(written));
+          written = 0;
+        }
+      }
+      pending = next;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Files noted at most this long after their last change are not trusted by identity: see `fileIndexIn`. */

@@ -38,8 +38,9 @@ function headOf(object: KubeObject): HeadRecord {
  * identity, labels and the values of the fields a field selector may name), its JSON text, and the object itself,
  * parsed from the text only when something reads it whole. A list is answered from heads and texts alone, so a
  * snapshot read back from the parsed-snapshot cache is thousands of texts the server never parses: only the client
- * that reads them does. Read back from the cache, the text is kept as the entry's own bytes, which a list answer
- * sends as they are: it is neither decoded nor encoded again.
+ * that reads them does. Read back from the cache, the text is kept as a span of the entry's own bytes, which a list
+ * answer sends as they are: it is neither decoded nor encoded again, and objects whose spans follow each other in
+ * the entry (it lays them out in the order lists are served) go out as one slice of it.
  *
  * Like object-text.ts, this holds only objects that are never changed in place.
  */
@@ -55,8 +56,12 @@ export class StoredObject {
   #object: KubeObject | undefined;
   #text: string | undefined;
   #bytes: Buffer | undefined;
+  /** Where the text's UTF-8 bytes sit in a buffer shared with other objects (a cache entry): sliced when asked. */
+  #source: Buffer | undefined;
+  #start = 0;
+  #end = 0;
 
-  private constructor(head: HeadRecord, object: KubeObject | undefined, text: string | undefined, bytes?: Buffer) {
+  private constructor(head: HeadRecord, object: KubeObject | undefined, text: string | undefined) {
     this.apiVersion = head[0] ?? undefined;
     this.kind = head[1] ?? undefined;
     this.name = head[2];
@@ -66,7 +71,6 @@ export class StoredObject {
     this.fields = head[6];
     this.#object = object;
     this.#text = text;
-    this.#bytes = bytes;
   }
 
   static of(object: KubeObject): StoredObject {
@@ -83,10 +87,11 @@ export class StoredObject {
   }
 
   /**
-   * The object whose head was kept as `record` (see `record()`) and whose text's UTF-8 bytes are `bytes`; undefined
-   * when `record` is not a head. The caller vouches that both were kept from the same object.
+   * The object whose head was kept as `record` (see `record()`) and whose text's UTF-8 bytes are `source` from
+   * `start` to `end`; undefined when `record` is not a head. The caller vouches that both were kept from the same
+   * object.
    */
-  static fromRecord(record: unknown, bytes: Buffer): StoredObject | undefined {
+  static fromRecord(record: unknown, source: Buffer, start: number, end: number): StoredObject | undefined {
     // Thousands are read at a time: plain indexed checks, no destructuring or temporary arrays.
     if (!Array.isArray(record) || record.length !== 7) return undefined;
     const labels: unknown = record[5];
@@ -94,7 +99,28 @@ export class StoredObject {
     if (!isNullableString(record[0]) || !isNullableString(record[1])) return undefined;
     if (!isNullableString(record[3]) || !isNullableString(record[4])) return undefined;
     if (labels !== null && (typeof labels !== 'object' || Array.isArray(labels))) return undefined;
-    return new StoredObject(record as HeadRecord, undefined, undefined, bytes);
+    const stored = new StoredObject(record as HeadRecord, undefined, undefined);
+    stored.#source = source;
+    stored.#start = start;
+    stored.#end = end;
+    return stored;
+  }
+
+  /**
+   * From now on the text is `source` from `start` to `end` (its UTF-8 bytes, which the caller vouches for): the text
+   * kept so far is let go, so that a snapshot just written to the cache is held once, as the entry's bytes.
+   */
+  keepIn(source: Buffer, start: number, end: number): void {
+    this.#source = source;
+    this.#start = start;
+    this.#end = end;
+    this.#text = undefined;
+    this.#bytes = undefined;
+  }
+
+  /** The buffer the text's bytes are a span of, with the span's start and end; undefined when they are its own. */
+  span(): readonly [source: Buffer, start: number, end: number] | undefined {
+    return this.#source === undefined ? undefined : [this.#source, this.#start, this.#end];
   }
 
   /** The head as it is kept. */
@@ -122,7 +148,9 @@ export class StoredObject {
 
   /** `JSON.stringify` of the object, made (or decoded) at most once. */
   get text(): string {
-    if (this.#text === undefined && this.#bytes !== undefined) this.#text = this.#bytes.toString('utf8');
+    if (this.#text === undefined && this.#source !== undefined) {
+      this.#text = this.#source.toString('utf8', this.#start, this.#end);
+    }
     if (this.#text === undefined) {
       const object = this.#object as KubeObject;
       const text = recordedObjectText(object) ?? JSON.stringify(object);
@@ -132,9 +160,10 @@ export class StoredObject {
     return this.#text;
   }
 
-  /** The text's UTF-8 bytes: the cache entry's own when read back from one, else encoded once. */
+  /** The text's UTF-8 bytes: a slice of the cache entry's own when kept in one, else encoded once. */
   get bytes(): Buffer {
-    this.#bytes ??= Buffer.from(this.text, 'utf8');
+    this.#bytes ??=
+      this.#source === undefined ? Buffer.from(this.text, 'utf8') : this.#source.subarray(this.#start, this.#end);
     return this.#bytes;
   }
 }

@@ -20,6 +20,7 @@ import type { SnapshotState } from './state.js';
 import { toTable } from './tables.js';
 
 const COMMA = Buffer.from(',');
+const COMMA_BYTE = 0x2c;
 const LIST_CLOSE = Buffer.from(']}');
 
 /** Lists and watches of one kind: selectors, paging and the representation the client asked for. */
@@ -70,20 +71,48 @@ export function answerList(target: Extract<Route, { type: 'list' }>, { state, ur
     });
     return;
   }
-  // The items are the catalog's texts joined: the same bytes as serializing the whole list, without doing so, and
-  // bytes as they were kept, so that nothing is encoded again.
   const head = JSON.stringify({
     kind: `${info.kind}List`,
     apiVersion: info.group === '' ? info.version : `${info.group}/${info.version}`,
     metadata,
   });
-  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"items":[`)];
-  for (let i = 0; i < page.items.length; i++) {
-    if (i > 0) parts.push(COMMA);
-    parts.push((page.items[i] as StoredObject).bytes);
+  writeJsonText(
+    res,
+    200,
+    Buffer.concat([Buffer.from(`${head.slice(0, -1)},"items":[`), ...joined(page.items), LIST_CLOSE]),
+  );
+}
+
+/**
+ * The items' texts joined by commas: the same bytes as serializing them, without doing so, and bytes as they were
+ * kept, so that nothing is encoded again. Items whose texts follow each other in one buffer, a comma between them
+ * (a parsed-snapshot cache entry lays them out so, see snapshot-cache.ts), go as one slice of it.
+ */
+function joined(items: readonly StoredObject[]): Buffer[] {
+  const parts: Buffer[] = [];
+  let run: [source: Buffer, start: number, end: number] | undefined;
+  const flush = () => {
+    if (run === undefined) return;
+    if (parts.length > 0) parts.push(COMMA);
+    parts.push(run[0].subarray(run[1], run[2]));
+    run = undefined;
+  };
+  for (const item of items) {
+    const span = item.span();
+    if (span !== undefined && run?.[0] === span[0] && span[1] === run[2] + 1 && run[0][run[2]] === COMMA_BYTE) {
+      run[2] = span[2];
+      continue;
+    }
+    flush();
+    if (span !== undefined) {
+      run = [span[0], span[1], span[2]];
+      continue;
+    }
+    if (parts.length > 0) parts.push(COMMA);
+    parts.push(item.bytes);
   }
-  parts.push(LIST_CLOSE);
-  writeJsonText(res, 200, Buffer.concat(parts));
+  flush();
+  return parts;
 }
 
 function select(

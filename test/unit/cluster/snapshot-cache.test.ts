@@ -215,6 +215,8 @@ describe('the parsed-snapshot cache', () => {
       expect(cached.stored).not.toBe(parsed.stored);
       const fromCache = await answers(cached.stored);
       expect(fromCache).toEqual(await answers(parseSnapshotText(DUMP).objects));
+      // The run that parsed it serves it from the entry it has just written, alike.
+      expect(await answers(parsed.stored)).toEqual(fromCache);
       // The selectors selected something: an empty answer everywhere would also be equal.
       expect(fromCache[2]).toContain('"name":"web-2"');
       expect(fromCache[2]).not.toContain('"name":"web-1"');
@@ -244,7 +246,7 @@ describe('the parsed-snapshot cache', () => {
       expect(list.items[0]?.status?.['message']).toBe(message);
     });
 
-    it('is read whole, from its objects, when the texts are not where their lengths say', async () => {
+    it('is a miss, parsed again and written again, when the texts are not where their lengths say', async () => {
       const file = join(dir, 'incident.yaml');
       await writeFile(file, DUMP);
       const cacheDir = join(dir, 'cache');
@@ -257,9 +259,10 @@ describe('the parsed-snapshot cache', () => {
       const again = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
       expect(again.objects).toEqual(parsed.objects);
       expect(again.stored.map((o) => o.text)).toEqual(parsed.stored.map((o) => o.text));
+      expect(await readFile(path, 'utf8')).toBe(text);
     });
 
-    it('is read whole, from its objects, when a head is not what was written', async () => {
+    it('is a miss, parsed again, when a head is not what was written', async () => {
       const file = join(dir, 'incident.yaml');
       await writeFile(file, DUMP);
       const cacheDir = join(dir, 'cache');
@@ -272,6 +275,7 @@ describe('the parsed-snapshot cache', () => {
       const again = await loadSnapshotFiles(file, undefined, snapshotCacheIn(cacheDir));
       expect(again.stored.map((o) => o.name)).toEqual(['web-1', 'web-2', 'web-2.1', 'worker-1.1', 'worker-1']);
       expect(again.objects[0]?.spec?.['nodeName']).toBe('worker-1');
+      expect(await readFile(path, 'utf8')).toBe(text);
     });
   });
 });
