@@ -12,7 +12,7 @@ import { kubeconfigYaml } from '../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../src/snapshot-api/server.js';
 import type { TriageRequest } from '../src/triage/engine.js';
 import { silentLogger } from '../src/triage/engine.js';
-import type { TriageEnvelope } from '../src/triage/envelope.js';
+import type { TriageEnvelope } from '../src/triage/envelope/envelope.js';
 import { triage } from '../src/triage/index.js';
 
 /**

@@ -1,7 +1,7 @@
 import { isClusterLabel } from '../policy/channel-policy.js';
-import { isDns1123Label } from '../triage/namespace.js';
-import { SWEEP_INTENT } from '../triage/routing.js';
-import type { TemplateRegistry } from '../triage/template-registry.js';
+import { isDns1123Label } from '../triage/route/namespace.js';
+import { SWEEP_INTENT } from '../triage/route/routing.js';
+import type { TemplateRegistry } from '../triage/templates/template-registry.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { TriageEnvelope } from '../triage/envelope.js';
-import type { ResourceRef } from '../triage/findings.js';
+import type { TriageEnvelope } from '../triage/envelope/envelope.js';
+import type { ResourceRef } from '../triage/envelope/findings.js';
 import { resourceKey } from './blackboard.js';
 import type { EvidenceItem } from './evidence.js';
 import { latest } from './evidence.js';

@@ -1,11 +1,11 @@
 import type { ClusterReader } from '../cluster/types.js';
-import type { TriageEnvelope } from '../triage/envelope.js';
+import type { TriageEnvelope } from '../triage/envelope/envelope.js';
 import {
   AmbiguousNamespaceError,
   InvalidNamespaceError,
   type NamespaceCandidate,
   UnknownIntentError,
-} from '../triage/errors.js';
+} from '../triage/route/errors.js';
 import { type TriageLogger, type TriageRequest, triage } from '../triage/index.js';
 import { describeScope, type NamespaceScope, namespaceAllowed, scopedReader } from './scope.js';
 

@@ -1,4 +1,4 @@
-import type { Finding, ResourceRef } from '../triage/findings.js';
+import type { Finding, ResourceRef } from '../triage/envelope/findings.js';
 import {
   DETAIL_SLOTS,
   type DetailSlot,
@@ -8,7 +8,7 @@ import {
   PLAN_TEMPLATE_VARS,
   REF_SLOTS,
   type RefSlot,
-} from '../triage/template-slots.js';
+} from '../triage/templates/template-slots.js';
 
 /**
  * The names a remediation plan is written with. Findings carry the objects involved (the resource that shows the

@@ -1,6 +1,6 @@
-import type { ResourceRef } from '../triage/findings.js';
-import type { TriageTemplate } from '../triage/template-schema.js';
-import { type NameSlot, OBJECT_SLOTS } from '../triage/template-slots.js';
+import type { ResourceRef } from '../triage/envelope/findings.js';
+import type { TriageTemplate } from '../triage/templates/template-schema.js';
+import { type NameSlot, OBJECT_SLOTS } from '../triage/templates/template-slots.js';
 import {
   changeAsSaid,
   kindWords,

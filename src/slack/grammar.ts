@@ -4,10 +4,10 @@ import {
   InvalidNamespaceError,
   isDns1123Label,
   resolveEntry,
-} from '../triage/dictionary.js';
-import type { TriggerMode } from '../triage/envelope.js';
-import { SWEEP_INTENT } from '../triage/routing.js';
-import type { TemplateRegistry } from '../triage/template-registry.js';
+} from '../triage/route/dictionary.js';
+import type { TriggerMode } from '../triage/envelope/envelope.js';
+import { SWEEP_INTENT } from '../triage/route/routing.js';
+import type { TemplateRegistry } from '../triage/templates/template-registry.js';
 import { describeImpostor, findImpostors } from './homoglyphs.js';
 
 /**

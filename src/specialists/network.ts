@@ -1,6 +1,6 @@
 import type { KubeObject } from '../cluster/types.js';
-import { parseDependencyFailure } from '../triage/analyzers/dependencies.js';
-import { matchesMap, matchesSelector } from '../triage/analyzers/selectors.js';
+import { parseDependencyFailure } from '../triage/analyze/dependencies.js';
+import { matchesMap, matchesSelector } from '../triage/kube/selectors.js';
 import { clip, isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 

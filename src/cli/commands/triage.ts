@@ -12,9 +12,9 @@ import {
   InvalidNamespaceError,
   InvalidTriageRequestError,
   UnknownIntentError,
-} from '../../triage/errors.js';
+} from '../../triage/route/errors.js';
 import { formatReport, triage, triageReader } from '../../triage/index.js';
-import { TemplateValidationError } from '../../triage/template-registry.js';
+import { TemplateValidationError } from '../../triage/templates/template-registry.js';
 import { parseStepBudget, parseTimeoutSeconds } from '../bounds.js';
 import { painterFor } from '../colour.js';
 import { parseCommandLine } from '../flags.js';

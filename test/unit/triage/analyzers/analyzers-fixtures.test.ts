@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEVERITY_ORDER as SEVERITY_RANK } from '../../../../src/triage/findings.js';
+import { SEVERITY_ORDER as SEVERITY_RANK } from '../../../../src/triage/envelope/findings.js';
 import { analyze, fixtureFiles, loadFixture } from '../../../support/analyzers-support.js';
 
 /** Which analyzer must name the root cause, and on which resource, for every broken fixture. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
-import { corefileForwards } from '../../../../src/triage/analyzers/dns.js';
-import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyzers/index.js';
+import { corefileForwards } from '../../../../src/triage/analyze/dns.js';
+import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyze/index.js';
 import {
   describeTermination,
   parseHaproxyLine,
@@ -9,8 +9,8 @@ import {
   parseNginxLine,
   parseTimeSpec,
   routeOfBackend,
-} from '../../../../src/triage/analyzers/proxy-logs.js';
-import { type Finding, FindingSchema } from '../../../../src/triage/findings.js';
+} from '../../../../src/triage/kube/proxy-logs.js';
+import { type Finding, FindingSchema } from '../../../../src/triage/envelope/findings.js';
 
 const NOW = new Date('2026-02-17T14:32:00Z');
 const NS = 'web';

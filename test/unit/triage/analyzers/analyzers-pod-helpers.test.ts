@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
-import { contextFromObjects } from '../../../../src/triage/analyzers/index.js';
+import { contextFromObjects } from '../../../../src/triage/analyze/index.js';
 import {
   containers,
   forEachCrashedContainer,
   nameList,
   type PodContainer,
   worstFirst,
-} from '../../../../src/triage/analyzers/pods.js';
+} from '../../../../src/triage/kube/pods.js';
 
 const now = new Date('2025-06-01T09:00:00Z');
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
-import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyzers/index.js';
-import { parseEviction } from '../../../../src/triage/analyzers/node-health.js';
-import { allowsNode, placementBlockers, tolerates } from '../../../../src/triage/analyzers/placement.js';
-import { elideMiddle, leaseNameFor } from '../../../../src/triage/analyzers/storage.js';
-import { classifyMountEvent } from '../../../../src/triage/analyzers/volume-mount.js';
-import type { Finding } from '../../../../src/triage/findings.js';
-import { attributeOwners } from '../../../../src/triage/owners.js';
-import { rankRootCauses } from '../../../../src/triage/root-cause.js';
+import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyze/index.js';
+import { parseEviction } from '../../../../src/triage/analyze/node-health.js';
+import { allowsNode, placementBlockers, tolerates } from '../../../../src/triage/kube/placement.js';
+import { elideMiddle, leaseNameFor } from '../../../../src/triage/kube/storage.js';
+import { classifyMountEvent } from '../../../../src/triage/analyze/volume-mount.js';
+import type { Finding } from '../../../../src/triage/envelope/findings.js';
+import { attributeOwners } from '../../../../src/triage/rank/owners.js';
+import { rankRootCauses } from '../../../../src/triage/rank/root-cause.js';
 
 /**
  * The storage and node analyzers read evidence the way an engineer does: they name the object to change (the

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
-import { parseConfigError } from '../../../../src/triage/analyzers/container-config.js';
-import { findEvents } from '../../../../src/triage/analyzers/events.js';
-import { classifyPullError } from '../../../../src/triage/analyzers/image-pull.js';
+import { parseConfigError } from '../../../../src/triage/analyze/container-config.js';
+import { findEvents } from '../../../../src/triage/kube/events.js';
+import { classifyPullError } from '../../../../src/triage/analyze/image-pull.js';
 import {
   ANALYZERS,
   contextFromObjects,
   getAnalyzer,
   runAnalyzers,
   UnknownAnalyzerError,
-} from '../../../../src/triage/analyzers/index.js';
+} from '../../../../src/triage/analyze/index.js';
 import {
   decisiveLogLine,
   EvidenceList,
@@ -17,10 +17,10 @@ import {
   quoteVerdict,
   revisionChanges,
   rolloutLine,
-} from '../../../../src/triage/analyzers/pods.js';
-import { parseQuantity } from '../../../../src/triage/analyzers/quantity.js';
-import { parseSchedulingMessage } from '../../../../src/triage/analyzers/scheduling.js';
-import { FindingSchema, SEVERITY_ORDER as SEVERITY_RANK } from '../../../../src/triage/findings.js';
+} from '../../../../src/triage/kube/pods.js';
+import { parseQuantity } from '../../../../src/triage/kube/quantity.js';
+import { parseSchedulingMessage } from '../../../../src/triage/analyze/scheduling.js';
+import { FindingSchema, SEVERITY_ORDER as SEVERITY_RANK } from '../../../../src/triage/envelope/findings.js';
 import { analyze, loadFixture } from '../../../support/analyzers-support.js';
 
 const NAMES = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
-import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyzers/index.js';
-import type { Finding } from '../../../../src/triage/findings.js';
+import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyze/index.js';
+import type { Finding } from '../../../../src/triage/envelope/findings.js';
 
 const NOW = new Date('2026-04-21T16:40:00Z');
 const HOST = 'profile-svc.accounts.svc.cluster.local';

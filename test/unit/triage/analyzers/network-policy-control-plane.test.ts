@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
-import { contextFromObjects } from '../../../../src/triage/analyzers/index.js';
-import { policiesDroppingControlPlane } from '../../../../src/triage/analyzers/network-policy.js';
+import { contextFromObjects } from '../../../../src/triage/analyze/index.js';
+import { policiesDroppingControlPlane } from '../../../../src/triage/kube/network-policy.js';
 
 const NOW = new Date('2026-06-23T11:50:00Z');
 
