@@ -1,4 +1,4 @@
-import type { Finding, ResourceRef } from '../triage/envelope/findings.js';
+import type { Finding, ResourceRef } from '../triage/envelope/index.js';
 import {
   DETAIL_SLOTS,
   type DetailSlot,
@@ -8,7 +8,7 @@ import {
   PLAN_TEMPLATE_VARS,
   REF_SLOTS,
   type RefSlot,
-} from '../triage/templates/template-slots.js';
+} from '../triage/templates/index.js';
 
 /**
  * The names a remediation plan is written with. Findings carry the objects involved (the resource that shows the

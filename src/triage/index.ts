@@ -61,5 +61,5 @@ export {
 } from './engine.js';
 export type { TriageEnvelope } from './envelope/envelope.js';
 export { TriageEnvelopeSchema } from './envelope/envelope.js';
-export { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from './route/errors.js';
 export { formatReport } from './envelope/report.js';
+export { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from './route/errors.js';

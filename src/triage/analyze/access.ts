@@ -1,8 +1,9 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput } from '../envelope/findings.js';
 import { bindingMissing, grantingRoles } from '../kube/admission.js';
-import { containers, namespacePods, ownerOf, podRef, ref } from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { containers, namespacePods, podRef, ref } from '../kube/pods.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 /**
  * A workload whose calls to the API server are refused. The API server words it exactly (`pods is forbidden: User

@@ -1,10 +1,11 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { controlPlaneBlock } from '../kube/admission.js';
 import { describeEvent, findEvents, isRecent } from '../kube/events.js';
-import { inNamespace, ownerOf, podRef, ref } from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { inNamespace, podRef, ref } from '../kube/pods.js';
 import { backingWorkloads, namespaceExists, namespaceWasRead, serviceNamed } from '../kube/reach.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 /**
  * Controllers that serve the namespace from elsewhere speak through their objects' `status.conditions` and their

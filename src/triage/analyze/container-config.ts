@@ -1,18 +1,11 @@
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { containerGroups, worstFirst } from '../kube/container-groups.js';
 import { canSee, describeEvent, type EventSummary, findEvents } from '../kube/events.js';
-import {
-  type ContainerView,
-  containerGroups,
-  EvidenceList,
-  nameList,
-  ownerOf,
-  podRef,
-  ref,
-  revisionChanges,
-  rolloutLine,
-  worstFirst,
-} from '../kube/pods.js';
+import { EvidenceList, nameList } from '../kube/evidence-list.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { type ContainerView, podRef, ref } from '../kube/pods.js';
+import { revisionChanges, rolloutLine } from '../kube/revisions.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'container-config';
 

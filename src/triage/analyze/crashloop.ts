@@ -1,34 +1,14 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { type ConfigSource, configSourcesOf } from '../kube/config-sources.js';
+import { containerGroups, type PodContainer, worstFirst } from '../kube/container-groups.js';
 import { describeEvent, type EventSummary, findEvents, formatAge, isRecent } from '../kube/events.js';
-import {
-  type ConfigSource,
-  type ContainerView,
-  configSourcesOf,
-  containerGroups,
-  containers,
-  crashLog,
-  decisiveLogLine,
-  EvidenceList,
-  isoAge,
-  isPodReady,
-  type LogVerdict,
-  nameList,
-  namespacePods,
-  ownerOf,
-  ownerRefOf,
-  type PodContainer,
-  parseUnresolvedHost,
-  podRef,
-  podsOwnedBy,
-  quoteVerdict,
-  REVISION_ANNOTATION,
-  ref,
-  revisionChanges,
-  rolloutLine,
-  worstFirst,
-} from '../kube/pods.js';
+import { EvidenceList, nameList } from '../kube/evidence-list.js';
+import { crashLog, decisiveLogLine, type LogVerdict, parseUnresolvedHost, quoteVerdict } from '../kube/log-verdicts.js';
+import { ownerOf, ownerRefOf, podsOwnedBy } from '../kube/pod-owners.js';
+import { type ContainerView, containers, isoAge, isPodReady, namespacePods, podRef, ref } from '../kube/pods.js';
+import { REVISION_ANNOTATION, revisionChanges, rolloutLine } from '../kube/revisions.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 /** Log lines whose cause another analyzer follows to the object to change. */
 const OWNED_ELSEWHERE = /is forbidden: User \\?"system:serviceaccount:|no space left on device|disk quota exceeded/i;

@@ -1,11 +1,16 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { type DependencyFailure, parseDependencyFailure, TARGET_PATTERNS } from '../kube/dependency-failures.js';
 import { findEvents, isRecent, namesWithReason } from '../kube/events.js';
-import { namespaceLabels, policyTypes } from '../kube/network-policy.js';
-import { type ContainerView, containers, logLineKind, nameList, namespacePods, ownerOf, podRef, ref } from '../kube/pods.js';
-import { type LabelSelector, matchesSelector } from '../kube/selectors.js';
+import { nameList } from '../kube/evidence-list.js';
+import { logLineKind } from '../kube/log-verdicts.js';
+import { policyTypes } from '../kube/network-policy.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { type ContainerView, containers, namespacePods, podRef, ref } from '../kube/pods.js';
+import { egressVerdict, ingressVerdict } from '../kube/policy-verdicts.js';
+import { matchesSelector } from '../kube/selectors.js';
 import { endpointState } from '../kube/services.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 /**
  * One service's fault shows in another: the client's logs and probe failures say it cannot reach a host. This
@@ -16,45 +21,6 @@ import { endpointState } from '../kube/services.js';
 
 const NAME = 'dependencies';
 const MAX_CLIENTS = 12;
-
-/** The host (and port) a failure line names, as Go, Node, Python, Java and PostgreSQL clients write them. */
-const TARGET_PATTERNS: readonly RegExp[] = [
-  /dial tcp: lookup ([a-z0-9][a-z0-9.-]*)(?: on [^:]+:53)?: (?:no such host|server misbehaving|i\/o timeout)/i,
-  /dial tcp ([0-9.]+|[a-z0-9][a-z0-9.-]*):(\d+): (?:connect: )?(?:connection refused|i\/o timeout|no route to host|connection reset)/i,
-  /getaddrinfo (?:EAI_AGAIN|ENOTFOUND) ([a-z0-9][a-z0-9.-]*)/i,
-  /connect (?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH) ([0-9.]+|[a-z0-9][a-z0-9.-]*):(\d+)/i,
-  /could not translate host name "([^"]+)"/i,
-  /UnknownHostException: ([a-z0-9][a-z0-9.-]*)/i,
-  // libpq 14 and later (psql, psycopg, pg_isready): `connection to server at "db" (10.96.0.20), port 5432 failed: …`.
-  /connection to server at "([a-z0-9][a-z0-9.-]*)"(?: \([^)]*\))?, port (\d+) failed/i,
-  // Python requests / urllib3: `HTTPConnectionPool(host='orders', port=8080): Max retries exceeded …`.
-  /HTTPS?ConnectionPool\(host='([a-z0-9][a-z0-9.-]*)', port=(\d+)\)/i,
-  // …and StackExchange.Redis: `UnableToConnect on redis-cart:6379/Interactive`.
-  /(?:connect to|connecting to|reach|Failed to connect to|Connection to|UnableToConnect on) ([a-z0-9][a-z0-9.-]*):(\d+)/i,
-  /https?:\/\/([a-z0-9][a-z0-9.-]*)(?::(\d+))?\S*[^a-z0-9]+(?:.*\b(?:refused|timeout|timed out|503|502|504|unavailable|reset)\b)/i,
-];
-
-export interface DependencyFailure {
-  host: string;
-  port?: number;
-  line: string;
-  kind: 'dns' | 'connect';
-}
-
-export function parseDependencyFailure(line: string): DependencyFailure | undefined {
-  for (const pattern of TARGET_PATTERNS) {
-    const m = pattern.exec(line);
-    if (!m?.[1]) continue;
-    const host = m[1].toLowerCase().replace(/\.$/, '');
-    const port = m[2] ? Number(m[2]) : undefined;
-    const dns =
-      /no such host|EAI_AGAIN|ENOTFOUND|could not translate|UnknownHost|server misbehaving|lookup |name or service not known|temporary failure in name resolution|failed to resolve|NameResolutionError/i.test(
-        line,
-      );
-    return { host, ...(port ? { port } : {}), line, kind: dns ? 'dns' : 'connect' };
-  }
-  return undefined;
-}
 
 interface ServiceTarget {
   service?: KubeObject;
@@ -193,92 +159,6 @@ function failuresOf(ctx: AnalyzerContext, pod: KubeObject, probed: ReadonlySet<s
     if (failure && failure.host !== pod.status?.podIP) out.push(failure);
   }
   return out;
-}
-
-/** Whether NetworkPolicies in the target's namespace let `client` reach `target` on `port`. */
-export function ingressVerdict(
-  ctx: AnalyzerContext,
-  target: KubeObject,
-  client: KubeObject,
-  port: number | undefined,
-): { allowed: boolean; policies: KubeObject[] } {
-  const namespace = target.metadata.namespace ?? ctx.namespace;
-  const policies = ctx
-    .objects('networkpolicies')
-    .filter((p) => (p.metadata.namespace ?? ctx.namespace) === namespace)
-    .filter((p) => matchesSelector(p.spec?.podSelector as LabelSelector | undefined, target.metadata.labels))
-    .filter((p) => policyTypes(p).includes('Ingress'));
-  if (policies.length === 0) return { allowed: true, policies: [] };
-  const allowed = policies.some((p) =>
-    ((p.spec?.ingress ?? []) as Array<{ from?: unknown[]; ports?: unknown[] }>).some(
-      (rule) => peersAdmit(ctx, rule.from, client, namespace) && portsAdmit(rule.ports, port),
-    ),
-  );
-  return { allowed, policies };
-}
-
-/** Whether NetworkPolicies around `client` let it send to `target` (pod) or to DNS. */
-export function egressVerdict(
-  ctx: AnalyzerContext,
-  client: KubeObject,
-  target: KubeObject | undefined,
-  port: number | undefined,
-): { allowed: boolean; policies: KubeObject[] } {
-  const namespace = client.metadata.namespace ?? ctx.namespace;
-  const policies = ctx
-    .objects('networkpolicies')
-    .filter((p) => (p.metadata.namespace ?? ctx.namespace) === namespace)
-    .filter((p) => matchesSelector(p.spec?.podSelector as LabelSelector | undefined, client.metadata.labels))
-    .filter((p) => policyTypes(p).includes('Egress'));
-  if (policies.length === 0) return { allowed: true, policies: [] };
-  const allowed = policies.some((p) =>
-    ((p.spec?.egress ?? []) as Array<{ to?: unknown[]; ports?: unknown[] }>).some(
-      (rule) =>
-        portsAdmit(rule.ports, port) &&
-        (target ? peersAdmit(ctx, rule.to, target, target.metadata.namespace ?? namespace) : dnsPeer(ctx, rule.to)),
-    ),
-  );
-  return { allowed, policies };
-}
-
-function peersAdmit(
-  ctx: AnalyzerContext,
-  peers: unknown[] | undefined,
-  pod: KubeObject,
-  policyNamespace: string,
-): boolean {
-  if (peers === undefined || peers.length === 0) return true;
-  const podNamespace = pod.metadata.namespace ?? ctx.namespace;
-  return (peers as Array<{ podSelector?: LabelSelector; namespaceSelector?: LabelSelector; ipBlock?: unknown }>).some(
-    (peer) => {
-      if (peer.ipBlock) return false;
-      const nsOk = peer.namespaceSelector
-        ? matchesSelector(peer.namespaceSelector, namespaceLabels(ctx, podNamespace))
-        : podNamespace === policyNamespace;
-      const podOk = peer.podSelector ? matchesSelector(peer.podSelector, pod.metadata.labels) : true;
-      return nsOk && podOk;
-    },
-  );
-}
-
-function dnsPeer(ctx: AnalyzerContext, peers: unknown[] | undefined): boolean {
-  const dnsPod = ctx.objects('pods').find((p) => p.metadata.labels?.['k8s-app'] === 'kube-dns');
-  if (dnsPod) return peersAdmit(ctx, peers, dnsPod, '');
-  return (
-    peers === undefined ||
-    peers.length === 0 ||
-    (peers as Array<{ namespaceSelector?: unknown }>).some((p) => p.namespaceSelector !== undefined)
-  );
-}
-
-function portsAdmit(ports: unknown[] | undefined, port: number | undefined): boolean {
-  if (ports === undefined || ports.length === 0 || port === undefined) return true;
-  return (ports as Array<{ port?: number | string; endPort?: number }>).some(
-    (p) =>
-      p.port === undefined ||
-      p.port === port ||
-      (typeof p.port === 'number' && p.endPort !== undefined && port >= p.port && port <= p.endPort),
-  );
 }
 
 /**

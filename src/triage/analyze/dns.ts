@@ -1,23 +1,15 @@
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
-import { scrubText } from '../scrub.js';
+import { forEachContainer } from '../kube/container-groups.js';
 import { clip, formatAge } from '../kube/events.js';
+import { decisiveLogLine, parseUnresolvedHost } from '../kube/log-verdicts.js';
 import { namespaceLabels, policyTypes } from '../kube/network-policy.js';
-import {
-  containers,
-  decisiveLogLine,
-  forEachContainer,
-  isoAge,
-  isPodReady,
-  namespacePods,
-  ownerOf,
-  parseUnresolvedHost,
-  podRef,
-  ref,
-} from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { containers, isoAge, isPodReady, namespacePods, podRef, ref } from '../kube/pods.js';
 import { type LabelSelector, matchesSelector } from '../kube/selectors.js';
+import { scrubText } from '../scrub.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'dns';
 

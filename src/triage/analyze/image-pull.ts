@@ -1,24 +1,13 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput } from '../envelope/findings.js';
+import { containerGroups, forEachCrashedContainer, worstFirst } from '../kube/container-groups.js';
 import { canSee, describeEvent, findEvents } from '../kube/events.js';
-import {
-  type ContainerView,
-  containerGroups,
-  containers,
-  crashLog,
-  EvidenceList,
-  forEachCrashedContainer,
-  healthySiblings,
-  nameList,
-  ownerKey,
-  ownerOf,
-  parseUnresolvedHost,
-  podRef,
-  podWhere,
-  revisionChanges,
-  worstFirst,
-} from '../kube/pods.js';
+import { EvidenceList, nameList } from '../kube/evidence-list.js';
+import { crashLog, parseUnresolvedHost } from '../kube/log-verdicts.js';
+import { ownerKey, ownerOf } from '../kube/pod-owners.js';
+import { type ContainerView, containers, healthySiblings, podRef, podWhere } from '../kube/pods.js';
+import { revisionChanges } from '../kube/revisions.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'image-pull';
 

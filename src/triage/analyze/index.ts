@@ -1,6 +1,6 @@
-import type { Analyzer } from './analyzer.js';
 import { accessAnalyzer } from './access.js';
 import { addOnsAnalyzer } from './add-ons.js';
+import type { Analyzer } from './analyzer.js';
 import { containerConfigAnalyzer } from './container-config.js';
 import { crashloopAnalyzer } from './crashloop.js';
 import { dependenciesAnalyzer } from './dependencies.js';
@@ -19,9 +19,9 @@ import { volumeCapacityAnalyzer } from './volume-capacity.js';
 import { volumeMountAnalyzer } from './volume-mount.js';
 import { workloadRolloutAnalyzer } from './workload-rollout.js';
 
-export { runAnalyzers } from './run.js';
 export type { ContextInput } from '../gather/context.js';
 export { contextFromObjects } from '../gather/context.js';
+export { runAnalyzers } from './run.js';
 
 const ALL: readonly Analyzer[] = [
   pvcBindingAnalyzer,

@@ -1,11 +1,10 @@
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
-import { scrubText } from '../scrub.js';
-import { ingressVerdict } from './dependencies.js';
 import { canSee, clip, describeEvent, findEvents, formatAge, MINUTE } from '../kube/events.js';
-import { inNamespace, isoAge, isPodReady, ownerOf, ref } from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { inNamespace, isoAge, isPodReady, ref } from '../kube/pods.js';
+import { ingressVerdict } from '../kube/policy-verdicts.js';
 import {
   inWindow,
   isNginxController,
@@ -27,6 +26,8 @@ import {
   selectedPods,
   whyNoEndpoints,
 } from '../kube/services.js';
+import { scrubText } from '../scrub.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'ingress';
 

@@ -1,20 +1,11 @@
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput } from '../envelope/findings.js';
+import { groupBy, worstFirst } from '../kube/container-groups.js';
 import { describeEvent, type EventSummary, findEvents, isRecent } from '../kube/events.js';
-import {
-  containers,
-  EvidenceList,
-  groupBy,
-  isoAge,
-  nameList,
-  namespacePods,
-  ownerKey,
-  ownerOf,
-  podRef,
-  revisionChanges,
-  rolloutLine,
-  worstFirst,
-} from '../kube/pods.js';
+import { EvidenceList, nameList } from '../kube/evidence-list.js';
+import { ownerKey, ownerOf } from '../kube/pod-owners.js';
+import { containers, isoAge, namespacePods, podRef } from '../kube/pods.js';
+import { revisionChanges, rolloutLine } from '../kube/revisions.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'liveness-probe';
 

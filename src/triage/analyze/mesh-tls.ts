@@ -1,11 +1,12 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { canSee, clip } from '../kube/events.js';
 import { podsOfService } from '../kube/network-policy.js';
-import { ownerOf, ref } from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { ref } from '../kube/pods.js';
 import { podLogLines, quoteLog } from '../kube/proxy-logs.js';
 import { type LabelSelector, matchesSelector } from '../kube/selectors.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 /**
  * Istio mutual TLS that one side does not speak. A sidecar under a STRICT PeerAuthentication accepts only mTLS:

@@ -1,13 +1,15 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { groupBy } from '../kube/container-groups.js';
 import { canSee, describeEvent, findEvents, formatAge, HOUR } from '../kube/events.js';
 import { formatTaint, nodeTaints, placementBlockers } from '../kube/placement.js';
-import { groupBy, isoAge, namespacePods, ownerKey, ownerOf, podCondition, podRef, ref } from '../kube/pods.js';
+import { ownerKey, ownerOf } from '../kube/pod-owners.js';
+import { isoAge, namespacePods, podCondition, podRef, ref } from '../kube/pods.js';
 import { formatBytes, parseQuantity } from '../kube/quantity.js';
 import { matchesMap } from '../kube/selectors.js';
 import { claimOfVolume, fitEvidence, workloadName, workloadRef } from '../kube/storage.js';
 import { nodeUsage, shareOf } from '../kube/usage.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'node-health';
 

@@ -1,25 +1,15 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { containerGroups, worstFirst } from '../kube/container-groups.js';
 import { describeEvent, type EventSummary, findEvents, formatAge, HOUR } from '../kube/events.js';
-import {
-  type ContainerView,
-  containerGroups,
-  containers,
-  crashLog,
-  EvidenceList,
-  isoAge,
-  isTerminating,
-  nameList,
-  ownerOf,
-  podRef,
-  podWhere,
-  ref,
-  revisionChanges,
-  worstFirst,
-} from '../kube/pods.js';
+import { EvidenceList, nameList } from '../kube/evidence-list.js';
+import { crashLog } from '../kube/log-verdicts.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { type ContainerView, containers, isoAge, isTerminating, podRef, podWhere, ref } from '../kube/pods.js';
 import { formatBytes, parseJvmSize, parseQuantity } from '../kube/quantity.js';
+import { revisionChanges } from '../kube/revisions.js';
 import { containerUsage, shareOf } from '../kube/usage.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'oom-killed';
 

@@ -1,11 +1,11 @@
 import damerauLevenshtein from 'damerau-levenshtein';
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent, MINUTE } from '../kube/events.js';
 import { allowsNode, formatTopologies, topologyKeys } from '../kube/placement.js';
-import { inNamespace, isoAge, ownerOf, podCondition, ref } from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { inNamespace, isoAge, podCondition, ref } from '../kube/pods.js';
 import { parseQuantity } from '../kube/quantity.js';
 import { formatSelector, matchesSelector } from '../kube/selectors.js';
 import {
@@ -21,6 +21,7 @@ import {
   workloadName,
   workloadRef,
 } from '../kube/storage.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'pvc-binding';
 

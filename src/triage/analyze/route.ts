@@ -1,7 +1,5 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput } from '../envelope/findings.js';
-import { scrubText } from '../scrub.js';
 import { canSee, clip } from '../kube/events.js';
 import { inNamespace, ref } from '../kube/pods.js';
 import {
@@ -25,6 +23,8 @@ import {
   servicePortsLine,
   whyNoEndpoints,
 } from '../kube/services.js';
+import { scrubText } from '../scrub.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'route';
 

@@ -1,9 +1,9 @@
 import type { LogPort } from '../../logging/port.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { Finding, FindingInput } from '../envelope/findings.js';
 import { clip, FindingSchema } from '../envelope/findings.js';
 import { dedupeFindings } from '../rank/root-cause.js';
 import { scrubText } from '../scrub.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 /**
  * Analysis: every analyzer a template names runs over the gathered context. What an analyzer produces is validated,

@@ -1,22 +1,15 @@
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { groupBy } from '../kube/container-groups.js';
 import { canSee, clip, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from '../kube/events.js';
-import {
-  EvidenceList,
-  groupBy,
-  nameList,
-  namespacePods,
-  ownerKey,
-  ownerOf,
-  podCondition,
-  podRef,
-  ref,
-  revisionChanges,
-} from '../kube/pods.js';
+import { EvidenceList, nameList } from '../kube/evidence-list.js';
+import { ownerKey, ownerOf } from '../kube/pod-owners.js';
+import { namespacePods, podCondition, podRef, ref } from '../kube/pods.js';
 import { formatBytes, formatCpu, parseQuantity } from '../kube/quantity.js';
+import { revisionChanges } from '../kube/revisions.js';
 import { nodeUsage, shareOf } from '../kube/usage.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'scheduling';
 

@@ -1,8 +1,14 @@
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput } from '../envelope/findings.js';
 import { canSee, formatAge } from '../kube/events.js';
 import { inNamespace, isoAge, ref } from '../kube/pods.js';
-import { endpointState, networkingEmitter, servicePortsLine, targetPortProblems, whyNoEndpoints } from '../kube/services.js';
+import {
+  endpointState,
+  networkingEmitter,
+  servicePortsLine,
+  targetPortProblems,
+  whyNoEndpoints,
+} from '../kube/services.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'service-endpoints';
 

@@ -1,7 +1,8 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
-import { containers, namespacePods, ownerOf, podRef, ref } from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { containers, namespacePods, podRef, ref } from '../kube/pods.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 /**
  * A volume that is full. The application says so in the kernel's words (`No space left on device`, `Disk quota

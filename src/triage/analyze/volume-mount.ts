@@ -1,21 +1,11 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { forEachCrashedContainer, groupBy } from '../kube/container-groups.js';
 import { canSee, describeEvent, type EventSummary, findEvents, isRecent } from '../kube/events.js';
+import { crashLog, decisiveLogLine } from '../kube/log-verdicts.js';
 import { placementBlockers } from '../kube/placement.js';
-import {
-  containers,
-  crashLog,
-  decisiveLogLine,
-  forEachCrashedContainer,
-  groupBy,
-  isPodReady,
-  namespacePods,
-  ownerKey,
-  ownerOf,
-  podRef,
-  ref,
-} from '../kube/pods.js';
+import { ownerKey, ownerOf } from '../kube/pod-owners.js';
+import { containers, isPodReady, namespacePods, podRef, ref } from '../kube/pods.js';
 import {
   attachmentsOf,
   describeEventTail,
@@ -25,6 +15,7 @@ import {
   workloadName,
   workloadRef,
 } from '../kube/storage.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'volume-mount';
 

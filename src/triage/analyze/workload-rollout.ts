@@ -1,10 +1,17 @@
 import type { KubeObject } from '../../cluster/types.js';
-import type { Analyzer, AnalyzerContext } from './analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
-import { type Constraint, limitRangeBehind, podSecurityBehind, sccBindingBehind, webhookBehind } from '../kube/admission.js';
+import {
+  type Constraint,
+  limitRangeBehind,
+  podSecurityBehind,
+  sccBindingBehind,
+  webhookBehind,
+} from '../kube/admission.js';
 import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from '../kube/events.js';
-import { inNamespace, ownerOf, ref } from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { inNamespace, ref } from '../kube/pods.js';
 import { type LabelSelector, matchesSelector } from '../kube/selectors.js';
+import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 /**
  * Workloads that cannot create or roll out their pods. These faults leave no failing pod to look at: they show only

@@ -1,7 +1,7 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
-import { podCondition } from '../kube/pods.js';
 import { entriesOf } from '../kube/entries.js';
+import { podCondition } from '../kube/pods.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Domain } from './findings.js';
 

@@ -1,6 +1,6 @@
+import type { TriageTemplate } from '../templates/template-schema.js';
 import type { SafetyClassifiedAction } from './envelope.js';
 import type { Finding, ResourceRef } from './findings.js';
-import type { TriageTemplate } from '../templates/template-schema.js';
 
 /**
  * Next actions come from the template's catalogue: an action whose `when` names a finding code (or one of the

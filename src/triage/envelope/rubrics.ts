@@ -1,6 +1,6 @@
+import type { RankedCauseWithFinding } from '../rank/root-cause.js';
 import type { SafetyClassifiedAction, TriageEnvelope } from './envelope.js';
 import { type Finding, SEVERITY_ORDER } from './findings.js';
-import type { RankedCauseWithFinding } from '../rank/root-cause.js';
 
 /**
  * The three ADR-023 rubrics. Each is a small pure rule so that an operator can predict it:

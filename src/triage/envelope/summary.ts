@@ -1,12 +1,12 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
+import type { EvidenceAssessment, OutcomeIndex } from '../gather/gathering.js';
 import { formatAge } from '../kube/events.js';
+import type { RankedCauseWithFinding } from '../rank/root-cause.js';
+import type { TriageTemplate } from '../templates/template-schema.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Finding } from './findings.js';
 import { clip, compareFindings, findingKey } from './findings.js';
-import type { EvidenceAssessment, OutcomeIndex } from '../gather/gathering.js';
 import { renderAction } from './next-actions.js';
-import type { RankedCauseWithFinding } from '../rank/root-cause.js';
-import type { TriageTemplate } from '../templates/template-schema.js';
 
 /** Presentation: the summary sentence, prompt suggestions, and keeping the envelope within its size limit. */
 

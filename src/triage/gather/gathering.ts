@@ -5,9 +5,9 @@ import { logKey } from '../../cluster/snapshot.js';
 import type { ClusterReader, KubeObject, ResourceKind } from '../../cluster/types.js';
 import type { EvidenceGap } from '../envelope/envelope.js';
 import { clip } from '../envelope/findings.js';
+import type { TriageTemplate } from '../templates/template-schema.js';
 import type { ReadOutcome } from './rounds.js';
 import { executeRound } from './rounds.js';
-import type { TriageTemplate } from '../templates/template-schema.js';
 
 /**
  * Gathering: a template's rounds, run within the step budget and the deadline, and what they brought back:

@@ -1,7 +1,8 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import type { ResourceRef } from '../envelope/findings.js';
-import { ownerOf, podRef, ref } from './pods.js';
+import { ownerOf } from './pod-owners.js';
+import { podRef, ref } from './pods.js';
 import { matchesSelector } from './selectors.js';
 
 /**

@@ -4,18 +4,9 @@ import { byCodePoint } from '../../code-point-order.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { canSee, clip, describeEvent, findEvents } from './events.js';
-import {
-  containers,
-  crashLog,
-  decisiveLogLine,
-  isPodReady,
-  namespacePods,
-  nodeOfPod,
-  ownerOf,
-  podCondition,
-  quoteVerdict,
-  ref,
-} from './pods.js';
+import { crashLog, decisiveLogLine, quoteVerdict } from './log-verdicts.js';
+import { ownerOf } from './pod-owners.js';
+import { containers, isPodReady, namespacePods, nodeOfPod, podCondition, ref } from './pods.js';
 import { formatMap, matchesMap } from './selectors.js';
 
 /** Service → endpoints → pods, the chain every networking analyzer walks. */

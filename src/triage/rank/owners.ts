@@ -1,11 +1,11 @@
 import { RESOURCES } from '../../cluster/resources.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
-import { eventsInvolving } from '../kube/events.js';
-import { ownerOf, podsOwnedBy } from '../kube/pods.js';
-import { entriesOf } from '../kube/entries.js';
 import type { Finding, ResourceRef } from '../envelope/findings.js';
 import { compareFindings, refKey } from '../envelope/findings.js';
+import { entriesOf } from '../kube/entries.js';
+import { eventsInvolving } from '../kube/events.js';
+import { ownerOf, podsOwnedBy } from '../kube/pod-owners.js';
 import { eventTime } from './root-cause.js';
 
 /**

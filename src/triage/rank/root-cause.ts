@@ -1,7 +1,14 @@
 import type { KubeObject } from '../../cluster/types.js';
-import { alternativesOf, changeOf, groupCauses } from './causes.js';
 import type { RankedCause } from '../envelope/envelope.js';
-import { compareFindings, type Finding, findingKey, type ResourceRef, refKey, SEVERITY_ORDER } from '../envelope/findings.js';
+import {
+  compareFindings,
+  type Finding,
+  findingKey,
+  type ResourceRef,
+  refKey,
+  SEVERITY_ORDER,
+} from '../envelope/findings.js';
+import { alternativesOf, changeOf, groupCauses } from './causes.js';
 
 /**
  * Findings become a ranked root cause by severity × confidence × recency. Recency matters because snapshots and

@@ -2,9 +2,9 @@ import levenshtein from 'damerau-levenshtein';
 import { stemmer } from 'stemmer';
 import { byCodePoint } from '../../code-point-order.js';
 import type { TriggerMode } from '../envelope/envelope.js';
-import { parseNamespace } from './namespace.js';
 import type { TemplateRegistry } from '../templates/template-registry.js';
 import type { TriageTemplate } from '../templates/template-schema.js';
+import { parseNamespace } from './namespace.js';
 
 export { explainInvalidNamespace, InvalidNamespaceError, isDns1123Label, parseNamespace } from './namespace.js';
 

@@ -1,7 +1,7 @@
 import damerauLevenshtein from 'damerau-levenshtein';
 import type { TriggerMode } from '../envelope/envelope.js';
-import { InvalidTriageRequestError, UnknownIntentError } from './errors.js';
 import { clip } from '../envelope/findings.js';
+import { InvalidTriageRequestError, UnknownIntentError } from './errors.js';
 import { SWEEP_INTENT, withSweep } from './sweep.js';
 
 export { SWEEP_INTENT };

@@ -7,12 +7,11 @@ import { ClusterReadError, type ClusterReader, ReadOnlyViolationError } from '..
 import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
 import { runSpecialist, type SpecialistCheck } from '../../specialists/index.js';
 import { ANALYZERS } from '../../triage/analyze/index.js';
-import { runTriage, type TriageLogger } from '../../triage/engine.js';
-import type { TriageEnvelope } from '../../triage/envelope/envelope.js';
-import { AmbiguousNamespaceError, InvalidNamespaceError } from '../../triage/route/errors.js';
-import { DomainSchema, type Finding } from '../../triage/envelope/findings.js';
-import { SWEEP_INTENT } from '../../triage/route/routing.js';
-import type { TemplateRegistry } from '../../triage/templates/template-registry.js';
+import type { TriageEnvelope } from '../../triage/envelope/index.js';
+import { DomainSchema, type Finding } from '../../triage/envelope/index.js';
+import { runTriage, type TriageLogger } from '../../triage/index.js';
+import { AmbiguousNamespaceError, InvalidNamespaceError, SWEEP_INTENT } from '../../triage/route/index.js';
+import type { TemplateRegistry } from '../../triage/templates/index.js';
 import { type ReadResult, runRead } from '../reads.js';
 
 /**

@@ -3,7 +3,11 @@ import type { KubeObject } from '../../../src/cluster/types.js';
 import type { TriageDeps } from '../../../src/triage/engine.js';
 import { runTriage } from '../../../src/triage/engine.js';
 import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
-import { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from '../../../src/triage/route/errors.js';
+import {
+  InvalidNamespaceError,
+  InvalidTriageRequestError,
+  UnknownIntentError,
+} from '../../../src/triage/route/errors.js';
 import {
   analyzer,
   fakeReader,

@@ -3,8 +3,8 @@ import type { KubeObject } from '../../../src/cluster/types.js';
 import type { Finding, FindingInput } from '../../../src/triage/envelope/findings.js';
 import { FindingSchema } from '../../../src/triage/envelope/findings.js';
 import { buildNextActions, renderAction } from '../../../src/triage/envelope/next-actions.js';
-import { dedupeFindings, rankRootCauses, recencyFactor } from '../../../src/triage/rank/root-cause.js';
 import { confidenceRubric, priorityRubric, safetyRubric } from '../../../src/triage/envelope/rubrics.js';
+import { dedupeFindings, rankRootCauses, recencyFactor } from '../../../src/triage/rank/root-cause.js';
 import { finding, template } from '../../support/engine-fakes.js';
 
 const f = (input: Partial<FindingInput> & Pick<FindingInput, 'code'>): Finding => FindingSchema.parse(finding(input));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
 import { corefileForwards } from '../../../../src/triage/analyze/dns.js';
 import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyze/index.js';
+import { type Finding, FindingSchema } from '../../../../src/triage/envelope/findings.js';
 import {
   describeTermination,
   parseHaproxyLine,
@@ -10,7 +11,6 @@ import {
   parseTimeSpec,
   routeOfBackend,
 } from '../../../../src/triage/kube/proxy-logs.js';
-import { type Finding, FindingSchema } from '../../../../src/triage/envelope/findings.js';
 
 const NOW = new Date('2026-02-17T14:32:00Z');
 const NS = 'web';

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
 import { contextFromObjects } from '../../../../src/triage/analyze/index.js';
 import {
-  containers,
   forEachCrashedContainer,
-  nameList,
   type PodContainer,
   worstFirst,
-} from '../../../../src/triage/kube/pods.js';
+} from '../../../../src/triage/kube/container-groups.js';
+import { nameList } from '../../../../src/triage/kube/evidence-list.js';
+import { containers } from '../../../../src/triage/kube/pods.js';
 
 const now = new Date('2025-06-01T09:00:00Z');
 

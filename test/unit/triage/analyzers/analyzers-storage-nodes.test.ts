@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
 import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyze/index.js';
 import { parseEviction } from '../../../../src/triage/analyze/node-health.js';
-import { allowsNode, placementBlockers, tolerates } from '../../../../src/triage/kube/placement.js';
-import { elideMiddle, leaseNameFor } from '../../../../src/triage/kube/storage.js';
 import { classifyMountEvent } from '../../../../src/triage/analyze/volume-mount.js';
 import type { Finding } from '../../../../src/triage/envelope/findings.js';
+import { allowsNode, placementBlockers, tolerates } from '../../../../src/triage/kube/placement.js';
+import { elideMiddle, leaseNameFor } from '../../../../src/triage/kube/storage.js';
 import { attributeOwners } from '../../../../src/triage/rank/owners.js';
 import { rankRootCauses } from '../../../../src/triage/rank/root-cause.js';
 

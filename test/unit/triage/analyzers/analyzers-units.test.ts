@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
 import { parseConfigError } from '../../../../src/triage/analyze/container-config.js';
-import { findEvents } from '../../../../src/triage/kube/events.js';
 import { classifyPullError } from '../../../../src/triage/analyze/image-pull.js';
 import {
   ANALYZERS,
@@ -10,17 +9,13 @@ import {
   runAnalyzers,
   UnknownAnalyzerError,
 } from '../../../../src/triage/analyze/index.js';
-import {
-  decisiveLogLine,
-  EvidenceList,
-  parseUnresolvedHost,
-  quoteVerdict,
-  revisionChanges,
-  rolloutLine,
-} from '../../../../src/triage/kube/pods.js';
-import { parseQuantity } from '../../../../src/triage/kube/quantity.js';
 import { parseSchedulingMessage } from '../../../../src/triage/analyze/scheduling.js';
 import { FindingSchema, SEVERITY_ORDER as SEVERITY_RANK } from '../../../../src/triage/envelope/findings.js';
+import { findEvents } from '../../../../src/triage/kube/events.js';
+import { EvidenceList } from '../../../../src/triage/kube/evidence-list.js';
+import { decisiveLogLine, parseUnresolvedHost, quoteVerdict } from '../../../../src/triage/kube/log-verdicts.js';
+import { parseQuantity } from '../../../../src/triage/kube/quantity.js';
+import { revisionChanges, rolloutLine } from '../../../../src/triage/kube/revisions.js';
 import { analyze, loadFixture } from '../../../support/analyzers-support.js';
 
 const NAMES = [

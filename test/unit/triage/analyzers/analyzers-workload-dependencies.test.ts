@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { logKey } from '../../../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../../../src/cluster/types.js';
-import { configuredHosts, parseDependencyFailure } from '../../../../src/triage/analyze/dependencies.js';
+import { configuredHosts } from '../../../../src/triage/analyze/dependencies.js';
 import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyze/index.js';
 import { classifyFailedCreate } from '../../../../src/triage/analyze/workload-rollout.js';
 import type { Finding } from '../../../../src/triage/envelope/findings.js';
+import { parseDependencyFailure } from '../../../../src/triage/kube/dependency-failures.js';
 import { foreignNamespaces } from '../../../../src/triage/route/follow.js';
 
 const NOW = new Date('2026-03-04T12:00:00Z');
