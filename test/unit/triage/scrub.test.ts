@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scrubDeep, scrubText } from '../../../../src/triage/scrub.js';
-import { fill, leakedPart, REDACTION_FIXTURES, SecretFactory } from '../../../support/redaction-support.js';
+import { scrubDeep, scrubText } from '../../../src/triage/scrub.js';
+import { fill, leakedPart, REDACTION_FIXTURES, SecretFactory } from '../../support/redaction-support.js';
 
 describe('scrubText', () => {
   const cases: [string, string, string][] = [

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
 import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyze/index.js';
-import { parseNginxLine } from '../../../../src/triage/kube/proxy-logs.js';
 import type { Finding } from '../../../../src/triage/envelope/findings.js';
+import { parseNginxLine } from '../../../../src/triage/kube/proxy-logs.js';
 
 const NOW = new Date('2026-10-08T14:30:00Z');
 
