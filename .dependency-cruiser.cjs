@@ -2,7 +2,8 @@
  * Import rules for the whole codebase, checked by `npm run lint`. Shipped code (src/, functions/, bin/ and build/)
  * never reaches into the local stand-ins, the tests or the deployment, benchmarks never reach into the tests, the
  * domain folders never import the composition roots in src/app/, slack/ and alerts/ reach the workflow only through
- * its API, and no module imports itself back through others.
+ * its API, the rest of calmops reaches the triage only through its entries, no analyzer imports another, and no module
+ * imports itself back through others.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -54,6 +55,27 @@ module.exports = {
       comment: "The alert route opens sessions through the workflow's API; Slack's handlers are another caller of it.",
       from: { path: '^src/alerts/' },
       to: { path: '^src/slack/' },
+    },
+    {
+      name: 'analyzers-independent',
+      severity: 'error',
+      comment:
+        'Each analyzer in src/triage/analyze/ is one concern behind the Analyzer interface; what two analyzers share is ' +
+        'a fact about Kubernetes objects and lives in src/triage/kube/. Only the registry (analyze/index.ts) lists them.',
+      from: { path: '^src/triage/analyze/', pathNot: '^src/triage/analyze/index\\.[jt]s$' },
+      to: { path: '^src/triage/analyze/', pathNot: '^src/triage/analyze/analyzer\\.[jt]s$' },
+    },
+    {
+      name: 'triage-through-its-entries',
+      severity: 'error',
+      comment:
+        "The rest of calmops reaches the triage through src/triage/index.ts or a stage folder's index.ts (route, " +
+        'gather, analyze, kube, rank, envelope, templates), never through the modules behind them.',
+      from: { path: '^(src|functions|bin|build|local|bench|cdk)/', pathNot: '^src/triage/' },
+      to: {
+        path: '^src/triage/',
+        pathNot: '^src/triage/((route|gather|analyze|kube|rank|envelope|templates)/)?index\\.[jt]s$',
+      },
     },
     {
       name: 'dynamodb-only-in-store',

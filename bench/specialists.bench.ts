@@ -1,6 +1,5 @@
 import { type RankingEffect, rankingEffect, runSpecialist } from '../src/specialists/index.js';
-import type { TriageEnvelope } from '../src/triage/envelope.js';
-import type { Domain } from '../src/triage/findings.js';
+import type { Domain, TriageEnvelope } from '../src/triage/envelope/index.js';
 import { silentLogger, triage } from '../src/triage/index.js';
 import { loadCorpus, withCaseCluster } from './support/incident-corpus.js';
 

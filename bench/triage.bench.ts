@@ -10,10 +10,9 @@ import { formatSnapshot, loadSnapshotFiles, snapshotNow } from '../src/cluster/s
 import type { KubeObject } from '../src/cluster/types.js';
 import { kubeconfigYaml } from '../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../src/snapshot-api/server.js';
-import type { TriageRequest } from '../src/triage/engine.js';
-import { silentLogger } from '../src/triage/engine.js';
-import type { TriageEnvelope } from '../src/triage/envelope.js';
-import { triage } from '../src/triage/index.js';
+import type { TriageEnvelope } from '../src/triage/envelope/index.js';
+import type { TriageRequest } from '../src/triage/index.js';
+import { silentLogger, triage } from '../src/triage/index.js';
 
 /**
  * Triage wall time through the real stack (snapshot API server on loopback, the read-only reader, the engine):

@@ -35,7 +35,7 @@ async function builtData(at) {
   const result = await build({
     stdin: {
       contents:
-        "export { loadTemplates } from './src/triage/template-registry.ts';\n" +
+        "export { loadTemplates } from './src/triage/templates/index.ts';\n" +
         "export { parserFingerprint } from './src/cluster/snapshot-cache.ts';\n",
       resolveDir: at.root,
       loader: 'ts',

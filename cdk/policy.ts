@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PolicyError, parsePolicy } from '../src/policy/channel-policy.js';
-import { loadTemplates } from '../src/triage/template-registry.js';
+import { loadTemplates } from '../src/triage/templates/index.js';
 import { readYaml } from '../src/yaml-text.js';
 
 /**

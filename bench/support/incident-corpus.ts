@@ -7,9 +7,9 @@ import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
 import type { ClusterReader } from '../../src/cluster/types.js';
 import { kubeconfigYaml } from '../../src/snapshot-api/kubeconfig.js';
 import { startSnapshotServer } from '../../src/snapshot-api/server.js';
-import type { TriageEnvelope } from '../../src/triage/envelope.js';
-import { AmbiguousNamespaceError } from '../../src/triage/errors.js';
+import type { TriageEnvelope } from '../../src/triage/envelope/index.js';
 import { silentLogger, triage } from '../../src/triage/index.js';
+import { AmbiguousNamespaceError } from '../../src/triage/route/index.js';
 import { readYaml as parseYaml } from '../../src/yaml-text.js';
 
 /**

@@ -4,7 +4,7 @@ import { ensureTable } from '../../src/store/create-table.js';
 import type { NewIncident } from '../../src/store/memory.js';
 import type { FingerprintSource } from '../../src/store/memory-fingerprint.js';
 import { fingerprintEnvelope } from '../../src/store/memory-fingerprint.js';
-import type { Domain } from '../../src/triage/findings.js';
+import type { Domain } from '../../src/triage/envelope/index.js';
 import { prng } from './prng.js';
 
 /** dynalite in memory with the calmops table, and a document client for it. */

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadTemplates } from '../../src/triage/template-registry.js';
+import { loadTemplates } from '../../src/triage/templates/index.js';
 import { renderEksGroupBinding, renderReaderManifest } from './rbac.js';
 
 /**

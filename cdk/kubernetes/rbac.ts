@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { RESOURCES } from '../../src/cluster/resources.js';
 import { READABLE_KINDS } from '../../src/cluster/types.js';
-import type { TriageTemplate } from '../../src/triage/template-schema.js';
+import type { TriageTemplate } from '../../src/triage/templates/index.js';
 import { readYaml, writeYaml } from '../../src/yaml-text.js';
 
 /**

@@ -1,7 +1,6 @@
 import { isClusterLabel } from '../policy/channel-policy.js';
-import { isDns1123Label } from '../triage/namespace.js';
-import { SWEEP_INTENT } from '../triage/routing.js';
-import type { TemplateRegistry } from '../triage/template-registry.js';
+import { isDns1123Label, SWEEP_INTENT } from '../triage/route/index.js';
+import type { TemplateRegistry } from '../triage/templates/index.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
 
 /**

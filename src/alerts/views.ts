@@ -1,6 +1,6 @@
 import { escapeText } from '../mrkdwn/escape.js';
 import { redactText } from '../redact/index.js';
-import { SWEEP_INTENT } from '../triage/routing.js';
+import { SWEEP_INTENT } from '../triage/route/index.js';
 import { code, context, fitMessage, section, type ThreadMessage, truncate } from '../views/limits.js';
 import { type AlertGroup, firingAlerts, type NormalizedAlert } from './group.js';
 import type { AlertTarget } from './map.js';

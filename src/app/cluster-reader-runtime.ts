@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import type { ClusterReader } from '../cluster/types.js';
 import { loadConfig } from '../config.js';
-import { loadTemplates } from '../triage/template-registry.js';
+import { loadTemplates } from '../triage/templates/index.js';
 import type { ClusterDeps } from '../workflow/diagnostic/cluster-steps.js';
 import { currentLogger, invocationLogger, runWithLogger, stepCorrelation } from './correlation.js';
 import { powertoolsLogPort } from './log-port.js';

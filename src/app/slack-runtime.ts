@@ -10,7 +10,7 @@ import type { SlackAppDeps } from '../slack/deps.js';
 import { createSlackHttpHandler } from '../slack/receiver.js';
 import { createDocumentClient } from '../store/client.js';
 import { createStore } from '../store/index.js';
-import { loadTemplates } from '../triage/template-registry.js';
+import { loadTemplates } from '../triage/templates/index.js';
 import {
   type AlarmEventHandler,
   type AlarmEventOutcome,

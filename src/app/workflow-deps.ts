@@ -10,7 +10,7 @@ import { ArtifactRepository } from '../store/artifacts.js';
 import { createDocumentClient, type DynamoClient } from '../store/client.js';
 import { createStore } from '../store/index.js';
 import { MemoryRepository } from '../store/memory.js';
-import { loadTemplates, type TemplateRegistry } from '../triage/template-registry.js';
+import { loadTemplates, type TemplateRegistry } from '../triage/templates/index.js';
 import type { ThreadPoster, WorkflowDeps, WorkflowMetrics } from '../workflow/deps.js';
 import type { WorkflowEngine } from '../workflow/engine.js';
 import { powertoolsLogPort } from './log-port.js';

@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import { loadConfig, resolveSlackCredentials } from '../config.js';
 import { type PolicySource, policySourceFor } from '../policy/policy-source.js';
 import { createSlackClient } from '../slack/client.js';
-import type { TemplateRegistry } from '../triage/template-registry.js';
+import type { TemplateRegistry } from '../triage/templates/index.js';
 import type { ThreadPoster, WorkflowDeps, WorkflowMetrics } from '../workflow/deps.js';
 import { runStep } from '../workflow/dispatch.js';
 import { createAwsClients } from './aws-clients.js';

@@ -1,4 +1,4 @@
-import { MAX_STEP_BUDGET } from '../triage/engine.js';
+import { MAX_STEP_BUDGET } from '../triage/index.js';
 import { UsageError } from './io.js';
 import { shown } from './text.js';
 

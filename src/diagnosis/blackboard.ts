@@ -1,5 +1,5 @@
 import { byCodePoint } from '../code-point-order.js';
-import { type Domain, type ResourceRef, SEVERITY_ORDER, type Severity } from '../triage/findings.js';
+import { type Domain, type ResourceRef, SEVERITY_ORDER, type Severity } from '../triage/envelope/index.js';
 import { canonicalKind, isClusterScoped } from './kinds.js';
 import { describeResource } from './resource-text.js';
 

@@ -1,5 +1,4 @@
-import type { TriageEnvelope } from '../triage/envelope.js';
-import type { ResourceRef } from '../triage/findings.js';
+import type { ResourceRef, TriageEnvelope } from '../triage/envelope/index.js';
 import { resourceKey } from './blackboard.js';
 import type { EvidenceItem } from './evidence.js';
 import { latest } from './evidence.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ResourceRefSchema, SeveritySchema } from '../triage/findings.js';
+import { ResourceRefSchema, SeveritySchema } from '../triage/envelope/index.js';
 import type { ValidationContext } from './fix-validation.js';
 import { canonicalKind, isClusterScoped } from './kinds.js';
 import type { RequestTarget } from './request.js';

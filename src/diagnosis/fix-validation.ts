@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type ResourceRef, ResourceRefSchema, type Severity } from '../triage/findings.js';
+import { type ResourceRef, ResourceRefSchema, type Severity } from '../triage/envelope/index.js';
 import { canonicalKind, isClusterScoped } from './kinds.js';
 import { describeResource } from './resource-text.js';
 

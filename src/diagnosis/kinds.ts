@@ -1,4 +1,4 @@
-import type { Domain } from '../triage/findings.js';
+import type { Domain } from '../triage/envelope/index.js';
 
 /**
  * Resource kinds a user may name in the incident thread, with kubectl/oc short names, the domain that owns them

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Domain } from '../triage/findings.js';
+import type { Domain } from '../triage/envelope/index.js';
 import { type EvidenceItem, supportsTarget } from './evidence.js';
 import type { UserRequest } from './request.js';
 import type { DiagnosticState } from './state-machine.js';

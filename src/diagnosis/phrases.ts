@@ -1,4 +1,4 @@
-import type { Domain } from '../triage/findings.js';
+import type { Domain } from '../triage/envelope/index.js';
 import { canonicalKind, domainOfKind, isKnownKind } from './kinds.js';
 import type { RequestTarget, UserRequest } from './request.js';
 import type { ToolClass } from './state-machine.js';

@@ -1,5 +1,4 @@
-import type { TriageEnvelope } from '../triage/envelope.js';
-import type { Finding, ResourceRef } from '../triage/findings.js';
+import type { Finding, ResourceRef, TriageEnvelope } from '../triage/envelope/index.js';
 import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from './kinds.js';
 import type { UserRequest } from './request.js';
 import { describeResource } from './resource-text.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DomainSchema } from '../triage/findings.js';
+import { DomainSchema } from '../triage/envelope/index.js';
 import { TOOL_CLASSES } from './state-machine.js';
 
 /** What a message in the incident thread asks for, once classified. */

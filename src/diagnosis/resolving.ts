@@ -1,7 +1,7 @@
 import * as z from 'zod';
 // Answers are Slack mrkdwn: what the person typed and what the plan quotes from the cluster are shown as text.
 import { escapeText, mention } from '../mrkdwn/escape.js';
-import { type SafetyLabel, SafetyLabelSchema } from '../triage/envelope.js';
+import { type SafetyLabel, SafetyLabelSchema } from '../triage/envelope/index.js';
 import { classifyCommandLine } from './commands/index.js';
 import { canonicalKind } from './kinds.js';
 import type { UserRequest } from './request.js';

@@ -1,4 +1,4 @@
-import type { ResourceRef } from '../triage/findings.js';
+import type { ResourceRef } from '../triage/envelope/index.js';
 import { isClusterScoped, kindLabel } from './kinds.js';
 
 /** A resource as people read it: `PersistentVolumeClaim payments/data-db-0`, `StorageClass fast-ssd`. */

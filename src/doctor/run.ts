@@ -1,5 +1,5 @@
 import { type ClusterEntry, ConfigError, loadConfig } from '../config.js';
-import { loadTemplates } from '../triage/template-registry.js';
+import { loadTemplates } from '../triage/templates/index.js';
 import { checkCluster, type KubeconfigLocation } from './cluster-check.js';
 import { checkPolicy, checkPolicyReferences, type PolicyLocation, type ReadParameter } from './policy-check.js';
 import { type CheckResult, type DoctorReport, fail, report } from './report.js';

@@ -1,12 +1,12 @@
 import type { ClusterReader } from '../cluster/types.js';
-import type { TriageEnvelope } from '../triage/envelope.js';
+import type { TriageEnvelope } from '../triage/envelope/index.js';
+import { type TriageLogger, type TriageRequest, triage } from '../triage/index.js';
 import {
   AmbiguousNamespaceError,
   InvalidNamespaceError,
   type NamespaceCandidate,
   UnknownIntentError,
-} from '../triage/errors.js';
-import { type TriageLogger, type TriageRequest, triage } from '../triage/index.js';
+} from '../triage/route/index.js';
 import { describeScope, type NamespaceScope, namespaceAllowed, scopedReader } from './scope.js';
 
 /**

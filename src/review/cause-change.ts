@@ -1,4 +1,4 @@
-import type { ResourceRef } from '../triage/findings.js';
+import type { ResourceRef } from '../triage/envelope/index.js';
 
 /**
  * What kubectl can do to the entity the root cause names, by its kind: how a change to it is undone, and what a

@@ -1,6 +1,6 @@
-import type { TriageEnvelope } from '../triage/envelope.js';
-import { type Finding, refKey } from '../triage/findings.js';
-import type { TemplateRegistry } from '../triage/template-registry.js';
+import type { TriageEnvelope } from '../triage/envelope/index.js';
+import { type Finding, refKey } from '../triage/envelope/index.js';
+import type { TemplateRegistry } from '../triage/templates/index.js';
 import type { PlanSynthesisInput, RemediationEntry } from './template-synthesizer.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Finding, ResourceRef } from '../triage/findings.js';
+import type { Finding, ResourceRef } from '../triage/envelope/index.js';
 import {
   DETAIL_SLOTS,
   type DetailSlot,
@@ -8,15 +8,15 @@ import {
   PLAN_TEMPLATE_VARS,
   REF_SLOTS,
   type RefSlot,
-} from '../triage/template-slots.js';
+} from '../triage/templates/index.js';
 
 /**
  * The names a remediation plan is written with. Findings carry the objects involved (the resource that shows the
  * fault, the owner a person changes, related objects, and the root cause's chain from the entity to change to the
  * symptom); their messages and evidence name a few more things (the container, the missing key, the revision).
- * Templates refer to these as `{{slot}}` (the slots belong to the template format: src/triage/template-slots.ts); a
- * slot the findings do not name is rendered as `<slot>` and gets a read step that looks it up, so a plan never
- * pretends to know a name it does not.
+ * Templates refer to these as `{{slot}}` (the slots belong to the template format:
+ * src/triage/templates/template-slots.ts); a slot the findings do not name is rendered as `<slot>` and gets a read
+ * step that looks it up, so a plan never pretends to know a name it does not.
  */
 
 /** The facts a plan's names come from. */

@@ -1,6 +1,6 @@
-import type { ResourceRef } from '../triage/findings.js';
-import type { TriageTemplate } from '../triage/template-schema.js';
-import { type NameSlot, OBJECT_SLOTS } from '../triage/template-slots.js';
+import type { ResourceRef } from '../triage/envelope/index.js';
+import type { TriageTemplate } from '../triage/templates/index.js';
+import { type NameSlot, OBJECT_SLOTS } from '../triage/templates/index.js';
 import {
   changeAsSaid,
   kindWords,

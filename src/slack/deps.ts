@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { LogPort } from '../logging/port.js';
 import type { GroupMembership, Policy } from '../policy/channel-policy.js';
 import type { Store } from '../store/index.js';
-import type { TemplateRegistry } from '../triage/template-registry.js';
+import type { TemplateRegistry } from '../triage/templates/index.js';
 import type { WorkflowApi } from '../workflow/api.js';
 
 export interface SlackAppDeps {

@@ -1,13 +1,13 @@
+import type { TriggerMode } from '../triage/envelope/index.js';
 import {
   explainInvalidNamespace,
   type IntentSuggestion,
   InvalidNamespaceError,
   isDns1123Label,
   resolveEntry,
-} from '../triage/dictionary.js';
-import type { TriggerMode } from '../triage/envelope.js';
-import { SWEEP_INTENT } from '../triage/routing.js';
-import type { TemplateRegistry } from '../triage/template-registry.js';
+  SWEEP_INTENT,
+} from '../triage/route/index.js';
+import type { TemplateRegistry } from '../triage/templates/index.js';
 import { describeImpostor, findImpostors } from './homoglyphs.js';
 
 /**

@@ -1,4 +1,4 @@
-import { SWEEP_INTENT } from '../triage/routing.js';
+import { SWEEP_INTENT } from '../triage/route/index.js';
 import { clip, context, escapeMrkdwn, type KnownBlock, section } from '../views/blocks.js';
 import type { StartCommand } from './grammar.js';
 

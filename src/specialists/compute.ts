@@ -1,6 +1,5 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
-import { decisiveLogLine } from '../triage/analyzers/pods.js';
-import { parseQuantity } from '../triage/analyzers/quantity.js';
+import { decisiveLogLine, parseQuantity } from '../triage/kube/index.js';
 import { clip, containerStates, names, plural, type RawObject, refOf, withCheck, workloadOf } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 

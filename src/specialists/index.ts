@@ -1,5 +1,5 @@
 import { ClusterReadError, type ClusterReader } from '../cluster/types.js';
-import type { Domain } from '../triage/findings.js';
+import type { Domain } from '../triage/envelope/index.js';
 import { BudgetedReader, ReadBudgetExhaustedError } from './budget.js';
 import { COMPUTE_ANALYZERS, nodePressure, probeHistory } from './compute.js';
 import { NETWORK_ANALYZERS, unreadyPodLogs } from './network.js';

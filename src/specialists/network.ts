@@ -1,6 +1,5 @@
 import type { KubeObject } from '../cluster/types.js';
-import { parseDependencyFailure } from '../triage/analyzers/dependencies.js';
-import { matchesMap, matchesSelector } from '../triage/analyzers/selectors.js';
+import { matchesMap, matchesSelector, parseDependencyFailure } from '../triage/kube/index.js';
 import { clip, isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 

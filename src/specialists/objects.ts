@@ -1,5 +1,5 @@
 import type { KubeObject } from '../cluster/types.js';
-import type { ResourceRef } from '../triage/findings.js';
+import type { ResourceRef } from '../triage/envelope/index.js';
 import type { AnalyzerResult, SpecialistFinding } from './types.js';
 
 /** Small readers of raw API objects the specialist analyzers share. */

@@ -1,5 +1,5 @@
 import { SYMPTOM_DEPTH, stackDepth } from '../diagnosis/blackboard.js';
-import type { ResourceRef } from '../triage/findings.js';
+import type { ResourceRef } from '../triage/envelope/index.js';
 import type { SpecialistFinding } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
-import { parseQuantity } from '../triage/analyzers/quantity.js';
+import { parseQuantity } from '../triage/kube/index.js';
 import { clip, names, plural, refOf, withCheck } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { Domain, ResourceRef, Severity } from '../triage/findings.js';
+import type { Domain, ResourceRef, Severity } from '../triage/envelope/index.js';
 import type { BudgetedReader } from './budget.js';
 
 /**

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { TriageEnvelopeSchema } from '../triage/envelope.js';
+import { TriageEnvelopeSchema } from '../triage/envelope/index.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseRecord } from './dynamo.js';
 import { StoreError } from './errors.js';

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory, ulid } from 'ulid';
 import * as z from 'zod';
-import { DomainSchema, ResourceRefSchema, SeveritySchema } from '../triage/findings.js';
+import { DomainSchema, ResourceRefSchema, SeveritySchema } from '../triage/envelope/index.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
 import { AppendConflictError } from './errors.js';

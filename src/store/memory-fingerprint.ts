@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { canonicalKind } from '../diagnosis/kinds.js';
-import type { TriageEnvelope } from '../triage/envelope.js';
-import { DomainSchema } from '../triage/findings.js';
+import type { TriageEnvelope } from '../triage/envelope/index.js';
+import { DomainSchema } from '../triage/envelope/index.js';
 
 /**
  * An incident's fingerprint: what made it this incident rather than another, without the names that differ from

@@ -9,7 +9,7 @@ import {
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { byCodePoint } from '../code-point-order.js';
-import { ResourceRefSchema } from '../triage/findings.js';
+import { ResourceRefSchema } from '../triage/envelope/index.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
 import { StoreError } from './errors.js';

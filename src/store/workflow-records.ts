@@ -4,7 +4,7 @@ import { OverrideSchema } from '../diagnosis/break-glass.js';
 import { EvidenceItemSchema as DiagnosisEvidenceSchema } from '../diagnosis/evidence.js';
 import { ValidationContextSchema } from '../diagnosis/fix-validation.js';
 import { PanicSignalSchema } from '../diagnosis/panic.js';
-import { ResourceRefSchema } from '../triage/findings.js';
+import { ResourceRefSchema } from '../triage/envelope/index.js';
 import { KeyPartSchema } from './keys.js';
 
 /**

@@ -1,29 +1,15 @@
 import type { ClusterReader, KubeObject } from '../cluster/types.js';
 import type { LogPort } from '../logging/port.js';
-import type { AnalyzerRegistry } from './analysis.js';
-import { lookupAnalyzer, runAnalyzers } from './analysis.js';
-import type { Analyzer } from './analyzer.js';
-import { contextFromObjects } from './analyzers/context.js';
-import { resolveEntry } from './dictionary.js';
-import type { TriageEnvelope } from './envelope.js';
-import { TriageEnvelopeSchema } from './envelope.js';
-import { InvalidNamespaceError, InvalidTriageRequestError } from './errors.js';
-import { summarizeEvidence } from './evidence-summary.js';
-import type { Finding } from './findings.js';
-import { clip } from './findings.js';
-import { followTemplate, foreignNamespaces } from './follow.js';
-import type { EvidenceAssessment, Gathered, OutcomeIndex } from './gathering.js';
-import { assessEvidence, gather, indexOutcomes, newestTimestamp, podsListedInFull } from './gathering.js';
-import { locateNamespace } from './locate.js';
-import { explainInvalidNamespace } from './namespace.js';
-import { buildNextActions } from './next-actions.js';
-import { attributeOwners } from './owners.js';
-import type { RankedCauseWithFinding } from './root-cause.js';
-import { dedupeFindings, rankRootCauses } from './root-cause.js';
-import type { EntryResolution, RouteDecision } from './routing.js';
-import { decideRoute, SWEEP_INTENT } from './routing.js';
-import { confidenceRubric, priorityRubric, safetyRubric } from './rubrics.js';
-import { scrubDeep } from './scrub.js';
+import type { Analyzer } from './analyze/analyzer.js';
+import type { AnalyzerRegistry } from './analyze/run.js';
+import { lookupAnalyzer, runAnalyzers } from './analyze/run.js';
+import type { TriageEnvelope } from './envelope/envelope.js';
+import { TriageEnvelopeSchema } from './envelope/envelope.js';
+import { summarizeEvidence } from './envelope/evidence-summary.js';
+import type { Finding } from './envelope/findings.js';
+import { clip } from './envelope/findings.js';
+import { buildNextActions } from './envelope/next-actions.js';
+import { confidenceRubric, priorityRubric, safetyRubric } from './envelope/rubrics.js';
 import {
   checkedSummary,
   compact,
@@ -33,10 +19,24 @@ import {
   orderForActions,
   promptSuggestions,
   summarize,
-} from './summary.js';
-import { actionCatalogue, intentOfFinding } from './sweep.js';
-import type { TemplateRegistry } from './template-registry.js';
-import type { TriageTemplate } from './template-schema.js';
+} from './envelope/summary.js';
+import { contextFromObjects } from './gather/context.js';
+import type { EvidenceAssessment, Gathered, OutcomeIndex } from './gather/gathering.js';
+import { assessEvidence, gather, indexOutcomes, newestTimestamp, podsListedInFull } from './gather/gathering.js';
+import { attributeOwners } from './rank/owners.js';
+import type { RankedCauseWithFinding } from './rank/root-cause.js';
+import { dedupeFindings, rankRootCauses } from './rank/root-cause.js';
+import { resolveEntry } from './route/dictionary.js';
+import { InvalidNamespaceError, InvalidTriageRequestError } from './route/errors.js';
+import { followTemplate, foreignNamespaces } from './route/follow.js';
+import { locateNamespace } from './route/locate.js';
+import { explainInvalidNamespace } from './route/namespace.js';
+import type { EntryResolution, RouteDecision } from './route/routing.js';
+import { decideRoute, SWEEP_INTENT } from './route/routing.js';
+import { actionCatalogue, intentOfFinding } from './route/sweep.js';
+import { scrubDeep } from './scrub.js';
+import type { TemplateRegistry } from './templates/template-registry.js';
+import type { TriageTemplate } from './templates/template-schema.js';
 
 export type { AnalyzerRegistry, EntryResolution, TemplateRegistry };
 export { ENVELOPE_BYTES_LIMIT };

@@ -1,11 +1,11 @@
 import type { KubeconfigSource } from '../cluster/kubeconfig.js';
 import { createClusterReader, type KubeClusterReader } from '../cluster/reader.js';
 import type { ClusterReader } from '../cluster/types.js';
-import { ANALYZERS } from './analyzers/index.js';
+import { ANALYZERS } from './analyze/index.js';
 import type { AnalyzerRegistry, TemplateRegistry, TriageLogger, TriageRequest } from './engine.js';
 import { DEFAULT_TIMEOUT_MS, runTriage } from './engine.js';
-import type { TriageEnvelope } from './envelope.js';
-import { loadTemplates } from './template-registry.js';
+import type { TriageEnvelope } from './envelope/envelope.js';
+import { loadTemplates } from './templates/template-registry.js';
 
 /**
  * The one call the rest of calmops makes: triage a request against a cluster with the shipped templates and
@@ -59,7 +59,7 @@ export {
   runTriage,
   silentLogger,
 } from './engine.js';
-export type { TriageEnvelope } from './envelope.js';
-export { TriageEnvelopeSchema } from './envelope.js';
-export { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from './errors.js';
-export { formatReport } from './report.js';
+export type { TriageEnvelope } from './envelope/envelope.js';
+export { TriageEnvelopeSchema } from './envelope/envelope.js';
+export { formatReport } from './envelope/report.js';
+export { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from './route/errors.js';

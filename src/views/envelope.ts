@@ -1,5 +1,5 @@
 import { escapeText } from '../mrkdwn/escape.js';
-import type { TriageEnvelope } from '../triage/envelope.js';
+import type { TriageEnvelope } from '../triage/envelope/index.js';
 import {
   actions,
   type Block,

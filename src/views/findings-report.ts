@@ -1,7 +1,7 @@
 import type { FindingGroup } from '../diagnosis/blackboard.js';
 import { escapeText } from '../mrkdwn/escape.js';
 import type { RankingEffect, SpecialistCheck } from '../specialists/index.js';
-import type { ResourceRef } from '../triage/findings.js';
+import type { ResourceRef } from '../triage/envelope/index.js';
 import { code, context, fitMessage, header, reportPointer, section, type ThreadMessage } from './limits.js';
 
 export interface FindingsReportInput {

@@ -1,4 +1,4 @@
-import type { TemplateRegistry } from '../triage/template-registry.js';
+import type { TemplateRegistry } from '../triage/templates/index.js';
 import { BLOCK_LIMITS, clip, context, divider, fitBlocks, header, type KnownBlock, section } from './blocks.js';
 
 /** `/triage help`: the grammar with examples, as an ephemeral message. */

@@ -6,7 +6,7 @@ import type { PlanSynthesizer } from '../review/template-synthesizer.js';
 import type { ArtifactRepository } from '../store/artifacts.js';
 import type { Store } from '../store/index.js';
 import type { MemoryRepository } from '../store/memory.js';
-import type { TemplateRegistry } from '../triage/template-registry.js';
+import type { TemplateRegistry } from '../triage/templates/index.js';
 import type { ThreadMessage } from '../views/limits.js';
 import type { WorkflowEngine } from './engine.js';
 

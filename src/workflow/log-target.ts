@@ -1,7 +1,6 @@
 import type { ClusterReader, KubeObject, ResourceKind } from '../cluster/types.js';
 import { canonicalKind, kindLabel, LOG_OWNER_KINDS } from '../diagnosis/kinds.js';
-import { isPodReady } from '../triage/analyzers/pods.js';
-import { formatSelector, type LabelSelector } from '../triage/analyzers/selectors.js';
+import { formatSelector, isPodReady, type LabelSelector } from '../triage/kube/index.js';
 
 /**
  * Which pod `kubectl logs deployment/web`, `kubectl logs svc/web` or `kubectl logs -l app=web` reads: a pod the

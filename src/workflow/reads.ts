@@ -12,7 +12,7 @@ import { bindingOf, type QuestionId } from '../diagnosis/question-bindings.js';
 import type { UserRequest } from '../diagnosis/request.js';
 import { redactText } from '../redact/index.js';
 import type { Hypothesis } from '../store/workflow-records.js';
-import type { RankedCause } from '../triage/envelope.js';
+import type { RankedCause } from '../triage/envelope/index.js';
 import { logTarget } from './log-target.js';
 import { answerBoundQuestion } from './question-reads.js';
 import { planTypedRead, replyLines, runPlannedRead } from './typed-read.js';

@@ -1,6 +1,5 @@
 import { StaleVersionError } from '../store/errors.js';
-import { resolveEntry } from '../triage/dictionary.js';
-import { SWEEP_INTENT } from '../triage/routing.js';
+import { resolveEntry, SWEEP_INTENT } from '../triage/route/index.js';
 import { type StartSessionInput, StartSessionInputSchema } from './api.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';

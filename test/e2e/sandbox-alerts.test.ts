@@ -13,7 +13,7 @@ import { type RunningCalmops, startCalmops } from '../../local/start.js';
 import { AlertmanagerWebhookSchema, fromAlertmanager } from '../../src/alerts/alertmanager.js';
 import { mapAlertGroup } from '../../src/alerts/map.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
-import { loadTemplates } from '../../src/triage/template-registry.js';
+import { loadTemplates } from '../../src/triage/templates/template-registry.js';
 import { renderMessage } from '../support/slack-messages.js';
 import { waitFor as waitUntil } from '../support/workflow-harness.js';
 

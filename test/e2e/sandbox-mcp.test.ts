@@ -14,7 +14,7 @@ import { sandboxMcpOptions } from '../../local/start.js';
 import { loadSnapshotFiles } from '../../src/cluster/snapshot.js';
 import { writeKubeconfig } from '../../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../../src/snapshot-api/server.js';
-import { TriageEnvelopeSchema } from '../../src/triage/envelope.js';
+import { TriageEnvelopeSchema } from '../../src/triage/envelope/envelope.js';
 import { launchChromium } from '../support/chromium.js';
 
 /**

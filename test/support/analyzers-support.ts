@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseSnapshot, parseSnapshotLogs } from '../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../src/cluster/types.js';
-import { ANALYZERS, contextFromObjects, runAnalyzers } from '../../src/triage/analyzers/index.js';
-import type { Finding } from '../../src/triage/findings.js';
+import { ANALYZERS, contextFromObjects, runAnalyzers } from '../../src/triage/analyze/index.js';
+import type { Finding } from '../../src/triage/envelope/findings.js';
 
 export const SNAPSHOTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'snapshots');
 

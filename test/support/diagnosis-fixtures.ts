@@ -7,8 +7,8 @@ import {
   evidenceFromMemorySearch,
 } from '../../src/diagnosis/evidence-sources.js';
 import { advance } from '../../src/diagnosis/transitions.js';
-import type { TriageEnvelope } from '../../src/triage/envelope.js';
-import { type Finding, type FindingInput, FindingSchema } from '../../src/triage/findings.js';
+import type { TriageEnvelope } from '../../src/triage/envelope/envelope.js';
+import { type Finding, type FindingInput, FindingSchema } from '../../src/triage/envelope/findings.js';
 
 export function finding(input: Partial<FindingInput> & Pick<FindingInput, 'code' | 'resource'>): Finding {
   return FindingSchema.parse({

@@ -15,11 +15,11 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from '../../src/snapshot-api/selectors.js';
-import type { Analyzer } from '../../src/triage/analyzer.js';
+import type { Analyzer } from '../../src/triage/analyze/analyzer.js';
 import type { EntryResolution, TemplateRegistry, TriageLogger } from '../../src/triage/engine.js';
-import type { FindingInput } from '../../src/triage/findings.js';
-import type { TriageTemplate } from '../../src/triage/template-schema.js';
-import { TemplateSchema } from '../../src/triage/template-schema.js';
+import type { FindingInput } from '../../src/triage/envelope/findings.js';
+import type { TriageTemplate } from '../../src/triage/templates/template-schema.js';
+import { TemplateSchema } from '../../src/triage/templates/template-schema.js';
 
 /** An in-memory cluster for engine tests: objects by kind, optional per-kind latency and failures. */
 export interface FakeReaderOptions {

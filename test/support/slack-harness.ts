@@ -14,7 +14,7 @@ import {
   ensureTable,
   type Store,
 } from '../../src/store/index.js';
-import { loadTemplates } from '../../src/triage/template-registry.js';
+import { loadTemplates } from '../../src/triage/templates/template-registry.js';
 import type { ApprovalOutcome, DeliverInput, StartSessionInput } from '../../src/workflow/api.js';
 import { recordTableCalls, type TableCall } from './cdk-table-calls.js';
 import { type ButtonClickInput, buttonClick, eventCallback, slashCommand, viewSubmission } from './signed-slack.js';

@@ -1,5 +1,5 @@
-import { intentSummaries } from '../../triage/intent-list.js';
-import { loadTemplates } from '../../triage/template-registry.js';
+import { intentSummaries } from '../../triage/route/index.js';
+import { loadTemplates } from '../../triage/templates/index.js';
 import { parseCommandLine } from '../flags.js';
 import type { CliCommand } from '../io.js';
 import { OUTPUT_FLAGS, outputFormat, renderData } from '../output.js';

@@ -5,16 +5,15 @@ import { KubeconfigError, type KubeconfigSource } from '../../cluster/kubeconfig
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import { kubeconfigJson } from '../../snapshot-api/kubeconfig.js';
 import { type SnapshotServer, SnapshotServerError, startSnapshotServer } from '../../snapshot-api/server.js';
-import type { TriageLogger, TriageRequest } from '../../triage/engine.js';
-import { MAX_STEP_BUDGET, silentLogger } from '../../triage/engine.js';
+import type { TriageLogger, TriageRequest } from '../../triage/index.js';
+import { formatReport, MAX_STEP_BUDGET, silentLogger, triage, triageReader } from '../../triage/index.js';
 import {
   AmbiguousNamespaceError,
   InvalidNamespaceError,
   InvalidTriageRequestError,
   UnknownIntentError,
-} from '../../triage/errors.js';
-import { formatReport, triage, triageReader } from '../../triage/index.js';
-import { TemplateValidationError } from '../../triage/template-registry.js';
+} from '../../triage/route/index.js';
+import { TemplateValidationError } from '../../triage/templates/index.js';
 import { parseStepBudget, parseTimeoutSeconds } from '../bounds.js';
 import { painterFor } from '../colour.js';
 import { parseCommandLine } from '../flags.js';

@@ -1,4 +1,4 @@
-import type { Domain } from '../../triage/findings.js';
+import type { Domain } from '../../triage/envelope/index.js';
 import type { UserRequest } from '../request.js';
 import type { ToolClass } from '../state-machine.js';
 

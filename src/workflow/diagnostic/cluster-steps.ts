@@ -6,13 +6,12 @@ import { scopeReader } from '../../cluster/scoped-reader.js';
 import { ClusterReadError, type ClusterReader, ReadOnlyViolationError } from '../../cluster/types.js';
 import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
 import { runSpecialist, type SpecialistCheck } from '../../specialists/index.js';
-import { ANALYZERS } from '../../triage/analyzers/index.js';
-import { runTriage, type TriageLogger } from '../../triage/engine.js';
-import type { TriageEnvelope } from '../../triage/envelope.js';
-import { AmbiguousNamespaceError, InvalidNamespaceError } from '../../triage/errors.js';
-import { DomainSchema, type Finding } from '../../triage/findings.js';
-import { SWEEP_INTENT } from '../../triage/routing.js';
-import type { TemplateRegistry } from '../../triage/template-registry.js';
+import { ANALYZERS } from '../../triage/analyze/index.js';
+import type { TriageEnvelope } from '../../triage/envelope/index.js';
+import { DomainSchema, type Finding } from '../../triage/envelope/index.js';
+import { runTriage, type TriageLogger } from '../../triage/index.js';
+import { AmbiguousNamespaceError, InvalidNamespaceError, SWEEP_INTENT } from '../../triage/route/index.js';
+import type { TemplateRegistry } from '../../triage/templates/index.js';
 import { type ReadResult, runRead } from '../reads.js';
 
 /**

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ApprovalAlreadyExistsError } from '../../store/errors.js';
 import type { InboxMessage } from '../../store/inbox.js';
 import type { WorkflowRecord } from '../../store/workflow-records.js';
-import { DomainSchema } from '../../triage/findings.js';
+import { DomainSchema } from '../../triage/envelope/index.js';
 import { handoffOutcomeView, handoffProposalView } from '../../views/handoff.js';
 import { decidersOf, expireApproval, NoEligibleApproverError, postToSession, SessionIdSchema } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';

@@ -4,7 +4,7 @@ import { escapeText } from '../../mrkdwn/escape.js';
 import type { InboxMessage } from '../../store/inbox.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import type { WorkflowRecord } from '../../store/workflow-records.js';
-import { explainInvalidNamespace, InvalidNamespaceError, parseNamespace } from '../../triage/namespace.js';
+import { explainInvalidNamespace, InvalidNamespaceError, parseNamespace } from '../../triage/route/index.js';
 import { replyView } from '../../views/intervention.js';
 import { code } from '../../views/limits.js';
 import { namespaceChosenView, namespaceQuestionView } from '../../views/namespace-choice.js';

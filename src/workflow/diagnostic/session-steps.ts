@@ -7,8 +7,12 @@ import { resolutionFromSession } from '../../memory/resolution.js';
 import type { RemediationPlan } from '../../review/plan.js';
 import { rankingEffect } from '../../specialists/index.js';
 import { incidentFromResolution, MemoryAlreadyStoredError } from '../../store/memory.js';
-import { type TriageEnvelope, TriageEnvelopeSchema } from '../../triage/envelope.js';
-import { DomainSchema, SEVERITY_ORDER } from '../../triage/findings.js';
+import {
+  DomainSchema,
+  SEVERITY_ORDER,
+  type TriageEnvelope,
+  TriageEnvelopeSchema,
+} from '../../triage/envelope/index.js';
 import { envelopeView } from '../../views/envelope.js';
 import { failureView, timeoutNoticeView } from '../../views/failure.js';
 import { findingsReportView } from '../../views/findings-report.js';

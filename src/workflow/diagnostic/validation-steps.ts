@@ -3,7 +3,7 @@ import { evidenceFromEnvelope } from '../../diagnosis/evidence-sources.js';
 import { describeTarget, isStillPresent, validationTargetsOf } from '../../diagnosis/fix-validation.js';
 import { describeResource } from '../../diagnosis/resource-text.js';
 import { fixValidatedEvent } from '../../memory/metrics.js';
-import { TriageEnvelopeSchema } from '../../triage/envelope.js';
+import { TriageEnvelopeSchema } from '../../triage/envelope/index.js';
 import { fixValidationView } from '../../views/validation.js';
 import { postToSession, SessionIdSchema, StepInputError } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';

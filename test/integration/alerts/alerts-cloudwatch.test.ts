@@ -5,7 +5,7 @@ import { createSlackLambdaHandler, type SlackLambdaHandler } from '../../../func
 import { DEMO_IDS } from '../../../local/slack/index.js';
 import { alertGroupId } from '../../../src/alerts/group.js';
 import { createAlarmEventFunction, createSlackFunction } from '../../../src/app/slack-runtime.js';
-import { SWEEP_INTENT } from '../../../src/triage/routing.js';
+import { SWEEP_INTENT } from '../../../src/triage/route/routing.js';
 import { type AlertOutcome, alertChecks, ONCALL, ORDERS_POD, useAlertsStack } from '../../support/alerts-stack.js';
 import { alarmEvent, awsGuideExample, crashLoopAlarm } from '../../support/cloudwatch-events.js';
 

@@ -4,7 +4,7 @@ import { type LocalHttpServer, startLocalHttpServer } from '../../../local/http-
 import { DEMO_IDS } from '../../../local/slack/index.js';
 import { alertGroupId } from '../../../src/alerts/group.js';
 import { createSlackFunction } from '../../../src/app/slack-runtime.js';
-import { SWEEP_INTENT } from '../../../src/triage/routing.js';
+import { SWEEP_INTENT } from '../../../src/triage/route/routing.js';
 import {
   type AlertInput,
   alertmanagerBody,

@@ -9,7 +9,7 @@ import { CLEAR_LINE } from '../../../src/cli/text.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { writeKubeconfig } from '../../../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../../../src/snapshot-api/server.js';
-import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
 import { readYaml as parseYaml } from '../../../src/yaml-text.js';
 import { CALMOPS_BIN, type CalmopsRun, collectOutput, runCalmopsBin } from '../../support/calmops-bin.js';
 import { pvcScenario } from '../../support/triage-helpers.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshotFiles } from '../../../src/cluster/snapshot.js';
 import { writeKubeconfig } from '../../../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../../../src/snapshot-api/server.js';
-import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
 import { type McpSession, startMcp, textOf } from '../../support/mcp-client.js';
 
 /**

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { REDACTED } from '../../../src/redact/index.js';
-import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
 import { CLUSTER_SCOPED_READABLE } from '../../../src/workflow/read-scope.js';
 import { CALMOPS_BIN, collectOutput, runCalmopsBin } from '../../support/calmops-bin.js';
 import { type McpSession, startMcp, textOf } from '../../support/mcp-client.js';

@@ -4,7 +4,7 @@ import { planInputFrom } from '../../../src/review/input.js';
 import { UNKNOWN_NAME_PLACEHOLDERS } from '../../../src/review/names.js';
 import { guardPlan, type RemediationPlan } from '../../../src/review/plan.js';
 import { TemplateSynthesizer } from '../../../src/review/template-synthesizer.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 
 /**
  * Every incident of the corpus (test/fixtures/incidents/) gets a plan written with its own names: the plan passes

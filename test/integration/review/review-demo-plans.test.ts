@@ -8,7 +8,7 @@ import { TemplateSynthesizer } from '../../../src/review/template-synthesizer.js
 import { kubeconfigYaml } from '../../../src/snapshot-api/kubeconfig.js';
 import { startSnapshotServer } from '../../../src/snapshot-api/server.js';
 import { silentLogger, triage } from '../../../src/triage/index.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 
 /**
  * The plans of the demo incidents, as a reviewer would read them: every step after the steps whose results it uses,

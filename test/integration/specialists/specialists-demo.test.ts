@@ -6,7 +6,7 @@ import { groupFindings } from '../../../src/diagnosis/blackboard.js';
 import { kubeconfigYaml } from '../../../src/snapshot-api/kubeconfig.js';
 import { startSnapshotServer } from '../../../src/snapshot-api/server.js';
 import { rankingEffect, runSpecialist } from '../../../src/specialists/index.js';
-import type { Domain } from '../../../src/triage/findings.js';
+import type { Domain } from '../../../src/triage/envelope/findings.js';
 import { silentLogger, triage } from '../../../src/triage/index.js';
 import { startedForSuite } from '../../support/suite-lifecycle.js';
 

@@ -10,7 +10,7 @@ import { kubeconfigYaml } from '../../../src/snapshot-api/kubeconfig.js';
 import { startSnapshotServer } from '../../../src/snapshot-api/server.js';
 import { SessionRecordSchema } from '../../../src/store/sessions.js';
 import { WorkflowRecordSchema } from '../../../src/store/workflow-records.js';
-import type { TriageEnvelope } from '../../../src/triage/envelope.js';
+import type { TriageEnvelope } from '../../../src/triage/envelope/envelope.js';
 import { silentLogger, triage } from '../../../src/triage/index.js';
 import { type Decision, decide } from '../../../src/workflow/diagnostic/route/decide.js';
 import { hypothesesFromCauses } from '../../../src/workflow/reads.js';

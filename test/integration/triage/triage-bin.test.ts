@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
 
 /**
  * The installed command: `package.json` names `bin/calmops.js`, and npm links it into `node_modules/.bin`. These

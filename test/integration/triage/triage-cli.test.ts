@@ -8,7 +8,7 @@ import { main } from '../../../src/cli/main.js';
 import { formatSnapshot } from '../../../src/cluster/snapshot.js';
 import { writeKubeconfig } from '../../../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../../../src/snapshot-api/server.js';
-import { type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
 import { pvcScenario } from '../../support/triage-helpers.js';
 
 function io(env: Record<string, string | undefined> = {}, tty?: CliIo['tty']) {

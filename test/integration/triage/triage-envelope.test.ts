@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { loadSnapshotFiles, snapshotNow } from '../../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { ENVELOPE_BYTES_LIMIT } from '../../../src/triage/engine.js';
-import type { TriageEnvelope } from '../../../src/triage/envelope.js';
-import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import type { TriageEnvelope } from '../../../src/triage/envelope/envelope.js';
+import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
 import { triageAt, withSnapshotServer } from '../../support/triage-helpers.js';
 
 const strip = (e: TriageEnvelope) => ({ ...e, execution: { ...e.execution, durationMs: 0 } });

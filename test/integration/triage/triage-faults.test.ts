@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshotFiles } from '../../../src/cluster/snapshot.js';
-import { type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
 import { pvcScenario, triageAt, withSnapshotServer } from '../../support/triage-helpers.js';
 
 /**

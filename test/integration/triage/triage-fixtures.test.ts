@@ -6,9 +6,9 @@ import { loadCorpus } from '../../../bench/support/incident-corpus.js';
 import { loadSnapshotFiles, snapshotNow } from '../../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import { ENVELOPE_BYTES_LIMIT } from '../../../src/triage/engine.js';
-import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
-import { SWEEP_INTENT } from '../../../src/triage/routing.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
+import { SWEEP_INTENT } from '../../../src/triage/route/routing.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 import { triageAt, withSnapshotServer } from '../../support/triage-helpers.js';
 
 /**

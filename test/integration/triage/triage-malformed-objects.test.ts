@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshotFiles } from '../../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
-import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
+import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
 import { triageAt, withSnapshotServer } from '../../support/triage-helpers.js';
 
 /**

@@ -7,8 +7,8 @@ import { run } from '../../../src/cli/commands/triage.js';
 import type { CliIo } from '../../../src/cli/io.js';
 import { formatSnapshot, loadSnapshotFiles, snapshotNow } from '../../../src/cluster/snapshot.js';
 import type { KubeObject } from '../../../src/cluster/types.js';
-import { type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 import { triageAt, withSnapshotServer } from '../../support/triage-helpers.js';
 
 /**

@@ -11,8 +11,8 @@ import {
 import { type AlertGroup, alertGroupId } from '../../../src/alerts/group.js';
 import { alertIntents, mapAlertGroup } from '../../../src/alerts/map.js';
 import type { AlarmEventFunction, SlackFunction } from '../../../src/app/slack-runtime.js';
-import { SWEEP_INTENT } from '../../../src/triage/routing.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { SWEEP_INTENT } from '../../../src/triage/route/routing.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 import { alarmEvent, awsGuideExample, crashLoopAlarm } from '../../support/cloudwatch-events.js';
 
 const templates = loadTemplates();

@@ -5,8 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { parseAlertmanagerBody } from '../../../src/alerts/alertmanager.js';
 import type { AlertGroup } from '../../../src/alerts/group.js';
 import { alertIntents, mapAlertGroup } from '../../../src/alerts/map.js';
-import { SWEEP_INTENT } from '../../../src/triage/routing.js';
-import { defaultTemplatesDir, loadTemplates, TemplateValidationError } from '../../../src/triage/template-registry.js';
+import { SWEEP_INTENT } from '../../../src/triage/route/routing.js';
+import {
+  defaultTemplatesDir,
+  loadTemplates,
+  TemplateValidationError,
+} from '../../../src/triage/templates/template-registry.js';
 import {
   type AlertInput,
   alertmanagerBody,

@@ -27,6 +27,11 @@ const TARGETS: Record<string, string> = {
   'src/workflow/api.js': 'export const api = 1;\n',
   'src/workflow/deps.js': 'export const deps = 1;\n',
   'src/slack/deps.js': 'export const slackDeps = 1;\n',
+  'src/triage/index.js': 'export const triage = 1;\n',
+  'src/triage/kube/index.js': 'export const kube = 1;\n',
+  'src/triage/kube/pods.js': 'export const pods = 1;\n',
+  'src/triage/analyze/analyzer.js': 'export const analyzer = 1;\n',
+  'src/triage/analyze/crashloop.js': 'export const crashloop = 1;\n',
 };
 
 let root: string;
@@ -75,6 +80,11 @@ describe('dependency rules', () => {
     ['src/slack/handlers/actions.js', 'src/workflow/deps.js', 'workflow-through-its-api'],
     ['src/alerts/handler.js', 'src/workflow/deps.js', 'workflow-through-its-api'],
     ['src/alerts/http.js', 'src/slack/deps.js', 'alerts-not-from-slack'],
+    ['src/triage/analyze/ingress.js', 'src/triage/analyze/crashloop.js', 'analyzers-independent'],
+    ['src/triage/analyze/run.js', 'src/triage/analyze/crashloop.js', 'analyzers-independent'],
+    ['src/workflow/log-target.js', 'src/triage/kube/pods.js', 'triage-through-its-entries'],
+    ['cdk/policy.js', 'src/triage/kube/pods.js', 'triage-through-its-entries'],
+    ['bench/eval.js', 'src/triage/analyze/crashloop.js', 'triage-through-its-entries'],
   ])('refuses %s importing %s (%s)', async (file, target, rule) => {
     expect(await violationsOf(file, target)).toEqual([rule]);
   });
@@ -89,6 +99,12 @@ describe('dependency rules', () => {
     ['src/app/slack-runtime.js', 'src/workflow/deps.js'],
     ['test/unit/reader.js', 'local/stand-in.js'],
     ['bench/eval.js', 'local/stand-in.js'],
+    ['src/triage/analyze/index.js', 'src/triage/analyze/crashloop.js'],
+    ['src/triage/analyze/dns.js', 'src/triage/analyze/analyzer.js'],
+    ['src/triage/analyze/oom-killed.js', 'src/triage/kube/pods.js'],
+    ['src/workflow/pod-logs.js', 'src/triage/kube/index.js'],
+    ['src/cli/commands/triage.js', 'src/triage/index.js'],
+    ['test/unit/triage/kube/pods.test.js', 'src/triage/kube/pods.js'],
   ])('lets %s import %s', async (file, target) => {
     expect(await violationsOf(file, target)).toEqual([]);
   });

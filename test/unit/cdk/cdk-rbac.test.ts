@@ -5,8 +5,8 @@ import { expectedManifests, MANIFESTS } from '../../../cdk/kubernetes/generate-r
 import { clusterRoleRules, RBAC_NAMES, resourceUses } from '../../../cdk/kubernetes/rbac.js';
 import { RESOURCES } from '../../../src/cluster/resources.js';
 import { READABLE_KINDS } from '../../../src/cluster/types.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
-import type { TriageTemplate } from '../../../src/triage/template-schema.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
+import type { TriageTemplate } from '../../../src/triage/templates/template-schema.js';
 import { CORE_SCHEMA } from '../../../src/yaml-text.js';
 
 interface Rule {

@@ -9,7 +9,7 @@ import { lambdaBuildOptions, OMITTED_MODULE, OMITTED_PACKAGES } from '../../../c
 import { FUNCTION_ENTRIES } from '../../../cdk/calmops-stack.js';
 import type { SlackAppDeps } from '../../../src/slack/deps.js';
 import type * as Receiver from '../../../src/slack/receiver.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 import { slashCommand } from '../../support/signed-slack.js';
 
 /**

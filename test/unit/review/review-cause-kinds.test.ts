@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { planInputFrom } from '../../../src/review/input.js';
 import { guardPlan, type PlanStep, type RemediationPlan } from '../../../src/review/plan.js';
 import { TemplateSynthesizer } from '../../../src/review/template-synthesizer.js';
-import { type RankedCause, type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
-import type { Finding, ResourceRef } from '../../../src/triage/findings.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { type RankedCause, type TriageEnvelope, TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
+import type { Finding, ResourceRef } from '../../../src/triage/envelope/findings.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 
 /**
  * Plans for root causes of many kinds, from the envelopes calmops wrote for incidents of the corpus

@@ -5,8 +5,8 @@ import { resolvePlanNames, UNKNOWN_NAME_PLACEHOLDERS } from '../../../src/review
 import { guardPlan, type RemediationPlan } from '../../../src/review/plan.js';
 import { reviewPlan } from '../../../src/review/rubric.js';
 import { type PlanSynthesisInput, TemplateSynthesizer } from '../../../src/review/template-synthesizer.js';
-import type { Finding } from '../../../src/triage/findings.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import type { Finding } from '../../../src/triage/envelope/findings.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 
 const templates = loadTemplates();
 const remediation = (intent: string) => [

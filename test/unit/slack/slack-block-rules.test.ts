@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems, viewProblems } from '../../../local/slack/block-rules.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 import { helpView, intentsView } from '../../../src/views/help.js';
 import { breakGlassModal, requestChangesModal } from '../../../src/views/modals.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../../local/slack/block-rules.js';
 import type { ClusterReader, LogQuery } from '../../../src/cluster/types.js';
 import { classifyRequest } from '../../../src/diagnosis/commands/index.js';
-import type { TriageEnvelope } from '../../../src/triage/envelope.js';
+import type { TriageEnvelope } from '../../../src/triage/envelope/envelope.js';
 import { breakGlassOutcomeView } from '../../../src/views/break-glass.js';
 import { decidedView } from '../../../src/views/decided.js';
 import { envelopeView } from '../../../src/views/envelope.js';

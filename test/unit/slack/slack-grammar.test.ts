@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GRAMMAR_LIMITS, parseTriageCommand } from '../../../src/slack/grammar.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 
 const registry = loadTemplates();
 const parse = (text: string) => parseTriageCommand(text, registry);

@@ -10,7 +10,7 @@ import {
   parsePolicyText,
   type UsergroupsApi,
 } from '../../../src/policy/channel-policy.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 
 function fakeSlack(groups: Record<string, string[]>) {
   const asked: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveEntry } from '../../../src/triage/dictionary.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+import { resolveEntry } from '../../../src/triage/route/dictionary.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 
 /**
  * The entry dictionary's accuracy table: how operators actually phrase requests (typos, word order, chatter, flags,

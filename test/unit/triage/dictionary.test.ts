@@ -5,8 +5,8 @@ import {
   isDns1123Label,
   parseNamespace,
   resolveEntry,
-} from '../../../src/triage/dictionary.js';
-import { loadTemplates } from '../../../src/triage/template-registry.js';
+} from '../../../src/triage/route/dictionary.js';
+import { loadTemplates } from '../../../src/triage/templates/template-registry.js';
 
 const registry = loadTemplates();
 

@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/cluster/types.js';
 import type { TriageDeps } from '../../../src/triage/engine.js';
 import { runTriage } from '../../../src/triage/engine.js';
-import { TriageEnvelopeSchema } from '../../../src/triage/envelope.js';
-import { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from '../../../src/triage/errors.js';
+import { TriageEnvelopeSchema } from '../../../src/triage/envelope/envelope.js';
+import {
+  InvalidNamespaceError,
+  InvalidTriageRequestError,
+  UnknownIntentError,
+} from '../../../src/triage/route/errors.js';
 import {
   analyzer,
   fakeReader,

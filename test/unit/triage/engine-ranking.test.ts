@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/cluster/types.js';
-import type { Finding, FindingInput } from '../../../src/triage/findings.js';
-import { FindingSchema } from '../../../src/triage/findings.js';
-import { buildNextActions, renderAction } from '../../../src/triage/next-actions.js';
-import { dedupeFindings, rankRootCauses, recencyFactor } from '../../../src/triage/root-cause.js';
-import { confidenceRubric, priorityRubric, safetyRubric } from '../../../src/triage/rubrics.js';
+import type { Finding, FindingInput } from '../../../src/triage/envelope/findings.js';
+import { FindingSchema } from '../../../src/triage/envelope/findings.js';
+import { buildNextActions, renderAction } from '../../../src/triage/envelope/next-actions.js';
+import { confidenceRubric, priorityRubric, safetyRubric } from '../../../src/triage/envelope/rubrics.js';
+import { dedupeFindings, rankRootCauses, recencyFactor } from '../../../src/triage/rank/root-cause.js';
 import { finding, template } from '../../support/engine-fakes.js';
 
 const f = (input: Partial<FindingInput> & Pick<FindingInput, 'code'>): Finding => FindingSchema.parse(finding(input));

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, LogQuery } from '../../../src/cluster/types.js';
 import { ClusterReadError } from '../../../src/cluster/types.js';
-import type { ReadOutcome, Round } from '../../../src/triage/rounds.js';
-import { executeRound, reasonOf, substitute } from '../../../src/triage/rounds.js';
-import { ReadSpecSchema } from '../../../src/triage/template-schema.js';
+import type { ReadOutcome, Round } from '../../../src/triage/gather/rounds.js';
+import { executeRound, reasonOf, substitute } from '../../../src/triage/gather/rounds.js';
+import { ReadSpecSchema } from '../../../src/triage/templates/template-schema.js';
 import { fakeReader, pod } from '../../support/engine-fakes.js';
 
 const round = (...reads: Array<Record<string, unknown>>): Round => ({

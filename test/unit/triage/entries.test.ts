@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entriesOf } from '../../../src/triage/entries.js';
+import { entriesOf } from '../../../src/triage/kube/entries.js';
 
 describe('entriesOf', () => {
   it('hands back a list whose entries are all objects as it is', () => {

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../../src/cluster/resources.js';
-import { ANALYZERS } from '../../../src/triage/analyzers/index.js';
+import { ANALYZERS } from '../../../src/triage/analyze/index.js';
 import {
   defaultTemplatesDir,
   loadTemplates,
   parseTemplate,
   TemplateValidationError,
-} from '../../../src/triage/template-registry.js';
+} from '../../../src/triage/templates/template-registry.js';
 import { readYaml as parse, writeYaml as stringify } from '../../../src/yaml-text.js';
 
 const INTENTS = [

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterReader, KubeObject, ListQuery, ResourceKind } from '../../../src/cluster/types.js';
 import { ClusterReadError } from '../../../src/cluster/types.js';
-import { AmbiguousNamespaceError } from '../../../src/triage/errors.js';
-import { candidateWords, LOCATE_MAX_ITEMS, locateNamespace, workloadOfPod } from '../../../src/triage/locate.js';
+import { AmbiguousNamespaceError } from '../../../src/triage/route/errors.js';
+import { candidateWords, LOCATE_MAX_ITEMS, locateNamespace, workloadOfPod } from '../../../src/triage/route/locate.js';
 
 const CREATED = '2026-01-10T08:00:00Z';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/cluster/types.js';
-import { contextFromObjects } from '../../../src/triage/analyzers/index.js';
-import { type Finding, type FindingInput, FindingSchema } from '../../../src/triage/findings.js';
-import { attributeOwners } from '../../../src/triage/owners.js';
+import { contextFromObjects } from '../../../src/triage/analyze/index.js';
+import { type Finding, type FindingInput, FindingSchema } from '../../../src/triage/envelope/findings.js';
+import { attributeOwners } from '../../../src/triage/rank/owners.js';
 
 const NS = 'payments';
 const NOW = new Date('2026-03-04T12:00:00Z');

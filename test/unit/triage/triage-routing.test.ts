@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { resolveEntry } from '../../../src/triage/dictionary.js';
-import { InvalidTriageRequestError, UnknownIntentError } from '../../../src/triage/errors.js';
-import { decideRoute, HINT_STRENGTH, type RouteDecision, SWEEP_INTENT } from '../../../src/triage/routing.js';
-import { loadTemplates, type TemplateRegistry } from '../../../src/triage/template-registry.js';
-import type { TriageTemplate } from '../../../src/triage/template-schema.js';
+import { resolveEntry } from '../../../src/triage/route/dictionary.js';
+import { InvalidTriageRequestError, UnknownIntentError } from '../../../src/triage/route/errors.js';
+import { decideRoute, HINT_STRENGTH, type RouteDecision, SWEEP_INTENT } from '../../../src/triage/route/routing.js';
+import { loadTemplates, type TemplateRegistry } from '../../../src/triage/templates/template-registry.js';
+import type { TriageTemplate } from '../../../src/triage/templates/template-schema.js';
 
 const templates = loadTemplates();
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type Finding, FindingSchema } from '../../../src/triage/findings.js';
-import { followTemplate, foreignNamespaces, MAX_FOLLOWED_NAMESPACES } from '../../../src/triage/follow.js';
-import { actionCatalogue, intentOfFinding, SWEEP_INTENT, withSweep } from '../../../src/triage/sweep.js';
-import { loadTemplates, type TemplateRegistry } from '../../../src/triage/template-registry.js';
-import { TemplateSchema, type TriageTemplate } from '../../../src/triage/template-schema.js';
+import { type Finding, FindingSchema } from '../../../src/triage/envelope/findings.js';
+import { followTemplate, foreignNamespaces, MAX_FOLLOWED_NAMESPACES } from '../../../src/triage/route/follow.js';
+import { actionCatalogue, intentOfFinding, SWEEP_INTENT, withSweep } from '../../../src/triage/route/sweep.js';
+import { loadTemplates, type TemplateRegistry } from '../../../src/triage/templates/template-registry.js';
+import { TemplateSchema, type TriageTemplate } from '../../../src/triage/templates/template-schema.js';
 
 const shipped = loadTemplates();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messageBlockProblems } from '../../../local/slack/block-rules.js';
-import type { TriageEnvelope } from '../../../src/triage/envelope.js';
+import type { TriageEnvelope } from '../../../src/triage/envelope/envelope.js';
 import { breakGlassWarningView } from '../../../src/views/break-glass.js';
 import { decidedView } from '../../../src/views/decided.js';
 import { envelopeView } from '../../../src/views/envelope.js';

@@ -7,7 +7,7 @@ import { withStepDone } from '../../../review/plan-progress.js';
 import type { InboxMessage } from '../../../store/inbox.js';
 import type { SessionRecord } from '../../../store/sessions.js';
 import type { Hypothesis, WorkflowRecord } from '../../../store/workflow-records.js';
-import type { TriageEnvelope } from '../../../triage/envelope.js';
+import type { TriageEnvelope } from '../../../triage/envelope/index.js';
 import { breakGlassFormOffer } from '../../../views/break-glass.js';
 import { handoffOutcomeView, specialistName } from '../../../views/handoff.js';
 import { blockedView, interventionView, replyView } from '../../../views/intervention.js';

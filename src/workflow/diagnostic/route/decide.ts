@@ -29,8 +29,7 @@ import { type PlanProgress, type PlanStepMatch, planStepOf } from '../../../revi
 import type { InboxMessage } from '../../../store/inbox.js';
 import type { SessionRecord } from '../../../store/sessions.js';
 import type { Hypothesis, WorkflowRecord } from '../../../store/workflow-records.js';
-import type { TriageEnvelope } from '../../../triage/envelope.js';
-import type { Domain } from '../../../triage/findings.js';
+import type { Domain, TriageEnvelope } from '../../../triage/envelope/index.js';
 import { code } from '../../../views/limits.js';
 import { stateEnteredAt } from '../../progress.js';
 import { checkReadScope, type ReadScope, type ScopeDecision } from '../../read-scope.js';

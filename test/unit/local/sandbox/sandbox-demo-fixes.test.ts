@@ -9,7 +9,7 @@ import type { KubeObject } from '../../../../src/cluster/types.js';
 import { kubeconfigYaml } from '../../../../src/snapshot-api/kubeconfig.js';
 import { type SnapshotServer, startSnapshotServer } from '../../../../src/snapshot-api/server.js';
 import { silentLogger } from '../../../../src/triage/engine.js';
-import { SEVERITY_ORDER } from '../../../../src/triage/findings.js';
+import { SEVERITY_ORDER } from '../../../../src/triage/envelope/findings.js';
 import { triage } from '../../../../src/triage/index.js';
 
 /**

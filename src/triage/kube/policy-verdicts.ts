@@ -1,0 +1,90 @@
+import type { KubeObject } from '../../cluster/types.js';
+import type { AnalyzerContext } from '../analyze/analyzer.js';
+import { namespaceLabels, policyTypes } from './network-policy.js';
+import { type LabelSelector, matchesSelector } from './selectors.js';
+
+/** Whether NetworkPolicies in the target's namespace let `client` reach `target` on `port`. */
+export function ingressVerdict(
+  ctx: AnalyzerContext,
+  target: KubeObject,
+  client: KubeObject,
+  port: number | undefined,
+): { allowed: boolean; policies: KubeObject[] } {
+  const namespace = target.metadata.namespace ?? ctx.namespace;
+  const policies = ctx
+    .objects('networkpolicies')
+    .filter((p) => (p.metadata.namespace ?? ctx.namespace) === namespace)
+    .filter((p) => matchesSelector(p.spec?.podSelector as LabelSelector | undefined, target.metadata.labels))
+    .filter((p) => policyTypes(p).includes('Ingress'));
+  if (policies.length === 0) return { allowed: true, policies: [] };
+  const allowed = policies.some((p) =>
+    ((p.spec?.ingress ?? []) as Array<{ from?: unknown[]; ports?: unknown[] }>).some(
+      (rule) => peersAdmit(ctx, rule.from, client, namespace) && portsAdmit(rule.ports, port),
+    ),
+  );
+  return { allowed, policies };
+}
+
+/** Whether NetworkPolicies around `client` let it send to `target` (pod) or to DNS. */
+export function egressVerdict(
+  ctx: AnalyzerContext,
+  client: KubeObject,
+  target: KubeObject | undefined,
+  port: number | undefined,
+): { allowed: boolean; policies: KubeObject[] } {
+  const namespace = client.metadata.namespace ?? ctx.namespace;
+  const policies = ctx
+    .objects('networkpolicies')
+    .filter((p) => (p.metadata.namespace ?? ctx.namespace) === namespace)
+    .filter((p) => matchesSelector(p.spec?.podSelector as LabelSelector | undefined, client.metadata.labels))
+    .filter((p) => policyTypes(p).includes('Egress'));
+  if (policies.length === 0) return { allowed: true, policies: [] };
+  const allowed = policies.some((p) =>
+    ((p.spec?.egress ?? []) as Array<{ to?: unknown[]; ports?: unknown[] }>).some(
+      (rule) =>
+        portsAdmit(rule.ports, port) &&
+        (target ? peersAdmit(ctx, rule.to, target, target.metadata.namespace ?? namespace) : dnsPeer(ctx, rule.to)),
+    ),
+  );
+  return { allowed, policies };
+}
+
+function peersAdmit(
+  ctx: AnalyzerContext,
+  peers: unknown[] | undefined,
+  pod: KubeObject,
+  policyNamespace: string,
+): boolean {
+  if (peers === undefined || peers.length === 0) return true;
+  const podNamespace = pod.metadata.namespace ?? ctx.namespace;
+  return (peers as Array<{ podSelector?: LabelSelector; namespaceSelector?: LabelSelector; ipBlock?: unknown }>).some(
+    (peer) => {
+      if (peer.ipBlock) return false;
+      const nsOk = peer.namespaceSelector
+        ? matchesSelector(peer.namespaceSelector, namespaceLabels(ctx, podNamespace))
+        : podNamespace === policyNamespace;
+      const podOk = peer.podSelector ? matchesSelector(peer.podSelector, pod.metadata.labels) : true;
+      return nsOk && podOk;
+    },
+  );
+}
+
+function dnsPeer(ctx: AnalyzerContext, peers: unknown[] | undefined): boolean {
+  const dnsPod = ctx.objects('pods').find((p) => p.metadata.labels?.['k8s-app'] === 'kube-dns');
+  if (dnsPod) return peersAdmit(ctx, peers, dnsPod, '');
+  return (
+    peers === undefined ||
+    peers.length === 0 ||
+    (peers as Array<{ namespaceSelector?: unknown }>).some((p) => p.namespaceSelector !== undefined)
+  );
+}
+
+function portsAdmit(ports: unknown[] | undefined, port: number | undefined): boolean {
+  if (ports === undefined || ports.length === 0 || port === undefined) return true;
+  return (ports as Array<{ port?: number | string; endPort?: number }>).some(
+    (p) =>
+      p.port === undefined ||
+      p.port === port ||
+      (typeof p.port === 'number' && p.endPort !== undefined && port >= p.port && port <= p.endPort),
+  );
+}

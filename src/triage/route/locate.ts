@@ -1,0 +1,280 @@
+import { setMaxListeners } from 'node:events';
+import type { ClusterReader, KubeObject, ResourceKind } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
+import { stripChatMarkup } from './dictionary.js';
+import { AmbiguousNamespaceError, InvalidNamespaceError, type NamespaceCandidate } from './errors.js';
+
+/**
+ * People name what they see (a pod, a deployment, a service, the team's namespace) rather than `in <namespace>`.
+ * When the request names no namespace, its words are matched against what the cluster holds: namespace names, and
+ * the names of workloads, pods, services and routes in every namespace. The read is bounded and read-only.
+ */
+
+export const LOCATE_MAX_ITEMS = 2000;
+
+const KINDS: ReadonlyArray<{ kind: ResourceKind; label: string; weight: number }> = [
+  { kind: 'deployments', label: 'Deployment', weight: 6 },
+  { kind: 'statefulsets', label: 'StatefulSet', weight: 6 },
+  { kind: 'daemonsets', label: 'DaemonSet', weight: 5 },
+  { kind: 'cronjobs', label: 'CronJob', weight: 6 },
+  { kind: 'services', label: 'Service', weight: 5 },
+  { kind: 'routes', label: 'Route', weight: 5 },
+  { kind: 'ingresses', label: 'Ingress', weight: 4 },
+  { kind: 'persistentvolumeclaims', label: 'PersistentVolumeClaim', weight: 5 },
+  { kind: 'pods', label: 'Pod', weight: 4 },
+];
+
+/** What current trouble adds to a namespace the words matched: a Deployment's name is 6, a namespace's 10. */
+const TROUBLE_WEIGHT = 4;
+
+/** Platform namespaces match only when nothing of an application does: "coredns" is kube-system's, "api" rarely. */
+const PLATFORM = /^(kube-|openshift|default$)/;
+
+export interface LocatedNamespace {
+  namespace: string;
+  why: string;
+  /** Requests sent to the cluster while locating. */
+  requests: number;
+}
+
+export async function locateNamespace(
+  text: string,
+  reader: ClusterReader,
+  signal: AbortSignal,
+): Promise<LocatedNamespace> {
+  const words = candidateWords(text);
+  // Every list of the search shares the one deadline signal.
+  setMaxListeners(KINDS.length * 4, signal);
+  let requests = 0;
+  const list = async (kind: ResourceKind): Promise<KubeObject[]> => {
+    requests++;
+    try {
+      return await reader.list({ kind, maxItems: LOCATE_MAX_ITEMS }, signal);
+    } catch {
+      // A kind the cluster does not serve (routes off OpenShift) or may not be read narrows the search; no more.
+      return [];
+    }
+  };
+  const [namespaces, nodes, ...byKind] = await Promise.all([
+    list('namespaces'),
+    list('nodes'),
+    ...KINDS.map((k) => list(k.kind)),
+  ]);
+  // A cluster always lists its namespaces; a snapshot may hold none, and then its objects say which exist.
+  const listed = (namespaces ?? []).map((n) => n.metadata.name);
+  const names =
+    listed.length > 0
+      ? listed
+      : [...new Set(byKind.flat().flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])))].sort();
+  const scores = new Map<string, { score: number; reasons: string[] }>();
+  const add = (namespace: string | undefined, score: number, reason: string) => {
+    if (!namespace) return;
+    const entry = scores.get(namespace) ?? { score: 0, reasons: [] };
+    entry.score += PLATFORM.test(namespace) ? score / 4 : score;
+    if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
+    scores.set(namespace, entry);
+  };
+  for (const name of names) {
+    if (words.has(name)) add(name, 10, `"${name}" is a namespace`);
+    else
+      for (const part of name.split('-'))
+        if (part.length >= 3 && words.has(part)) add(name, 3, `"${part}" is part of the namespace's name`);
+  }
+  KINDS.forEach((k, i) => {
+    for (const o of byKind[i] ?? []) {
+      const name = o.metadata.name;
+      const base = k.kind === 'pods' ? workloadOfPod(o) : name;
+      const app = k.kind === 'pods' ? appLabel(o) : undefined;
+      if (words.has(name)) add(o.metadata.namespace, k.weight + 2, `"${name}" is a ${k.label} there`);
+      else if (base !== name && words.has(base)) add(o.metadata.namespace, k.weight, `"${base}" runs pods there`);
+      else if (app && words.has(app)) add(o.metadata.namespace, k.weight, `pods of app "${app}" run there`);
+      else if (k.kind !== 'pods') {
+        // "the exports" for CronJob nightly-export: a word that is one part of a longer name, weakly.
+        const part = base.split('-').find((p) => p.length >= 2 && (words.has(p) || words.has(`${p}s`)));
+        if (part) add(o.metadata.namespace, k.weight / 3, `"${part}" is part of ${k.label} ${name}`);
+      }
+    }
+  });
+  // A node named in the request points at the applications whose pods run there, the unhealthy ones most.
+  const pods = byKind[KINDS.findIndex((k) => k.kind === 'pods')] ?? [];
+  for (const node of nodes ?? []) {
+    const full = node.metadata.name;
+    const short = full.split('.')[0] as string;
+    if (!words.has(full) && !words.has(short)) continue;
+    for (const pod of pods) {
+      if (pod.spec?.nodeName !== full) continue;
+      const ready = (pod.status?.conditions ?? []).some(
+        (c: { type?: string; status?: string }) => c.type === 'Ready' && c.status === 'True',
+      );
+      add(pod.metadata.namespace, ready ? 1 : 3, `its pods run on node ${short}`);
+    }
+  }
+  // Words point; the cluster decides between what they point at: a namespace the words matched that is in trouble
+  // now outweighs one that only shares a word with the request.
+  if (scores.size > 1) {
+    const trouble = new Map<string, string>();
+    for (const pod of pods) {
+      const ns = pod.metadata.namespace;
+      if (!ns || !scores.has(ns) || trouble.has(ns)) continue;
+      const why = podTrouble(pod);
+      if (why) trouble.set(ns, why);
+    }
+    for (const [ns, why] of trouble) add(ns, TROUBLE_WEIGHT, why);
+  }
+  const ranked = [...scores.entries()]
+    .map(([namespace, s]) => ({ namespace, ...s }))
+    .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
+  const [best, second] = ranked;
+  if (!best) {
+    if (names.length === 0) {
+      throw new InvalidNamespaceError(
+        '',
+        'no namespace given, and the cluster lists none that could be read; name it ("in payments") or pass it explicitly',
+      );
+    }
+    return sweepCluster(names, byKind[KINDS.findIndex((k) => k.kind === 'pods')] ?? [], byKind[0] ?? [], requests);
+  }
+  if (second && second.score * 1.5 > best.score) {
+    const close = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+    const candidates: NamespaceCandidate[] = close.map((c) => ({ namespace: c.namespace, why: c.reasons.join('; ') }));
+    throw new AmbiguousNamespaceError(
+      `no namespace given, and the request matches several: ${candidates.map((c) => `${c.namespace} (${c.why})`).join(', ')}; name one ("in ${candidates[0]?.namespace}")`,
+      candidates,
+    );
+  }
+  return {
+    namespace: best.namespace,
+    why: `namespace "${best.namespace}" from the cluster: ${best.reasons.join('; ')}`,
+    requests,
+  };
+}
+
+/**
+ * Words that name no namespace and nothing in one ("checkout is slow", "anything wrong?"): the cluster is swept,
+ * worst first, from the pods and Deployments already read. One namespace with current trouble is the answer;
+ * several of similar weight are offered as candidates; a cluster with none is answered from its busiest namespace,
+ * with what was checked across all of them.
+ */
+function sweepCluster(
+  names: readonly string[],
+  pods: readonly KubeObject[],
+  deployments: readonly KubeObject[],
+  requests: number,
+): LocatedNamespace {
+  const trouble = new Map<string, { score: number; reasons: string[] }>();
+  const note = (namespace: string | undefined, score: number, reason: string) => {
+    if (!namespace) return;
+    const entry = trouble.get(namespace) ?? { score: 0, reasons: [] };
+    entry.score += score;
+    if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
+    trouble.set(namespace, entry);
+  };
+  const busy = new Map<string, number>();
+  for (const pod of pods) {
+    const ns = pod.metadata.namespace;
+    if (ns) busy.set(ns, (busy.get(ns) ?? 0) + 1);
+    const why = podTrouble(pod);
+    if (why) note(ns, 1, why);
+  }
+  for (const d of deployments) {
+    const want = typeof d.spec?.replicas === 'number' ? d.spec.replicas : 1;
+    const have = typeof d.status?.availableReplicas === 'number' ? d.status.availableReplicas : 0;
+    if (want > 0 && have < want)
+      note(d.metadata.namespace, 1, `Deployment ${d.metadata.name} has ${have}/${want} available`);
+  }
+  const ranked = [...trouble.entries()]
+    .map(([namespace, t]) => ({ namespace, ...t }))
+    .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
+  const checked = `${names.length} namespaces, ${pods.length} pods and ${deployments.length} Deployments read${pods.length >= LOCATE_MAX_ITEMS ? ' (pods only in part)' : ''}`;
+  const [worst, next] = ranked;
+  if (worst && next && next.score * 1.5 > worst.score) {
+    const close = ranked.filter((r) => r.score * 1.5 > worst.score).slice(0, 5);
+    const candidates: NamespaceCandidate[] = close.map((c) => ({ namespace: c.namespace, why: c.reasons.join('; ') }));
+    throw new AmbiguousNamespaceError(
+      `no namespace named; the cluster sweep (${checked}) finds trouble in several: ${candidates.map((c) => `${c.namespace} (${c.why})`).join(', ')}; name one ("in ${candidates[0]?.namespace}")`,
+      candidates,
+    );
+  }
+  if (worst) {
+    return {
+      namespace: worst.namespace,
+      why: `no namespace named; the cluster sweep (${checked}) finds current trouble only in "${worst.namespace}": ${worst.reasons.join('; ')}`,
+      requests,
+    };
+  }
+  const busiest =
+    [...busy.entries()]
+      .filter(([ns]) => !PLATFORM.test(ns))
+      .sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0]))[0]?.[0] ??
+    names.find((n) => !PLATFORM.test(n)) ??
+    (names[0] as string);
+  return {
+    namespace: busiest,
+    why: `no namespace named; the cluster sweep (${checked}) finds no pod or Deployment in trouble in any namespace; the busiest, "${busiest}", is triaged in full`,
+    requests,
+  };
+}
+
+/** Why a pod is in trouble now, or undefined when it is not. */
+function podTrouble(pod: KubeObject): string | undefined {
+  const phase = pod.status?.phase;
+  if (phase === 'Succeeded') return undefined;
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])] as Array<{
+    state?: { waiting?: { reason?: string } };
+    ready?: boolean;
+  }>;
+  const waiting = statuses.find((s) => s.state?.waiting?.reason && s.state.waiting.reason !== 'PodInitializing');
+  if (waiting) return `pod ${pod.metadata.name} is ${waiting.state?.waiting?.reason}`;
+  if (phase === 'Pending') return `pod ${pod.metadata.name} is Pending`;
+  if (phase === 'Failed' && pod.status?.reason !== 'Evicted') return `pod ${pod.metadata.name} failed`;
+  const ready = ((pod.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find(
+    (c) => c.type === 'Ready',
+  );
+  if (phase === 'Running' && (ready?.status === 'False' || statuses.some((s) => s.ready === false))) {
+    return `pod ${pod.metadata.name} is not ready`;
+  }
+  return undefined;
+}
+
+/**
+ * The request's words as they could be spelled in a name: lower case, Slack markup and punctuation stripped, and
+ * neighbouring words also joined with a dash ("order worker" → "order-worker").
+ */
+export function candidateWords(text: string): Set<string> {
+  const tokens = stripChatMarkup(text)
+    .toLowerCase()
+    .replace(/[`*_~"'()[\]{},;:!?]/g, ' ')
+    .split(/\s+/)
+    .map((w) => w.replace(/^[./-]+|[./-]+$/g, ''))
+    .filter((w) => w.length >= 2);
+  const words = new Set<string>();
+  tokens.forEach((w, i) => {
+    // "orders.shop.svc" names a service and its namespace.
+    for (const part of w.split('.')) if (part.length >= 2) words.add(part);
+    words.add(w);
+    const next = tokens[i + 1];
+    if (next) words.add(`${w}-${next}`);
+  });
+  return words;
+}
+
+/** A pod's workload name: `payments-7c9f8b6d5-x2x7k` → `payments`, `db-0` → `db`. */
+export function workloadOfPod(pod: KubeObject): string {
+  const name = pod.metadata.name;
+  const hash = pod.metadata.labels?.['pod-template-hash'];
+  if (hash) {
+    const at = name.lastIndexOf(`-${hash}-`);
+    if (at > 0) return name.slice(0, at);
+  }
+  const owner = pod.metadata.ownerReferences?.[0];
+  if (owner?.kind === 'StatefulSet' || owner?.kind === 'DaemonSet') return owner.name;
+  if (owner?.kind === 'Job') return owner.name.replace(/-\d{8,}$/, '');
+  // Generated suffixes use Kubernetes' safe alphabet (no vowels, no 0/1/3): `redis-cache` keeps its name.
+  return name.replace(/-[bcdfghjklmnpqrstvwxz2456789]{5}$/, '').replace(/-[a-f0-9]{8,10}$/, '');
+}
+
+/** The application a pod belongs to by its conventional labels: what people call it. */
+function appLabel(pod: KubeObject): string | undefined {
+  const labels = pod.metadata.labels ?? {};
+  return labels['app.kubernetes.io/name'] ?? labels['app'] ?? labels['k8s-app'];
+}
