@@ -1,9 +1,6 @@
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { SlackAppDeps } from '../src/slack/deps.js';
-import { registerActions } from '../src/slack/handlers/actions.js';
-import { registerCommand } from '../src/slack/handlers/command.js';
-import { registerEvents } from '../src/slack/handlers/events.js';
-import { registerSubmissions } from '../src/slack/handlers/submissions.js';
+import { registerListeners } from '../src/slack/handlers/index.js';
 import { boltLogger } from '../src/slack/receiver.js';
 
 export interface SocketModeOptions {
@@ -56,10 +53,7 @@ export async function startSocketMode(options: SocketModeOptions): Promise<Socke
   app.error(async (error) => {
     deps.logger?.error('unhandled error in a Slack handler', { error: error.message, code: error.code });
   });
-  registerCommand(app, deps);
-  registerEvents(app, deps);
-  registerActions(app, deps);
-  registerSubmissions(app, deps);
+  registerListeners(app, deps);
   try {
     await app.start();
   } catch (error) {

@@ -62,6 +62,69 @@ const FATAL: ReadonlySet<ReadFailureReason> = new Set(['unreachable', 'timeout',
 const CLUSTER_KINDS: readonly ResourceKind[] = ['nodes', 'storageclasses', 'ingressclasses', 'persistentvolumes'];
 const KIND_ORDER = new Map(Object.values(RESOURCES).map((r, i) => [r.kind, i]));
 
+/** What the later stages of one capture share: where they read, how many reads at once, and its warnings. */
+interface CaptureRun {
+  reader: ClusterReader;
+  namespace: string;
+  signal: AbortSignal;
+  concurrency: number;
+  /** Fails the whole capture once its deadline has passed. */
+  checkDeadline: () => void;
+  warnings: string[];
+}
+
+/** The logs of the containers worth reading (failing, restarting), up to the capture's limit. */
+async function captureLogs(
+  run: CaptureRun,
+  pods: KubeObject[],
+  options: CaptureOptions,
+): Promise<Record<string, string>> {
+  const { reader, namespace, signal, concurrency, warnings } = run;
+  const logs: Record<string, string> = {};
+  const wanted = logReads(pods, options.tailLines);
+  const max = options.maxLogReads ?? 100;
+  if (wanted.length > max) {
+    warnings.push(`logs: ${wanted.length} container logs qualify; only the first ${max} were read`);
+  }
+  const logWarnings: string[] = [];
+  await mapLimit(wanted.slice(0, max), concurrency, async (read, index) => {
+    try {
+      logs[logKey(namespace, read.pod, read.container, read.previous)] = await reader.logs(
+        { namespace, pod: read.pod, container: read.container, previous: read.previous, tailLines: read.tailLines },
+        signal,
+      );
+    } catch (error) {
+      run.checkDeadline();
+      logWarnings[index] = asReadFailure(error).message;
+    }
+  });
+  run.checkDeadline();
+  warnings.push(...logWarnings.filter((w) => w !== undefined));
+  return logs;
+}
+
+/** Usage from metrics.k8s.io, where metrics-server runs: `kubectl top` and the analyzers answer from it on replay. */
+async function captureUsage(run: CaptureRun): Promise<KubeObject[]> {
+  const { reader, namespace, signal } = run;
+  if (!reader.metrics) return [];
+  try {
+    const [pods, nodes] = await Promise.all([
+      reader.metrics({ kind: 'pods', namespace }, signal),
+      reader.metrics({ kind: 'nodes' }, signal),
+    ]);
+    return [...pods, ...nodes];
+  } catch (error) {
+    run.checkDeadline();
+    const failure = asReadFailure(error);
+    run.warnings.push(
+      failure.reason === 'not-found'
+        ? 'metrics: this cluster does not serve the Metrics API (metrics.k8s.io); no usage captured'
+        : `metrics: ${failure.message}`,
+    );
+    return [];
+  }
+}
+
 export async function captureNamespace(reader: ClusterReader, options: CaptureOptions): Promise<CaptureResult> {
   const { namespace } = options;
   const concurrency = options.concurrency ?? 6;
@@ -84,6 +147,9 @@ export async function captureNamespace(reader: ClusterReader, options: CaptureOp
   const fail = (error: CaptureError): never => {
     stop.abort(error);
     throw error;
+  };
+  const checkDeadline = () => {
+    if (deadline.aborted) fail(pastDeadline());
   };
   const warnings: string[] = [];
   const objects: KubeObject[] = [];
@@ -148,47 +214,9 @@ export async function captureNamespace(reader: ClusterReader, options: CaptureOp
   byKind.set('persistentvolumes', relevantVolumes(byKind.get('persistentvolumes') ?? [], claims, namespace));
   for (const list of byKind.values()) objects.push(...list);
 
-  const logs: Record<string, string> = {};
-  if (options.logs) {
-    const wanted = logReads(byKind.get('pods') ?? [], options.tailLines);
-    const max = options.maxLogReads ?? 100;
-    if (wanted.length > max) {
-      warnings.push(`logs: ${wanted.length} container logs qualify; only the first ${max} were read`);
-    }
-    const logWarnings: string[] = [];
-    await mapLimit(wanted.slice(0, max), concurrency, async (read, index) => {
-      try {
-        logs[logKey(namespace, read.pod, read.container, read.previous)] = await reader.logs(
-          { namespace, pod: read.pod, container: read.container, previous: read.previous, tailLines: read.tailLines },
-          signal,
-        );
-      } catch (error) {
-        if (deadline.aborted) fail(pastDeadline());
-        logWarnings[index] = asReadFailure(error).message;
-      }
-    });
-    if (deadline.aborted) fail(pastDeadline());
-    warnings.push(...logWarnings.filter((w) => w !== undefined));
-  }
-
-  // Usage from metrics.k8s.io, where metrics-server runs: `kubectl top` and the analyzers answer from it on replay.
-  if (reader.metrics) {
-    try {
-      const [pods, nodes] = await Promise.all([
-        reader.metrics({ kind: 'pods', namespace }, signal),
-        reader.metrics({ kind: 'nodes' }, signal),
-      ]);
-      objects.push(...pods, ...nodes);
-    } catch (error) {
-      if (deadline.aborted) fail(pastDeadline());
-      const failure = asReadFailure(error);
-      warnings.push(
-        failure.reason === 'not-found'
-          ? 'metrics: this cluster does not serve the Metrics API (metrics.k8s.io); no usage captured'
-          : `metrics: ${failure.message}`,
-      );
-    }
-  }
+  const run: CaptureRun = { reader, namespace, signal, concurrency, checkDeadline, warnings };
+  const logs = options.logs ? await captureLogs(run, byKind.get('pods') ?? [], options) : {};
+  objects.push(...(await captureUsage(run)));
 
   const sorted = objects.map(withoutManagedFields).sort(snapshotOrder);
   const configMaps = sorted.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name);

@@ -116,6 +116,262 @@ function groupVersion(info: ResourceInfo): string {
   return info.group === '' ? info.version : `${info.group}/${info.version}`;
 }
 
+type Loaded = ReturnType<typeof loadKubeconfig>;
+
+/** What every request of one reader shares: the server, its credentials, and the limits each request obeys. */
+interface Connection {
+  loaded: Loaded;
+  base: URL;
+  basePath: string;
+  timeoutMs: number;
+  maxBytes: number;
+  userAgent: string;
+  authenticate: (ctx: RequestContext, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * Applies the kubeconfig's credentials to a request. Credential plugins (exec, OIDC) cache what they fetch; applying
+ * them one at a time means concurrent first reads start one plugin process instead of one per read. A plugin that
+ * hangs holds the queue only until the waiting read's deadline.
+ */
+function credentialQueue(loaded: Loaded): Connection['authenticate'] {
+  const eksToken = loaded.eks ? eksTokenMinter(loaded.eks) : undefined;
+  let authChain: Promise<unknown> = Promise.resolve();
+  return (ctx, signal) => {
+    const run = untilAborted(
+      authChain.then(async () => {
+        await loaded.kc.applySecurityAuthentication(ctx);
+        if (eksToken) ctx.setHeaderParam('Authorization', `Bearer ${eksToken()}`);
+      }),
+      signal,
+    );
+    authChain = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/**
+ * The URL a target becomes: the server's base path, then the guarded path and parameters. The check runs again on
+ * the parsed result, so nothing in the server URL or in the parsing can turn it into a different request.
+ */
+function requestUrl(conn: Pick<Connection, 'base' | 'basePath'>, target: ReadTarget, params: URLSearchParams): URL {
+  const { base, basePath } = conn;
+  assertReadPath(target.path, params);
+  const query = params.size > 0 ? `?${params.toString()}` : '';
+  const url = new URL(`${base.origin}${basePath}${target.path}${query}`);
+  const path = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : '';
+  if (url.origin !== base.origin || url.hash !== '' || url.username !== '' || path !== target.path) {
+    throw new ReadOnlyViolationError(`refused before sending: ${target.describe} does not resolve to a read path`);
+  }
+  assertReadPath(path, url.searchParams);
+  return url;
+}
+
+/** Applies credentials, then checks they changed neither the method nor the URL. */
+async function authenticated(
+  conn: Connection,
+  ctx: RequestContext,
+  request: { verb: string; target: ReadTarget; url: URL; signal: AbortSignal },
+  failure: (error: unknown) => Error,
+): Promise<void> {
+  const { verb, target, url, signal } = request;
+  try {
+    await conn.authenticate(ctx, signal);
+  } catch (error) {
+    if (signal.aborted) throw failure(error);
+    const detail = redactCredentials(error instanceof Error ? error.message : String(error), credentialValues(ctx));
+    throw new ClusterReadError(
+      `could not ${verb} ${target.describe}: obtaining credentials for ${conn.loaded.displayServer} failed: ${detail}`,
+      'unauthorized',
+      undefined,
+      { cause: new Error(detail) },
+    );
+  }
+  // Authentication may only add headers and TLS material; the method and URL stay the ones checked above.
+  if (ctx.getHttpMethod() !== HttpMethod.GET || ctx.getUrl() !== url.toString()) {
+    throw new ReadOnlyViolationError('refused before sending: the request changed while credentials were applied');
+  }
+}
+
+/** The response body of a successful GET; a redirect, an error status or an oversized body is a read error. */
+async function boundedBody(
+  conn: Connection,
+  ctx: RequestContext,
+  request: { verb: string; target: ReadTarget; url: URL; signal: AbortSignal },
+  failure: (error: unknown) => Error,
+): Promise<string> {
+  const { verb, target, url, signal } = request;
+  let response: Awaited<ReturnType<typeof boundedGet>>;
+  try {
+    response = await boundedGet({
+      url,
+      headers: ctx.getHeaders(),
+      agent: ctx.getAgent() as Agent | undefined,
+      signal,
+      maxBytes: conn.maxBytes,
+    });
+  } catch (error) {
+    if (error instanceof ResponseTooLargeError) {
+      throw new ClusterReadError(
+        `could not ${verb} ${target.describe}: ${error.message}; the read was stopped and nothing of it was kept`,
+        'invalid',
+        undefined,
+        { cause: error },
+      );
+    }
+    throw failure(error);
+  }
+  const { status, body } = response;
+  if (status >= 300 && status < 400) {
+    throw new ClusterReadError(
+      `could not ${verb} ${target.describe}: redirect refused (HTTP ${status}), calmops never follows redirects` +
+        describeLocation(response.location, url),
+      'invalid',
+      status,
+    );
+  }
+  if (status < 200 || status >= 300) throw httpFailure(verb, target.describe, status, body, credentialValues(ctx));
+  return body;
+}
+
+/** The only code path that sends anything: GET, guarded target, deadline, no redirects, bounded body. */
+async function send(
+  conn: Connection,
+  verb: string,
+  target: ReadTarget,
+  params: URLSearchParams,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const url = requestUrl(conn, target, params);
+  const deadline = AbortSignal.timeout(conn.timeoutMs);
+  const combined = signal ? AbortSignal.any([deadline, signal]) : deadline;
+  const ctx = new RequestContext(url.toString(), HttpMethod.GET);
+  ctx.setHeaderParam('Accept', ACCEPT[target.accept]);
+  ctx.setHeaderParam('User-Agent', conn.userAgent);
+  const failure = (error: unknown) =>
+    transportFailure(error, {
+      verb,
+      describe: target.describe,
+      server: conn.loaded.displayServer,
+      timeoutMs: conn.timeoutMs,
+      timedOut: deadline.aborted,
+      cancelled: signal?.aborted === true && !deadline.aborted,
+      secrets: credentialValues(ctx),
+    });
+  if (combined.aborted) throw failure(combined.reason);
+  const request = { verb, target, url, signal: combined };
+  await authenticated(conn, ctx, request, failure);
+  return boundedBody(conn, ctx, request, failure);
+}
+
+function parseJson(verb: string, target: ReadTarget, body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch (error) {
+    throw new ClusterReadError(
+      `could not ${verb} ${target.describe}: the API server answered with something that is not JSON`,
+      'invalid',
+      undefined,
+      { cause: error },
+    );
+  }
+}
+
+/** One page of a list: checked to be a list of the kind asked for, its objects kept exactly as the server sent them. */
+function listPage(
+  target: ReturnType<typeof listTarget>,
+  raw: unknown,
+): { items: KubeObject[]; continueToken: string | undefined } {
+  const info = target.resource;
+  if (!isWellFormedList(raw)) {
+    const parsed = ListSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new ClusterReadError(
+        `could not list ${target.describe}: the response is not a list (${parsed.error.issues[0]?.message})`,
+        'invalid',
+        undefined,
+        { cause: parsed.error },
+      );
+    }
+  }
+  const list = raw as z.infer<typeof ListSchema>;
+  const listKind = list.kind;
+  if (listKind !== undefined && listKind !== `${info.kind}List`) {
+    throw wrongKind('list', target, `kind ${shownKind(listKind)} instead of ${info.kind}List`);
+  }
+  const items: KubeObject[] = [];
+  // Validated above; the raw items are kept so objects stay exactly as the server sent them.
+  const rawItems = ((raw as { items?: unknown[] | null }).items ?? []) as Array<z.infer<typeof ItemSchema>>;
+  for (const [index, item] of rawItems.entries()) {
+    // A list's items carry no kind/apiVersion on the wire; kubectl adds them and so does the snapshot form.
+    // One that names another kind means the answer is not the list asked for, whatever else it holds.
+    if (item.kind !== undefined && item.kind !== info.kind) {
+      throw wrongKind('list', target, `item ${index + 1} has kind ${shownKind(item.kind)} instead of ${info.kind}`);
+    }
+    items.push(asObjectOf(info, item));
+  }
+  return { items, continueToken: list.metadata?.continue };
+}
+
+/** A got object, checked to be of the kind asked for, with the apiVersion and kind a list's items lack. */
+function gotObject(target: ReturnType<typeof getTarget>, raw: unknown): KubeObject {
+  const parsed = ItemSchema.safeParse(raw);
+  const kind = parsed.success ? (parsed.data.kind ?? target.resource.kind) : undefined;
+  if (!parsed.success || kind !== target.resource.kind || resourceForKind(kind) === undefined) {
+    throw new ClusterReadError(
+      `could not get ${target.describe}: the response is not a ${target.resource.kind}` +
+        (parsed.success && parsed.data.kind !== undefined ? ` (kind ${shownKind(parsed.data.kind)})` : ''),
+      'invalid',
+    );
+  }
+  const object = raw as KubeObject;
+  return { apiVersion: object.apiVersion ?? groupVersion(target.resource), kind, ...object } as KubeObject;
+}
+
+/** A server-printed Table, checked to hold only rows of the kind asked for. */
+function serverTable(verb: string, target: ReturnType<typeof tableTarget>, raw: unknown): ServerTable {
+  const parsed = TableSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ClusterReadError(
+      `could not ${verb} ${target.describe}: the server did not answer with a Table`,
+      'invalid',
+    );
+  }
+  const rows = parsed.data.rows ?? [];
+  for (const row of rows) {
+    const kind = (row.object as { kind?: unknown } | undefined)?.kind;
+    if (kind !== undefined && kind !== target.resource.kind) {
+      throw wrongKind(verb, target, `a row holds kind ${shownKind(String(kind))} instead of ${target.resource.kind}`);
+    }
+  }
+  return parsed.data as ServerTable;
+}
+
+/** Resource usage from metrics.k8s.io: one object, or a list's items, each with the apiVersion and kind set. */
+function metricsObjects(query: MetricsQuery, target: ReturnType<typeof metricsTarget>, raw: unknown): KubeObject[] {
+  const list = raw as { kind?: unknown; items?: unknown };
+  const items = query.name === undefined ? list.items : [raw];
+  if (!Array.isArray(items) || items.some((i) => ItemSchema.safeParse(i).success === false)) {
+    throw new ClusterReadError(`could not get ${target.describe}: the answer is not ${target.kind}`, 'invalid');
+  }
+  return (items as KubeObject[]).map((item) => ({
+    apiVersion: 'metrics.k8s.io/v1beta1',
+    kind: target.kind,
+    ...item,
+  }));
+}
+
+function connect(loaded: Loaded, limits: Pick<Connection, 'timeoutMs' | 'maxBytes' | 'userAgent'>): Connection {
+  const base = new URL(loaded.server);
+  return {
+    loaded,
+    base,
+    basePath: base.pathname.replace(/\/+$/, ''),
+    ...limits,
+    authenticate: credentialQueue(loaded),
+  };
+}
+
 /**
  * A read-only Kubernetes reader on `@kubernetes/client-node`: the client's KubeConfig supplies the server, TLS
  * material and credentials (tokens, client certificates, and, where allowed, exec and auth-provider plugins), but
@@ -131,172 +387,16 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
   const pageSize = positiveInt(options.pageSize, DEFAULT_PAGE_SIZE, 'pageSize');
   const maxLogBytes = positiveInt(options.maxLogBytes, DEFAULT_MAX_LOG_BYTES, 'maxLogBytes');
   const maxBytes = positiveInt(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
-  const userAgent = options.userAgent ?? 'calmops';
-  const base = new URL(loaded.server);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const eksToken = loaded.eks ? eksTokenMinter(loaded.eks) : undefined;
-
-  // Credential plugins (exec, OIDC) cache what they fetch; applying them one at a time means concurrent first
-  // reads start one plugin process instead of one per read. A plugin that hangs holds the queue only until the
-  // waiting read's deadline.
-  let authChain: Promise<unknown> = Promise.resolve();
-  const authenticate = (ctx: RequestContext, signal: AbortSignal): Promise<void> => {
-    const run = untilAborted(
-      authChain.then(async () => {
-        await loaded.kc.applySecurityAuthentication(ctx);
-        if (eksToken) ctx.setHeaderParam('Authorization', `Bearer ${eksToken()}`);
-      }),
-      signal,
-    );
-    authChain = run.catch(() => undefined);
-    return run;
-  };
-
-  /**
-   * The URL a target becomes: the server's base path, then the guarded path and parameters. The check runs again on
-   * the parsed result, so nothing in the server URL or in the parsing can turn it into a different request.
-   */
-  function requestUrl(target: ReadTarget, params: URLSearchParams): URL {
-    assertReadPath(target.path, params);
-    const query = params.size > 0 ? `?${params.toString()}` : '';
-    const url = new URL(`${base.origin}${basePath}${target.path}${query}`);
-    const path = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : '';
-    if (url.origin !== base.origin || url.hash !== '' || url.username !== '' || path !== target.path) {
-      throw new ReadOnlyViolationError(`refused before sending: ${target.describe} does not resolve to a read path`);
-    }
-    assertReadPath(path, url.searchParams);
-    return url;
-  }
-
-  /** The only code path that sends anything: GET, guarded target, deadline, no redirects, bounded body. */
-  async function send(
-    verb: string,
-    target: ReadTarget,
-    params: URLSearchParams,
-    signal: AbortSignal | undefined,
-  ): Promise<string> {
-    const url = requestUrl(target, params);
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const combined = signal ? AbortSignal.any([deadline, signal]) : deadline;
-    const ctx = new RequestContext(url.toString(), HttpMethod.GET);
-    ctx.setHeaderParam('Accept', ACCEPT[target.accept]);
-    ctx.setHeaderParam('User-Agent', userAgent);
-    const failure = (error: unknown) =>
-      transportFailure(error, {
-        verb,
-        describe: target.describe,
-        server: loaded.displayServer,
-        timeoutMs,
-        timedOut: deadline.aborted,
-        cancelled: signal?.aborted === true && !deadline.aborted,
-        secrets: credentialValues(ctx),
-      });
-    if (combined.aborted) throw failure(combined.reason);
-
-    try {
-      await authenticate(ctx, combined);
-    } catch (error) {
-      if (combined.aborted) throw failure(error);
-      const detail = redactCredentials(error instanceof Error ? error.message : String(error), credentialValues(ctx));
-      throw new ClusterReadError(
-        `could not ${verb} ${target.describe}: obtaining credentials for ${loaded.displayServer} failed: ${detail}`,
-        'unauthorized',
-        undefined,
-        { cause: new Error(detail) },
-      );
-    }
-    // Authentication may only add headers and TLS material; the method and URL stay the ones checked above.
-    if (ctx.getHttpMethod() !== HttpMethod.GET || ctx.getUrl() !== url.toString()) {
-      throw new ReadOnlyViolationError('refused before sending: the request changed while credentials were applied');
-    }
-
-    let response: Awaited<ReturnType<typeof boundedGet>>;
-    try {
-      response = await boundedGet({
-        url,
-        headers: ctx.getHeaders(),
-        agent: ctx.getAgent() as Agent | undefined,
-        signal: combined,
-        maxBytes,
-      });
-    } catch (error) {
-      if (error instanceof ResponseTooLargeError) {
-        throw new ClusterReadError(
-          `could not ${verb} ${target.describe}: ${error.message}; the read was stopped and nothing of it was kept`,
-          'invalid',
-          undefined,
-          { cause: error },
-        );
-      }
-      throw failure(error);
-    }
-    const { status, body } = response;
-    if (status >= 300 && status < 400) {
-      throw new ClusterReadError(
-        `could not ${verb} ${target.describe}: redirect refused (HTTP ${status}), calmops never follows redirects` +
-          describeLocation(response.location, url),
-        'invalid',
-        status,
-      );
-    }
-    if (status < 200 || status >= 300) throw httpFailure(verb, target.describe, status, body, credentialValues(ctx));
-    return body;
-  }
-
-  function parseJson(verb: string, target: ReadTarget, body: string): unknown {
-    try {
-      return JSON.parse(body);
-    } catch (error) {
-      throw new ClusterReadError(
-        `could not ${verb} ${target.describe}: the API server answered with something that is not JSON`,
-        'invalid',
-        undefined,
-        { cause: error },
-      );
-    }
-  }
+  const conn = connect(loaded, { timeoutMs, maxBytes, userAgent: options.userAgent ?? 'calmops' });
 
   async function list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]> {
     const target = listTarget(query);
-    const info = target.resource;
     return collectPages(
       async ({ limit, continueToken }) => {
         const params = new URLSearchParams(target.params);
         params.set('limit', String(limit));
         if (continueToken !== undefined) params.set('continue', continueToken);
-        const raw = parseJson('list', target, await send('list', target, params, signal));
-        if (!isWellFormedList(raw)) {
-          const parsed = ListSchema.safeParse(raw);
-          if (!parsed.success) {
-            throw new ClusterReadError(
-              `could not list ${target.describe}: the response is not a list (${parsed.error.issues[0]?.message})`,
-              'invalid',
-              undefined,
-              { cause: parsed.error },
-            );
-          }
-        }
-        const list = raw as z.infer<typeof ListSchema>;
-        const listKind = list.kind;
-        if (listKind !== undefined && listKind !== `${info.kind}List`) {
-          throw wrongKind('list', target, `kind ${shownKind(listKind)} instead of ${info.kind}List`);
-        }
-        const items: KubeObject[] = [];
-        // Validated above; the raw items are kept so objects stay exactly as the server sent them.
-        const rawItems = ((raw as { items?: unknown[] | null }).items ?? []) as Array<z.infer<typeof ItemSchema>>;
-        for (const [index, item] of rawItems.entries()) {
-          // A list's items carry no kind/apiVersion on the wire; kubectl adds them and so does the snapshot form.
-          // One that names another kind means the answer is not the list asked for, whatever else it holds.
-          if (item.kind !== undefined && item.kind !== info.kind) {
-            throw wrongKind(
-              'list',
-              target,
-              `item ${index + 1} has kind ${shownKind(item.kind)} instead of ${info.kind}`,
-            );
-          }
-          items.push(asObjectOf(info, item));
-        }
-        return { items, continueToken: list.metadata?.continue };
+        return listPage(target, parseJson('list', target, await send(conn, 'list', target, params, signal)));
       },
       { pageSize, maxItems: target.maxItems, describe: target.describe },
     );
@@ -304,59 +404,27 @@ export function createClusterReader(options: ClusterReaderOptions): KubeClusterR
 
   async function get(query: GetQuery, signal?: AbortSignal): Promise<KubeObject> {
     const target = getTarget(query);
-    const raw = parseJson('get', target, await send('get', target, target.params, signal));
-    const parsed = ItemSchema.safeParse(raw);
-    const kind = parsed.success ? (parsed.data.kind ?? target.resource.kind) : undefined;
-    if (!parsed.success || kind !== target.resource.kind || resourceForKind(kind) === undefined) {
-      throw new ClusterReadError(
-        `could not get ${target.describe}: the response is not a ${target.resource.kind}` +
-          (parsed.success && parsed.data.kind !== undefined ? ` (kind ${shownKind(parsed.data.kind)})` : ''),
-        'invalid',
-      );
-    }
-    const object = raw as KubeObject;
-    return { apiVersion: object.apiVersion ?? groupVersion(target.resource), kind, ...object } as KubeObject;
+    return gotObject(target, parseJson('get', target, await send(conn, 'get', target, target.params, signal)));
   }
 
   async function logs(query: LogQuery, signal?: AbortSignal): Promise<string> {
     const target = logTarget(query, maxLogBytes);
-    return send('read', target, target.params, signal);
+    return send(conn, 'read', target, target.params, signal);
   }
 
   async function table(query: ListQuery & { name?: string }, signal?: AbortSignal): Promise<ServerTable> {
     const target = tableTarget(query);
     const verb = query.name === undefined ? 'list' : 'get';
-    const raw = parseJson(verb, target, await send(verb, target, target.params, signal));
-    const parsed = TableSchema.safeParse(raw);
-    if (!parsed.success) {
-      throw new ClusterReadError(
-        `could not ${verb} ${target.describe}: the server did not answer with a Table`,
-        'invalid',
-      );
-    }
-    const rows = parsed.data.rows ?? [];
-    for (const row of rows) {
-      const kind = (row.object as { kind?: unknown } | undefined)?.kind;
-      if (kind !== undefined && kind !== target.resource.kind) {
-        throw wrongKind(verb, target, `a row holds kind ${shownKind(String(kind))} instead of ${target.resource.kind}`);
-      }
-    }
-    return parsed.data as ServerTable;
+    return serverTable(verb, target, parseJson(verb, target, await send(conn, verb, target, target.params, signal)));
   }
 
   async function metrics(query: MetricsQuery, signal?: AbortSignal): Promise<KubeObject[]> {
     const target = metricsTarget(query);
-    const raw = parseJson('get', target, await send('get', target, target.params, signal));
-    const list = raw as { kind?: unknown; items?: unknown };
-    const items = query.name === undefined ? list.items : [raw];
-    if (!Array.isArray(items) || items.some((i) => ItemSchema.safeParse(i).success === false)) {
-      throw new ClusterReadError(`could not get ${target.describe}: the answer is not ${target.kind}`, 'invalid');
-    }
-    return (items as KubeObject[]).map((item) => ({
-      apiVersion: 'metrics.k8s.io/v1beta1',
-      kind: target.kind,
-      ...item,
-    }));
+    return metricsObjects(
+      query,
+      target,
+      parseJson('get', target, await send(conn, 'get', target, target.params, signal)),
+    );
   }
 
   const reader = { list, get, logs, table, metrics, server: loaded.displayServer, context: loaded.context };

@@ -103,10 +103,16 @@ export function isChangeRequest(request: UserRequest): boolean {
   return request.kind === 'write' || (request.kind === 'dangerous' && request.toolClass !== 'inspect');
 }
 
-export function gateRequest(session: GateSession, request: UserRequest, now: Date): GateDecision {
-  const overrideActive = isOverrideActive(session.override, now);
-  const state = effectiveState(session.state, session.override, now);
-  const evidence = currentEvidence(session);
+/**
+ * The refusals made before panic signals are looked for: a request that is refused whatever happens never runs, so
+ * it rushes nothing and is no panic signal.
+ */
+function refusedOutright(
+  session: GateSession,
+  request: UserRequest,
+  state: GateDecision['effectiveState'],
+  overrideActive: boolean,
+): GateDecision | undefined {
   if (request.kind === 'read' && request.resource?.kind === 'secrets') {
     // Refused whatever the state: a read that never runs rushes nothing and jumps nowhere, so it is no panic signal.
     const figure = evidenceFigure(session.evidence);
@@ -143,6 +149,134 @@ export function gateRequest(session: GateSession, request: UserRequest, now: Dat
       ...(figure ? { evidence: figure } : {}),
     };
   }
+  return undefined;
+}
+
+/** How one request is answered once its panic signals are known: allowed or blocked, with the same context. */
+interface Answer {
+  allow: (code: GateCode, next: GateNext, reason: string, guidance: string) => GateDecision;
+  block: (code: GateCode, reason: string, guidance: string) => GateDecision;
+  state: GateDecision['effectiveState'];
+  evidence: ReturnType<typeof currentEvidence>;
+  overrideActive: boolean;
+}
+
+/** A change or a live session: open from the state the transition rules name, and never run by calmops itself. */
+function changeDecision(session: GateSession, request: UserRequest, answer: Answer): GateDecision {
+  const { allow, block, state, evidence, overrideActive } = answer;
+  const toolClass: ToolClass = request.toolClass ?? (request.kind === 'write' ? 'write' : 'destructive');
+  if (!isToolClassAllowed(state, toolClass)) {
+    const opens = firstStateAllowing(toolClass);
+    return block(
+      'BLOCKED_BY_STATE',
+      `${CLASS_WORDS[toolClass]} are blocked in ${state}; they open in ${opens}`,
+      `${CLASS_WORDS[toolClass]} are not available yet (we are in ${state}; they open in ${opens}). ${stateGuidance(state, evidence)}`,
+    );
+  }
+  if (toolClass === 'inspect') {
+    return allow(
+      'INSPECT_ALLOWED',
+      'human-runs',
+      `Live sessions are allowed in ${state} to test the hypothesis`,
+      'calmops does not open sessions into containers. Run it yourself and paste what you find; it will be recorded as a test result.',
+    );
+  }
+  return allow(
+    'CHANGE_ALLOWED',
+    'answer-from-plan',
+    overrideActive ? `Allowed under break-glass override ${session.override?.id}` : `Changes are allowed in ${state}`,
+    'calmops never runs changes: the matching step of the approved plan, with its rollback, is what to run.',
+  );
+}
+
+/** A root cause is confirmed only in TESTING or later, and only once a read has tested the hypothesis. */
+function rootCauseDecision(answer: Answer): GateDecision {
+  const { allow, block, state, evidence } = answer;
+  const tested = evidence.some((e) => e.type === 'hypothesis_test_results');
+  if (state !== 'TESTING' && state !== 'RESOLVING') {
+    return block(
+      'ROOT_CAUSE_TOO_EARLY',
+      `A root cause is confirmed in TESTING, not ${state}`,
+      `A root cause is confirmed after a hypothesis has been tested. ${stateGuidance(state, evidence)}`,
+    );
+  }
+  if (!tested) {
+    return block(
+      'ROOT_CAUSE_TOO_EARLY',
+      'The hypothesis has no test results yet',
+      'Run at least one read that tests the hypothesis before confirming it.',
+    );
+  }
+  return allow(
+    'ROOT_CAUSE_CONFIRMED',
+    'record-evidence',
+    'Root cause confirmed after testing',
+    STATE_MACHINE.TESTING.guidance,
+  );
+}
+
+function decisionByKind(session: GateSession, request: UserRequest, answer: Answer): GateDecision {
+  const { allow, block, state, evidence } = answer;
+  switch (request.kind) {
+    case 'read': {
+      if (request.malformed) {
+        return block(
+          'READ_MALFORMED',
+          'The command has unbalanced quotes',
+          'Fix the quoting and send the command again.',
+        );
+      }
+      return allow('READ_ALLOWED', 'run-read', `Reads are allowed in ${state}`, stateGuidance(state, evidence));
+    }
+    case 'write':
+    case 'dangerous':
+      return changeDecision(session, request, answer);
+    case 'hypothesis': {
+      // Whether the session may go on to test it is the transition rules' call (walkTo), the same for a button
+      // and a sentence: the gate only says hypotheses are welcome.
+      return allow(
+        'HYPOTHESIS_RECORDED',
+        'record-evidence',
+        `Hypothesis recorded in ${state}`,
+        STATE_MACHINE.HYPOTHESIZING.guidance,
+      );
+    }
+    case 'confirm-root-cause':
+      return rootCauseDecision(answer);
+    case 'resolved':
+      return allow(
+        'FIX_REPORTED',
+        'record-evidence',
+        state === 'RESOLVING'
+          ? 'Fix reported in RESOLVING'
+          : `Fix reported in ${state}, before the workflow reached RESOLVING`,
+        'Re-reading the cluster to validate the fix before the incident is closed.',
+      );
+    case 'break-glass':
+      return allow(
+        'BREAK_GLASS_FORM',
+        'open-break-glass',
+        'Break-glass requests go through the override form',
+        'Fill in the break-glass form: a justification, a senior approver who is not you, and a time limit of at most 60 minutes.',
+      );
+    case 'handoff':
+      return allow(
+        'HANDOFF_PROPOSED',
+        'propose-handoff',
+        `Handoff to the ${request.handoffDomain ?? 'requested'} specialist`,
+        'Confirm the handoff and the specialist will add its findings to the shared context.',
+      );
+    case 'chat':
+      return allow('CHAT', 'none', 'Nothing to gate', stateGuidance(state, evidence));
+  }
+}
+
+export function gateRequest(session: GateSession, request: UserRequest, now: Date): GateDecision {
+  const overrideActive = isOverrideActive(session.override, now);
+  const state = effectiveState(session.state, session.override, now);
+  const evidence = currentEvidence(session);
+  const refused = refusedOutright(session, request, state, overrideActive);
+  if (refused !== undefined) return refused;
   const signals = detectPanicSignals(
     {
       state,
@@ -196,102 +330,5 @@ export function gateRequest(session: GateSession, request: UserRequest, now: Dat
     warning,
   });
 
-  switch (request.kind) {
-    case 'read': {
-      if (request.malformed) {
-        return block(
-          'READ_MALFORMED',
-          'The command has unbalanced quotes',
-          'Fix the quoting and send the command again.',
-        );
-      }
-      return allow('READ_ALLOWED', 'run-read', `Reads are allowed in ${state}`, stateGuidance(state, evidence));
-    }
-    case 'write':
-    case 'dangerous': {
-      const toolClass: ToolClass = request.toolClass ?? (request.kind === 'write' ? 'write' : 'destructive');
-      if (!isToolClassAllowed(state, toolClass)) {
-        const opens = firstStateAllowing(toolClass);
-        return block(
-          'BLOCKED_BY_STATE',
-          `${CLASS_WORDS[toolClass]} are blocked in ${state}; they open in ${opens}`,
-          `${CLASS_WORDS[toolClass]} are not available yet (we are in ${state}; they open in ${opens}). ${stateGuidance(state, evidence)}`,
-        );
-      }
-      if (toolClass === 'inspect') {
-        return allow(
-          'INSPECT_ALLOWED',
-          'human-runs',
-          `Live sessions are allowed in ${state} to test the hypothesis`,
-          'calmops does not open sessions into containers. Run it yourself and paste what you find; it will be recorded as a test result.',
-        );
-      }
-      return allow(
-        'CHANGE_ALLOWED',
-        'answer-from-plan',
-        overrideActive
-          ? `Allowed under break-glass override ${session.override?.id}`
-          : `Changes are allowed in ${state}`,
-        'calmops never runs changes: the matching step of the approved plan, with its rollback, is what to run.',
-      );
-    }
-    case 'hypothesis': {
-      // Whether the session may go on to test it is the transition rules' call (walkTo), the same for a button
-      // and a sentence: the gate only says hypotheses are welcome.
-      return allow(
-        'HYPOTHESIS_RECORDED',
-        'record-evidence',
-        `Hypothesis recorded in ${state}`,
-        STATE_MACHINE.HYPOTHESIZING.guidance,
-      );
-    }
-    case 'confirm-root-cause': {
-      const tested = evidence.some((e) => e.type === 'hypothesis_test_results');
-      if (state !== 'TESTING' && state !== 'RESOLVING') {
-        return block(
-          'ROOT_CAUSE_TOO_EARLY',
-          `A root cause is confirmed in TESTING, not ${state}`,
-          `A root cause is confirmed after a hypothesis has been tested. ${stateGuidance(state, evidence)}`,
-        );
-      }
-      if (!tested) {
-        return block(
-          'ROOT_CAUSE_TOO_EARLY',
-          'The hypothesis has no test results yet',
-          'Run at least one read that tests the hypothesis before confirming it.',
-        );
-      }
-      return allow(
-        'ROOT_CAUSE_CONFIRMED',
-        'record-evidence',
-        'Root cause confirmed after testing',
-        STATE_MACHINE.TESTING.guidance,
-      );
-    }
-    case 'resolved':
-      return allow(
-        'FIX_REPORTED',
-        'record-evidence',
-        state === 'RESOLVING'
-          ? 'Fix reported in RESOLVING'
-          : `Fix reported in ${state}, before the workflow reached RESOLVING`,
-        'Re-reading the cluster to validate the fix before the incident is closed.',
-      );
-    case 'break-glass':
-      return allow(
-        'BREAK_GLASS_FORM',
-        'open-break-glass',
-        'Break-glass requests go through the override form',
-        'Fill in the break-glass form: a justification, a senior approver who is not you, and a time limit of at most 60 minutes.',
-      );
-    case 'handoff':
-      return allow(
-        'HANDOFF_PROPOSED',
-        'propose-handoff',
-        `Handoff to the ${request.handoffDomain ?? 'requested'} specialist`,
-        'Confirm the handoff and the specialist will add its findings to the shared context.',
-      );
-    case 'chat':
-      return allow('CHAT', 'none', 'Nothing to gate', stateGuidance(state, evidence));
-  }
+  return decisionByKind(session, request, { allow, block, state, evidence, overrideActive });
 }

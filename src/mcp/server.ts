@@ -108,7 +108,16 @@ export function createMcpServer(context: McpServerContext): McpServer {
     { name: 'calmops', title: 'calmops', version: context.version },
     { instructions: instructions(context) },
   );
+  registerTriageTool(server, context);
+  registerReadTool(server, context);
+  registerIntentsTool(server, templates);
+  registerSnapshotTool(server, context);
+  registerResources(server, templates);
+  return server;
+}
 
+/** The `triage` tool: a whole triage, answered with its envelope. */
+function registerTriageTool(server: McpServer, context: McpServerContext): void {
   server.registerTool(
     'triage',
     {
@@ -147,7 +156,10 @@ export function createMcpServer(context: McpServerContext): McpServer {
         return { content: [{ type: 'text', text }], structuredContent: envelope };
       }),
   );
+}
 
+/** The `read` tool: one kubectl read, printed as kubectl prints it. */
+function registerReadTool(server: McpServer, context: McpServerContext): void {
   server.registerTool(
     'read',
     {
@@ -184,7 +196,10 @@ export function createMcpServer(context: McpServerContext): McpServer {
         };
       }),
   );
+}
 
+/** The `intents` tool: what calmops can triage. */
+function registerIntentsTool(server: McpServer, templates: TemplateRegistry): void {
   server.registerTool(
     'intents',
     {
@@ -201,7 +216,10 @@ export function createMcpServer(context: McpServerContext): McpServer {
         return { content: [{ type: 'text', text }], structuredContent: { intents } };
       }),
   );
+}
 
+/** The `snapshot` tool: one namespace captured to a file for offline replay. */
+function registerSnapshotTool(server: McpServer, context: McpServerContext): void {
   server.registerTool(
     'snapshot',
     {
@@ -229,7 +247,10 @@ export function createMcpServer(context: McpServerContext): McpServer {
         return { content: [{ type: 'text', text: snapshotSummaryText(result) }], structuredContent: { ...result } };
       }),
   );
+}
 
+/** The intents and the envelope's JSON Schema, as resources a client can read. */
+function registerResources(server: McpServer, templates: TemplateRegistry): void {
   server.registerResource(
     'intents',
     INTENTS_URI,
@@ -263,6 +284,4 @@ export function createMcpServer(context: McpServerContext): McpServer {
       ],
     }),
   );
-
-  return server;
 }

@@ -3,10 +3,7 @@ import { App, AwsLambdaReceiver, type Logger, LogLevel } from '@slack/bolt';
 import type { FunctionHttpRequest, FunctionHttpResponse } from '../http/function-http.js';
 import { jsonLogger, type LogPort } from '../logging/port.js';
 import type { SlackAppDeps } from './deps.js';
-import { registerActions } from './handlers/actions.js';
-import { registerCommand } from './handlers/command.js';
-import { registerEvents } from './handlers/events.js';
-import { registerSubmissions } from './handlers/submissions.js';
+import { registerListeners } from './handlers/index.js';
 import { checkSlackBody } from './payload-shape.js';
 
 export type SlackHttpHandler = (request: FunctionHttpRequest) => Promise<FunctionHttpResponse>;
@@ -144,10 +141,7 @@ export function createSlackHttpHandler(deps: SlackAppDeps): SlackHttpHandler {
   app.error(async (error) => {
     logger.error('unhandled error in a Slack handler', { error: error.message, code: error.code });
   });
-  registerCommand(app, deps);
-  registerEvents(app, deps);
-  registerActions(app, deps);
-  registerSubmissions(app, deps);
+  registerListeners(app, deps);
   const lambda = receiver.toHandler();
 
   return async (request) => {

@@ -4,6 +4,7 @@ import { escapeText } from '../mrkdwn/escape.js';
 import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
 import { ApprovalAlreadyExistsError } from '../store/errors.js';
+import type { SessionRecord } from '../store/sessions.js';
 import { breakGlassApprovalView } from '../views/break-glass.js';
 import type { ThreadMessage } from '../views/limits.js';
 import { planReviewView, postmortemReviewView } from '../views/plan.js';
@@ -96,146 +97,190 @@ async function createApproval(
   }
 }
 
+/** What every kind of wait shares: the session, when the wait ends, the approval id its token gives, and a poster. */
+interface AwaitContext {
+  session: SessionRecord;
+  expiresAt: Date;
+  approvalId: string;
+  post: (message: ThreadMessage) => () => Promise<string>;
+}
+
+/** Waits for thread input: the wait is recorded, and input already in the inbox is delivered at once. */
+async function awaitInput(
+  deps: WorkflowDeps,
+  payload: Extract<AwaitPayload, { kind: 'input' }>,
+  wait: AwaitContext,
+): Promise<unknown> {
+  const { session, expiresAt } = wait;
+  await deps.store.waits.put(
+    session.id,
+    {
+      token: payload.taskToken,
+      expiresAt,
+      purpose: 'input',
+      ...(payload.executionArn ? { executionArn: payload.executionArn } : {}),
+    },
+    deps.now(),
+  );
+  const outcome = await tryDeliver(deps, session.id);
+  return { waiting: true, delivered: outcome === 'delivered' || outcome === 'recovered' };
+}
+
+/** Asks the approvers who may review a remediation plan, its author excluded, to approve it in the thread. */
+async function awaitPlanReview(
+  deps: WorkflowDeps,
+  payload: Extract<AwaitPayload, { kind: 'plan-review' }>,
+  wait: AwaitContext,
+): Promise<unknown> {
+  const { session, expiresAt, approvalId, post } = wait;
+  const record = await deps.artifacts.getPlan(session.id, payload.planId);
+  if (!record) throw new StepInputError(`Plan ${payload.planId} does not exist`);
+  const plan = record.plan as RemediationPlan | undefined;
+  const mutating = plan ? hasMutatingSteps(plan) : false;
+  const facts = {
+    kind: 'plan-review',
+    requester: session.requester,
+    planAuthor: plan?.author ?? session.requester,
+    planHasMutatingSteps: mutating,
+  };
+  const deciders = await decidersOf(deps, session, facts);
+  if (deciders.length === 0)
+    throw new NoEligibleApproverError('No approver other than the plan author may review this plan');
+  await createApproval(deps, {
+    id: approvalId,
+    kind: 'plan-review',
+    sessionId: session.id,
+    token: payload.taskToken,
+    allowedDeciders: deciders,
+    requester: session.requester,
+    expiresAt,
+    summary: plan?.summary.slice(0, 2000) ?? 'Remediation plan',
+    data: { ...facts, planId: payload.planId, channelId: session.channelId, threadTs: session.threadTs },
+  });
+  const message: ThreadMessage = plan
+    ? planReviewView({
+        sessionId: session.id,
+        approvalId,
+        plan,
+        ...(payload.automatedReview ? { review: payload.automatedReview as unknown as AutomatedReview } : {}),
+        revision: payload.revision,
+        expiresAt: expiresAt.toISOString(),
+      })
+    : planReviewFallback(session.id, approvalId, record.message ?? 'No valid plan could be produced.');
+  await postOnce(deps, session.id, 'plan-review', approvalId, session.channelId, post(message));
+  await recordEvent(deps, session.id, 'approval.requested', {
+    summary: 'Plan review requested',
+    data: { kind: 'plan-review', approvalId, planId: payload.planId, revision: payload.revision },
+  });
+  return { approvalId };
+}
+
+/** Asks the senior named in a break-glass request to approve the override. */
+async function awaitBreakGlass(
+  deps: WorkflowDeps,
+  payload: Extract<AwaitPayload, { kind: 'break-glass' }>,
+  wait: AwaitContext,
+): Promise<unknown> {
+  const { session, expiresAt, post } = wait;
+  const approval = await attachToken(deps, payload.requestId, payload.taskToken, expiresAt);
+  const data = approval.data;
+  await postOnce(
+    deps,
+    session.id,
+    'break-glass',
+    payload.requestId,
+    session.channelId,
+    post(
+      breakGlassApprovalView({
+        sessionId: session.id,
+        requestId: payload.requestId,
+        approvalId: payload.requestId,
+        requester: String(approval.requester ?? data['requester'] ?? ''),
+        approver: String(payload.approver ?? data['approverUserId'] ?? data['approver'] ?? ''),
+        justification: String(data['justification'] ?? ''),
+        targetState: String(data['targetState'] ?? ''),
+        timeLimitMinutes: Number(data['timeLimitMinutes'] ?? 0),
+        expiresAt: expiresAt.toISOString(),
+      }),
+    ),
+  );
+  await recordEvent(deps, session.id, 'break-glass.approval-requested', {
+    summary: 'Senior approval requested',
+    data: { requestId: payload.requestId },
+  });
+  return { approvalId: payload.requestId };
+}
+
+/** Asks for the post-incident review of an override, which its requester may not sign off. */
+async function awaitPostmortem(
+  deps: WorkflowDeps,
+  payload: Extract<AwaitPayload, { kind: 'postmortem' }>,
+  wait: AwaitContext,
+): Promise<unknown> {
+  const { session, expiresAt, approvalId, post } = wait;
+  const record = await deps.artifacts.getPlan(session.id, payload.planId);
+  // The review checks the override, so whoever asked for it cannot sign it off.
+  const request = await deps.artifacts.getApprovalItem(payload.requestId);
+  const overrideRequester = typeof request?.['requester'] === 'string' ? request['requester'] : undefined;
+  const deciders = (await decidersOf(deps, session, { kind: 'postmortem', requester: session.requester })).filter(
+    (user) => user !== overrideRequester,
+  );
+  if (deciders.length === 0) {
+    throw new NoEligibleApproverError(
+      'Nobody but the override’s requester may complete this post-incident review; name other approvers in the channel policy',
+    );
+  }
+  await createApproval(deps, {
+    id: approvalId,
+    kind: 'postmortem',
+    sessionId: session.id,
+    token: payload.taskToken,
+    allowedDeciders: deciders,
+    requester: session.requester,
+    expiresAt,
+    summary: `Post-incident review of break-glass ${payload.requestId}`,
+    data: {
+      kind: 'postmortem',
+      requester: session.requester,
+      requestId: payload.requestId,
+      channelId: session.channelId,
+    },
+  });
+  await postOnce(
+    deps,
+    session.id,
+    'postmortem',
+    approvalId,
+    session.channelId,
+    post(
+      postmortemReviewView({
+        sessionId: session.id,
+        approvalId,
+        requestId: payload.requestId,
+        summary: record?.message ?? `Break-glass ${payload.requestId} ended.`,
+        lines: record?.feedback ?? [],
+        expiresAt: expiresAt.toISOString(),
+      }),
+    ),
+  );
+  return { approvalId };
+}
+
 export async function runAwait(deps: WorkflowDeps, payload: AwaitPayload): Promise<unknown> {
   const session = await deps.store.sessions.getRequired(payload.sessionId);
   const expiresAt = expiry(deps, payload);
   const approvalId = approvalIdFor(payload.taskToken);
   const post = (message: ThreadMessage) => () => postToSession(deps, session, message);
-
+  const wait: AwaitContext = { session, expiresAt, approvalId, post };
   switch (payload.kind) {
-    case 'input': {
-      await deps.store.waits.put(
-        session.id,
-        {
-          token: payload.taskToken,
-          expiresAt,
-          purpose: 'input',
-          ...(payload.executionArn ? { executionArn: payload.executionArn } : {}),
-        },
-        deps.now(),
-      );
-      const outcome = await tryDeliver(deps, session.id);
-      return { waiting: true, delivered: outcome === 'delivered' || outcome === 'recovered' };
-    }
-    case 'plan-review': {
-      const record = await deps.artifacts.getPlan(session.id, payload.planId);
-      if (!record) throw new StepInputError(`Plan ${payload.planId} does not exist`);
-      const plan = record.plan as RemediationPlan | undefined;
-      const mutating = plan ? hasMutatingSteps(plan) : false;
-      const facts = {
-        kind: 'plan-review',
-        requester: session.requester,
-        planAuthor: plan?.author ?? session.requester,
-        planHasMutatingSteps: mutating,
-      };
-      const deciders = await decidersOf(deps, session, facts);
-      if (deciders.length === 0)
-        throw new NoEligibleApproverError('No approver other than the plan author may review this plan');
-      await createApproval(deps, {
-        id: approvalId,
-        kind: 'plan-review',
-        sessionId: session.id,
-        token: payload.taskToken,
-        allowedDeciders: deciders,
-        requester: session.requester,
-        expiresAt,
-        summary: plan?.summary.slice(0, 2000) ?? 'Remediation plan',
-        data: { ...facts, planId: payload.planId, channelId: session.channelId, threadTs: session.threadTs },
-      });
-      const message: ThreadMessage = plan
-        ? planReviewView({
-            sessionId: session.id,
-            approvalId,
-            plan,
-            ...(payload.automatedReview ? { review: payload.automatedReview as unknown as AutomatedReview } : {}),
-            revision: payload.revision,
-            expiresAt: expiresAt.toISOString(),
-          })
-        : planReviewFallback(session.id, approvalId, record.message ?? 'No valid plan could be produced.');
-      await postOnce(deps, session.id, 'plan-review', approvalId, session.channelId, post(message));
-      await recordEvent(deps, session.id, 'approval.requested', {
-        summary: 'Plan review requested',
-        data: { kind: 'plan-review', approvalId, planId: payload.planId, revision: payload.revision },
-      });
-      return { approvalId };
-    }
-    case 'break-glass': {
-      const approval = await attachToken(deps, payload.requestId, payload.taskToken, expiresAt);
-      const data = approval.data;
-      await postOnce(
-        deps,
-        session.id,
-        'break-glass',
-        payload.requestId,
-        session.channelId,
-        post(
-          breakGlassApprovalView({
-            sessionId: session.id,
-            requestId: payload.requestId,
-            approvalId: payload.requestId,
-            requester: String(approval.requester ?? data['requester'] ?? ''),
-            approver: String(payload.approver ?? data['approverUserId'] ?? data['approver'] ?? ''),
-            justification: String(data['justification'] ?? ''),
-            targetState: String(data['targetState'] ?? ''),
-            timeLimitMinutes: Number(data['timeLimitMinutes'] ?? 0),
-            expiresAt: expiresAt.toISOString(),
-          }),
-        ),
-      );
-      await recordEvent(deps, session.id, 'break-glass.approval-requested', {
-        summary: 'Senior approval requested',
-        data: { requestId: payload.requestId },
-      });
-      return { approvalId: payload.requestId };
-    }
-    case 'postmortem': {
-      const record = await deps.artifacts.getPlan(session.id, payload.planId);
-      // The review checks the override, so whoever asked for it cannot sign it off.
-      const request = await deps.artifacts.getApprovalItem(payload.requestId);
-      const overrideRequester = typeof request?.['requester'] === 'string' ? request['requester'] : undefined;
-      const deciders = (await decidersOf(deps, session, { kind: 'postmortem', requester: session.requester })).filter(
-        (user) => user !== overrideRequester,
-      );
-      if (deciders.length === 0) {
-        throw new NoEligibleApproverError(
-          'Nobody but the override’s requester may complete this post-incident review; name other approvers in the channel policy',
-        );
-      }
-      await createApproval(deps, {
-        id: approvalId,
-        kind: 'postmortem',
-        sessionId: session.id,
-        token: payload.taskToken,
-        allowedDeciders: deciders,
-        requester: session.requester,
-        expiresAt,
-        summary: `Post-incident review of break-glass ${payload.requestId}`,
-        data: {
-          kind: 'postmortem',
-          requester: session.requester,
-          requestId: payload.requestId,
-          channelId: session.channelId,
-        },
-      });
-      await postOnce(
-        deps,
-        session.id,
-        'postmortem',
-        approvalId,
-        session.channelId,
-        post(
-          postmortemReviewView({
-            sessionId: session.id,
-            approvalId,
-            requestId: payload.requestId,
-            summary: record?.message ?? `Break-glass ${payload.requestId} ended.`,
-            lines: record?.feedback ?? [],
-            expiresAt: expiresAt.toISOString(),
-          }),
-        ),
-      );
-      return { approvalId };
-    }
+    case 'input':
+      return awaitInput(deps, payload, wait);
+    case 'plan-review':
+      return awaitPlanReview(deps, payload, wait);
+    case 'break-glass':
+      return awaitBreakGlass(deps, payload, wait);
+    case 'postmortem':
+      return awaitPostmortem(deps, payload, wait);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { App, SlashCommand } from '@slack/bolt';
+import type { App, SlackCommandMiddlewareArgs, SlashCommand } from '@slack/bolt';
 import { escapeText } from '../../mrkdwn/escape.js';
 import type { KnownBlock } from '../../views/blocks.js';
 import { helpView, intentsView } from '../../views/help.js';
@@ -129,21 +129,27 @@ export async function answerCommand(deps: SlackAppDeps, command: SlashCommand): 
   }
 }
 
-export function registerCommand(app: App, deps: SlackAppDeps): void {
-  app.command(SLASH_COMMAND, async ({ command, ack }) => {
-    const logger = deps.logger ?? console;
-    try {
-      // A double submission reuses the trigger id; the second one is answered without starting anything.
-      const first = await deps.store.dedupe.firstDelivery(`command:${command.trigger_id}`);
-      if (!first) {
-        await ack();
-        return;
-      }
-      const answer = await answerCommand(deps, command);
-      await ack(answer);
-    } catch (error) {
-      logger.error('slash command failed', { error: (error as Error).message });
-      await ack(reply(':warning: Something went wrong on my side; nothing was started. Try again in a minute.'));
+/** The parts of Bolt's listener arguments the slash command listener reads. */
+export type CommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'ack'>;
+
+/** `/triage …`: answered in its acknowledgement, once per trigger id. */
+export async function onTriageCommand(deps: SlackAppDeps, { command, ack }: CommandArgs): Promise<void> {
+  const logger = deps.logger ?? console;
+  try {
+    // A double submission reuses the trigger id; the second one is answered without starting anything.
+    const first = await deps.store.dedupe.firstDelivery(`command:${command.trigger_id}`);
+    if (!first) {
+      await ack();
+      return;
     }
-  });
+    const answer = await answerCommand(deps, command);
+    await ack(answer);
+  } catch (error) {
+    logger.error('slash command failed', { error: (error as Error).message });
+    await ack(reply(':warning: Something went wrong on my side; nothing was started. Try again in a minute.'));
+  }
+}
+
+export function registerCommand(app: App, deps: SlackAppDeps): void {
+  app.command(SLASH_COMMAND, (args) => onTriageCommand(deps, args));
 }

@@ -1,4 +1,4 @@
-import type { App } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { helpView, intentsView } from '../../views/help.js';
 import type { SlackAppDeps } from '../deps.js';
 import { parseTriageCommand, unescapeSlack } from '../grammar.js';
@@ -161,64 +161,75 @@ async function handleMessage(deps: SlackAppDeps, event: MessageLike, botUserId: 
   return true;
 }
 
-export function registerEvents(app: App, deps: SlackAppDeps): void {
+/** The parts of Bolt's listener arguments an event listener reads; a test passes a fake payload of this shape. */
+export type EventArgs<T extends string> = Pick<SlackEventMiddlewareArgs<T>, 'event' | 'body'> &
+  Pick<AllMiddlewareArgs, 'context'>;
+
+/** Someone @-mentioned calmops: thread input for a session, or a request to start one. */
+export async function onAppMention(deps: SlackAppDeps, { event, body, context }: EventArgs<'app_mention'>) {
   const logger = deps.logger ?? console;
+  const mention = event as unknown as MessageLike;
+  if (isFromBot(mention)) return;
+  const claim = await claimEvent(deps, (body as { event_id?: string }).event_id);
+  if (claim === 'repeat') {
+    logger.info('duplicate event ignored', { retry: context.retryNum ?? 0 });
+    return;
+  }
+  try {
+    await underClaim(deps, claim, () => handleMention(deps, mention, context.botUserId));
+  } catch (error) {
+    logger.error('app_mention failed', { error: (error as Error).message });
+    if (mention.user !== undefined) {
+      await ephemeral(deps, {
+        channel: mention.channel,
+        user: mention.user,
+        threadTs: mention.thread_ts ?? mention.ts,
+        text: ':warning: I could not take that in; please say it again in a minute.',
+      });
+    }
+  }
+}
 
-  app.event('app_mention', async ({ event, body, context }) => {
-    const mention = event as unknown as MessageLike;
-    if (isFromBot(mention)) return;
-    const claim = await claimEvent(deps, (body as { event_id?: string }).event_id);
-    if (claim === 'repeat') {
-      logger.info('duplicate event ignored', { retry: context.retryNum ?? 0 });
-      return;
+/** A message in a channel calmops is in: thread input when it is a reply in a session's thread. */
+export async function onMessage(deps: SlackAppDeps, { event, body, context }: EventArgs<'message'>) {
+  const logger = deps.logger ?? console;
+  const message = event as unknown as MessageLike;
+  // Cheap filters first: most channel traffic is not for a session and must not cost a DynamoDB write.
+  if (isFromBot(message) || (message.subtype !== undefined && !HUMAN_SUBTYPES.has(message.subtype))) return;
+  if (message.thread_ts === undefined || message.thread_ts === message.ts) return;
+  if (context.botUserId !== undefined && (message.text ?? '').includes(`<@${context.botUserId}`)) return;
+  const claim = await claimEvent(deps, (body as { event_id?: string }).event_id);
+  if (claim === 'repeat') {
+    logger.info('duplicate event ignored', { retry: context.retryNum ?? 0 });
+    return;
+  }
+  try {
+    await underClaim(deps, claim, () => handleMessage(deps, message, context.botUserId));
+  } catch (error) {
+    logger.error('thread message failed', { error: (error as Error).message });
+    if (message.user !== undefined) {
+      await ephemeral(deps, {
+        channel: message.channel,
+        user: message.user,
+        threadTs: message.thread_ts,
+        text: ':warning: I could not take that in; please say it again in a minute.',
+      });
     }
-    try {
-      await underClaim(deps, claim, () => handleMention(deps, mention, context.botUserId));
-    } catch (error) {
-      logger.error('app_mention failed', { error: (error as Error).message });
-      if (mention.user !== undefined) {
-        await ephemeral(deps, {
-          channel: mention.channel,
-          user: mention.user,
-          threadTs: mention.thread_ts ?? mention.ts,
-          text: ':warning: I could not take that in; please say it again in a minute.',
-        });
-      }
-    }
-  });
+  }
+}
 
-  app.event('message', async ({ event, body, context }) => {
-    const message = event as unknown as MessageLike;
-    // Cheap filters first: most channel traffic is not for a session and must not cost a DynamoDB write.
-    if (isFromBot(message) || (message.subtype !== undefined && !HUMAN_SUBTYPES.has(message.subtype))) return;
-    if (message.thread_ts === undefined || message.thread_ts === message.ts) return;
-    if (context.botUserId !== undefined && (message.text ?? '').includes(`<@${context.botUserId}`)) return;
-    const claim = await claimEvent(deps, (body as { event_id?: string }).event_id);
-    if (claim === 'repeat') {
-      logger.info('duplicate event ignored', { retry: context.retryNum ?? 0 });
-      return;
-    }
-    try {
-      await underClaim(deps, claim, () => handleMessage(deps, message, context.botUserId));
-    } catch (error) {
-      logger.error('thread message failed', { error: (error as Error).message });
-      if (message.user !== undefined) {
-        await ephemeral(deps, {
-          channel: message.channel,
-          user: message.user,
-          threadTs: message.thread_ts,
-          text: ':warning: I could not take that in; please say it again in a minute.',
-        });
-      }
-    }
-  });
+/** The App Home tab opened: publishes the person's view of it. */
+export async function onAppHomeOpened(deps: SlackAppDeps, { event }: Pick<EventArgs<'app_home_opened'>, 'event'>) {
+  if (event.tab !== 'home') return;
+  try {
+    await publishHome(deps, event.user);
+  } catch (error) {
+    (deps.logger ?? console).error('App Home failed', { error: (error as Error).message });
+  }
+}
 
-  app.event('app_home_opened', async ({ event }) => {
-    if (event.tab !== 'home') return;
-    try {
-      await publishHome(deps, event.user);
-    } catch (error) {
-      logger.error('App Home failed', { error: (error as Error).message });
-    }
-  });
+export function registerEvents(app: App, deps: SlackAppDeps): void {
+  app.event('app_mention', (args) => onAppMention(deps, args));
+  app.event('message', (args) => onMessage(deps, args));
+  app.event('app_home_opened', (args) => onAppHomeOpened(deps, args));
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { App, ViewOutput } from '@slack/bolt';
+import type { App, SlackViewMiddlewareArgs, ViewOutput } from '@slack/bolt';
 import * as z from 'zod';
 import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
-import { seniorsOf } from '../../policy/channel-policy.js';
+import { type ChannelPolicy, seniorsOf } from '../../policy/channel-policy.js';
 import type { ModalRecord } from '../../store/modals.js';
+import type { SessionRecord } from '../../store/sessions.js';
 import {
   BREAK_GLASS_BLOCKS,
   BREAK_GLASS_CALLBACK,
@@ -12,7 +13,7 @@ import {
   untrackedModalView,
 } from '../../views/modals.js';
 import type { SlackAppDeps } from '../deps.js';
-import { decideApproval } from './actions.js';
+import { decideApproval } from './actions/decide-approval.js';
 import { auditRefusal, ephemeral, nowOf } from './common.js';
 
 const BreakGlassMetadataSchema = z.object({
@@ -39,6 +40,55 @@ export function inputValue(values: Values, blockId: string): string | undefined 
 
 type Errors = Record<string, string>;
 
+type BreakGlassRequest = ReturnType<typeof validateBreakGlassRequest>;
+
+/**
+ * The request as validated against the session it is for and the channel's seniors; a refusal says, per field of
+ * the modal, what is wrong, and is audited on the session's timeline.
+ */
+async function checkedBreakGlassRequest(
+  deps: SlackAppDeps,
+  input: {
+    raw: Parameters<typeof validateBreakGlassRequest>[0];
+    session: SessionRecord | undefined;
+    channelId: string;
+    channel: ChannelPolicy | undefined;
+    seniors: string[];
+    userId: string;
+  },
+): Promise<{ ok: true; request: BreakGlassRequest } | { ok: false; errors: Errors }> {
+  const { raw, session, channelId, channel, seniors } = input;
+  try {
+    if (session === undefined || session.status !== 'open' || session.channelId !== channelId) {
+      throw new BreakGlassValidationError({ sessionId: ['This session is no longer open.'] });
+    }
+    if (channel === undefined) {
+      throw new BreakGlassValidationError({ sessionId: ['This channel has no senior group in the calmops policy.'] });
+    }
+    return {
+      ok: true,
+      request: validateBreakGlassRequest(raw, {
+        session: { id: session.id, state: session.state },
+        seniorApprovers: seniors,
+      }),
+    };
+  } catch (error) {
+    if (!(error instanceof BreakGlassValidationError)) throw error;
+    const errors: Errors = {};
+    for (const [field, messages] of Object.entries(error.fieldErrors)) {
+      const block = field in BREAK_GLASS_BLOCKS ? field : BREAK_GLASS_BLOCKS.justification;
+      errors[block] = [errors[block], ...(messages ?? [])].filter(Boolean).join(' ');
+    }
+    await auditRefusal(deps, session?.id, {
+      actor: input.userId,
+      action: 'break-glass.request',
+      decision: { allowed: false, code: 'not-senior', reason: error.message },
+      detail: { fields: Object.keys(error.fieldErrors) },
+    });
+    return { ok: false, errors };
+  }
+}
+
 /**
  * Validates a break-glass request from the modal and, when valid, stores it as a `break-glass` approval for the
  * named senior and hands it to the session; the override itself waits for the senior's click.
@@ -64,33 +114,16 @@ export async function submitBreakGlass(
     skipToState: inputValue(input.values, BREAK_GLASS_BLOCKS.skipToState),
     change: inputValue(input.values, BREAK_GLASS_BLOCKS.change),
   };
-  let request: ReturnType<typeof validateBreakGlassRequest>;
-  try {
-    if (session === undefined || session.status !== 'open' || session.channelId !== channelId) {
-      throw new BreakGlassValidationError({ sessionId: ['This session is no longer open.'] });
-    }
-    if (channel === undefined) {
-      throw new BreakGlassValidationError({ sessionId: ['This channel has no senior group in the calmops policy.'] });
-    }
-    request = validateBreakGlassRequest(raw, {
-      session: { id: session.id, state: session.state },
-      seniorApprovers: seniors,
-    });
-  } catch (error) {
-    if (!(error instanceof BreakGlassValidationError)) throw error;
-    const errors: Errors = {};
-    for (const [field, messages] of Object.entries(error.fieldErrors)) {
-      const block = field in BREAK_GLASS_BLOCKS ? field : BREAK_GLASS_BLOCKS.justification;
-      errors[block] = [errors[block], ...(messages ?? [])].filter(Boolean).join(' ');
-    }
-    await auditRefusal(deps, session?.id, {
-      actor: input.userId,
-      action: 'break-glass.request',
-      decision: { allowed: false, code: 'not-senior', reason: error.message },
-      detail: { fields: Object.keys(error.fieldErrors) },
-    });
-    return { ok: false, errors };
-  }
+  const checked = await checkedBreakGlassRequest(deps, {
+    raw,
+    session,
+    channelId,
+    channel,
+    seniors,
+    userId: input.userId,
+  });
+  if (!checked.ok) return checked;
+  const request = checked.request;
 
   const now = nowOf(deps);
   const approval = await deps.store.approvals.create(
@@ -159,110 +192,124 @@ function safeJson(text: string): unknown {
   }
 }
 
-export function registerSubmissions(app: App, deps: SlackAppDeps): void {
-  const logger = deps.logger ?? console;
+/** The parts of Bolt's listener arguments a view listener reads; a test passes a fake payload of this shape. */
+export type ViewArgs = Pick<SlackViewMiddlewareArgs, 'ack' | 'body' | 'view'>;
 
-  /** The record of this modal, opened for this person; undefined (and logged) for a modal calmops never opened. */
-  const openedModal = async (
-    view: ViewOutput,
-    userId: string,
-    kind: ModalRecord['kind'],
-  ): Promise<ModalRecord | undefined> => {
-    const modal = await deps.store.modals.submitted(view.id, { kind, userId }, nowOf(deps));
+/** The record of this modal, opened for this person; undefined (and logged) for a modal calmops never opened. */
+async function openedModal(
+  deps: SlackAppDeps,
+  view: ViewOutput,
+  userId: string,
+  kind: ModalRecord['kind'],
+): Promise<ModalRecord | undefined> {
+  const modal = await deps.store.modals.submitted(view.id, { kind, userId }, nowOf(deps));
+  if (modal === undefined) {
+    (deps.logger ?? console).warn('refused a submission of a modal that was not opened here', {
+      kind,
+      viewId: view.id.slice(0, 64),
+    });
+  }
+  return modal;
+}
+
+/** The break-glass modal submitted: files the request for the named senior's approval. */
+export async function onBreakGlassSubmitted(deps: SlackAppDeps, { ack, body, view }: ViewArgs): Promise<void> {
+  try {
+    // A double click on Submit must not file two requests, but a corrected resubmission after a validation error
+    // must go through: Slack keeps the view hash across it, so the submitted values are part of the key.
+    const submitted = createHash('sha256').update(JSON.stringify(view.state.values)).digest('hex').slice(0, 32);
+    if (!(await deps.store.dedupe.firstDelivery(`view:${view.id}:${view.hash}:${submitted}`))) {
+      await ack();
+      return;
+    }
+    const modal = await openedModal(deps, view, body.user.id, 'break-glass');
     if (modal === undefined) {
-      logger.warn('refused a submission of a modal that was not opened here', { kind, viewId: view.id.slice(0, 64) });
+      await ack({ response_action: 'update', view: untrackedModalView() });
+      return;
     }
-    return modal;
-  };
-
-  app.view(BREAK_GLASS_CALLBACK, async ({ ack, body, view }) => {
-    try {
-      // A double click on Submit must not file two requests, but a corrected resubmission after a validation error
-      // must go through: Slack keeps the view hash across it, so the submitted values are part of the key.
-      const submitted = createHash('sha256').update(JSON.stringify(view.state.values)).digest('hex').slice(0, 32);
-      if (!(await deps.store.dedupe.firstDelivery(`view:${view.id}:${view.hash}:${submitted}`))) {
-        await ack();
-        return;
-      }
-      const modal = await openedModal(view, body.user.id, 'break-glass');
-      if (modal === undefined) {
-        await ack({ response_action: 'update', view: untrackedModalView() });
-        return;
-      }
-      const result = await submitBreakGlass(deps, {
-        userId: body.user.id,
-        metadata: view.private_metadata,
-        values: view.state.values,
-        modal,
-      });
-      if (!result.ok) {
-        await ack({ response_action: 'errors', errors: result.errors });
-        return;
-      }
-      await ack();
-      await deps.store.modals.completed(modal.viewId, nowOf(deps));
-      await ephemeral(deps, {
-        channel: modal.channelId,
-        user: body.user.id,
-        text: 'Break-glass request filed. The senior you named gets the approval in the thread; nothing is overridden until they approve.',
-        ...(modal.threadTs === undefined ? {} : { threadTs: modal.threadTs }),
-      });
-    } catch (error) {
-      logger.error('break-glass submission failed', { error: (error as Error).message });
-      await ack({
-        response_action: 'errors',
-        errors: { [BREAK_GLASS_BLOCKS.justification]: 'Could not file the request right now; try again in a minute.' },
-      });
+    const result = await submitBreakGlass(deps, {
+      userId: body.user.id,
+      metadata: view.private_metadata,
+      values: view.state.values,
+      modal,
+    });
+    if (!result.ok) {
+      await ack({ response_action: 'errors', errors: result.errors });
+      return;
     }
-  });
+    await ack();
+    await deps.store.modals.completed(modal.viewId, nowOf(deps));
+    await ephemeral(deps, {
+      channel: modal.channelId,
+      user: body.user.id,
+      text: 'Break-glass request filed. The senior you named gets the approval in the thread; nothing is overridden until they approve.',
+      ...(modal.threadTs === undefined ? {} : { threadTs: modal.threadTs }),
+    });
+  } catch (error) {
+    (deps.logger ?? console).error('break-glass submission failed', { error: (error as Error).message });
+    await ack({
+      response_action: 'errors',
+      errors: { [BREAK_GLASS_BLOCKS.justification]: 'Could not file the request right now; try again in a minute.' },
+    });
+  }
+}
 
-  app.view(REQUEST_CHANGES_CALLBACK, async ({ ack, body, view }) => {
-    try {
-      const meta = RequestChangesMetadataSchema.safeParse(safeJson(view.private_metadata));
-      const note = inputValue(view.state.values, 'note')?.trim() ?? '';
-      const modal = await openedModal(view, body.user.id, 'request-changes');
-      if (modal === undefined) {
-        await ack({ response_action: 'update', view: untrackedModalView() });
-        return;
-      }
-      if (!meta.success || meta.data.a !== modal.approvalId) {
-        await ack({ response_action: 'errors', errors: { note: 'This form is out of date; click the button again.' } });
-        return;
-      }
-      if (note.length < 5) {
-        await ack({ response_action: 'errors', errors: { note: 'Say what should change (at least 5 characters).' } });
-        return;
-      }
-      const result = await decideApproval(deps, {
-        approvalId: meta.data.a,
-        userId: body.user.id,
-        decision: 'request-changes',
-        note,
-        channelId: modal.channelId,
-        ...(modal.messageTs === undefined ? {} : { messageTs: modal.messageTs }),
-      });
-      if (!result.ok) {
-        await ack({ response_action: 'errors', errors: { note: result.message } });
-        return;
-      }
-      await ack();
-      await deps.store.modals.completed(modal.viewId, nowOf(deps));
-    } catch (error) {
-      logger.error('request-changes submission failed', { error: (error as Error).message });
-      await ack({
-        response_action: 'errors',
-        errors: { note: 'Could not send this right now; try again in a minute.' },
-      });
+/** The request-changes modal submitted: decides the approval with the note as what should change. */
+export async function onRequestChangesSubmitted(deps: SlackAppDeps, { ack, body, view }: ViewArgs): Promise<void> {
+  try {
+    const meta = RequestChangesMetadataSchema.safeParse(safeJson(view.private_metadata));
+    const note = inputValue(view.state.values, 'note')?.trim() ?? '';
+    const modal = await openedModal(deps, view, body.user.id, 'request-changes');
+    if (modal === undefined) {
+      await ack({ response_action: 'update', view: untrackedModalView() });
+      return;
     }
-  });
+    if (!meta.success || meta.data.a !== modal.approvalId) {
+      await ack({ response_action: 'errors', errors: { note: 'This form is out of date; click the button again.' } });
+      return;
+    }
+    if (note.length < 5) {
+      await ack({ response_action: 'errors', errors: { note: 'Say what should change (at least 5 characters).' } });
+      return;
+    }
+    const result = await decideApproval(deps, {
+      approvalId: meta.data.a,
+      userId: body.user.id,
+      decision: 'request-changes',
+      note,
+      channelId: modal.channelId,
+      ...(modal.messageTs === undefined ? {} : { messageTs: modal.messageTs }),
+    });
+    if (!result.ok) {
+      await ack({ response_action: 'errors', errors: { note: result.message } });
+      return;
+    }
+    await ack();
+    await deps.store.modals.completed(modal.viewId, nowOf(deps));
+  } catch (error) {
+    (deps.logger ?? console).error('request-changes submission failed', { error: (error as Error).message });
+    await ack({
+      response_action: 'errors',
+      errors: { note: 'Could not send this right now; try again in a minute.' },
+    });
+  }
+}
 
+/**
+ * A submission of a modal no other listener knows. A modal has no channel to post an ephemeral to, so the modal
+ * itself says it is no longer tracked.
+ */
+export async function onUnknownSubmission(deps: SlackAppDeps, { ack, view }: Pick<ViewArgs, 'ack' | 'view'>) {
+  if (KNOWN_CALLBACKS.has(view.callback_id)) return;
+  (deps.logger ?? console).info('modal with an unknown callback id', { callbackId: view.callback_id.slice(0, 64) });
+  await ack({ response_action: 'update', view: untrackedModalView() });
+}
+
+export function registerSubmissions(app: App, deps: SlackAppDeps): void {
+  app.view(BREAK_GLASS_CALLBACK, (args) => onBreakGlassSubmitted(deps, args));
+  app.view(REQUEST_CHANGES_CALLBACK, (args) => onRequestChangesSubmitted(deps, args));
   // Registered last: Bolt runs every matching listener, and only these answer callback ids none of the above knows.
-  // A modal has no channel to post an ephemeral to, so the modal itself says it is no longer tracked.
-  app.view({ type: 'view_submission', callback_id: /[\s\S]*/ }, async ({ ack, view }) => {
-    if (KNOWN_CALLBACKS.has(view.callback_id)) return;
-    logger.info('modal with an unknown callback id', { callbackId: view.callback_id.slice(0, 64) });
-    await ack({ response_action: 'update', view: untrackedModalView() });
-  });
+  app.view({ type: 'view_submission', callback_id: /[\s\S]*/ }, (args) => onUnknownSubmission(deps, args));
   // calmops asks for no close notifications; any that arrive need only an acknowledgement.
   app.view({ type: 'view_closed', callback_id: /[\s\S]*/ }, async ({ ack }) => {
     await ack();

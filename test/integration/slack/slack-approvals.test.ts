@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_IDS, viewProblems } from '../../../local/slack/index.js';
-import { EXPIRED_TEXT } from '../../../src/slack/handlers/actions.js';
+import { EXPIRED_TEXT } from '../../../src/slack/handlers/actions/decide-approval.js';
 import { ungranted } from '../../support/cdk-table-calls.js';
 import {
   blockActionBody,

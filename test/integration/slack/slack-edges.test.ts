@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_IDS } from '../../../local/slack/index.js';
-import { UNKNOWN_ACTION_TEXT } from '../../../src/slack/handlers/actions.js';
+import { UNKNOWN_ACTION_TEXT } from '../../../src/slack/handlers/actions/unknown-button.js';
 import { signSlackRequest } from '../../../src/slack/receiver.js';
 import {
   blockActionBody,
