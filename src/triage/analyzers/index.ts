@@ -5,6 +5,7 @@ import { containerConfigAnalyzer } from './container-config.js';
 import { crashloopAnalyzer } from './crashloop.js';
 import { dependenciesAnalyzer } from './dependencies.js';
 import { dnsAnalyzer } from './dns.js';
+import { egressFirewallAnalyzer } from './egress-firewall.js';
 import { imagePullAnalyzer } from './image-pull.js';
 import { ingressAnalyzer } from './ingress.js';
 import { livenessProbeAnalyzer } from './liveness-probe.js';
@@ -43,6 +44,7 @@ const ALL: readonly Analyzer[] = [
   volumeCapacityAnalyzer,
   addOnsAnalyzer,
   meshTlsAnalyzer,
+  egressFirewallAnalyzer,
 ];
 
 /** Every analyzer by name; templates list these names. */
