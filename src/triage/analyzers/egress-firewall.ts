@@ -153,7 +153,7 @@ export const egressFirewallAnalyzer: Analyzer = {
               for (const firewall of firewalls) {
                 const rules = (firewall.spec?.egress ?? []) as EgressRule[];
                 const decided = decidingRule(rules, target);
-                if (!decided || decided.rule.type !== 'Deny') continue;
+                if (decided?.rule.type !== 'Deny') continue;
                 const client = ownerOf(ctx, pod) ?? podRef(pod);
                 const key = `${firewall.metadata.name}|${client.kind}/${client.name}|${target.ip}:${target.port}`;
                 const seen = blocked.get(key);
