@@ -18,6 +18,7 @@ import { schedulingAnalyzer } from './scheduling.js';
 import { serviceEndpointsAnalyzer } from './service-endpoints.js';
 import { volumeCapacityAnalyzer } from './volume-capacity.js';
 import { volumeMountAnalyzer } from './volume-mount.js';
+import { volumeZoneAnalyzer } from './volume-zone.js';
 import { workloadRolloutAnalyzer } from './workload-rollout.js';
 
 export { runAnalyzers } from '../analysis.js';
@@ -45,6 +46,7 @@ const ALL: readonly Analyzer[] = [
   addOnsAnalyzer,
   meshTlsAnalyzer,
   egressFirewallAnalyzer,
+  volumeZoneAnalyzer,
 ];
 
 /** Every analyzer by name; templates list these names. */
