@@ -3,6 +3,7 @@ import { byCodePoint } from '../../code-point-order.js';
 import type { Analyzer, AnalyzerContext } from '../analyzer.js';
 import type { FindingInput, ResourceRef } from '../findings.js';
 import { scrubText } from '../scrub.js';
+import { blameSolverIssuer } from './acme-solver.js';
 import { ingressVerdict } from './dependencies.js';
 import { canSee, clip, describeEvent, findEvents, formatAge, MINUTE } from './events.js';
 import { inNamespace, isoAge, isPodReady, nameList, ownerOf, podRef, ref } from './pods.js';
@@ -235,6 +236,7 @@ export const ingressAnalyzer: Analyzer = {
         ? clip(scrubText(`controller ${ignored.pod.metadata.name}: ${ignored.entry.quote}`))
         : undefined;
       const cls = className(ing);
+      const before = findings.length;
       let classProblem = false;
       if (cls === undefined && seeClasses) {
         const defaults = classes.filter(isDefaultClass);
@@ -293,6 +295,12 @@ export const ingressAnalyzer: Analyzer = {
           }
         }
       }
+      blameSolverIssuer(
+        ctx,
+        ing,
+        findings.slice(before),
+        classes.map((c) => c.metadata.name).filter((c) => c !== cls),
+      );
       let backendProblem = false;
       for (const b of backends(ing)) {
         const svc = findService(ctx, b.service, namespace);
