@@ -43,6 +43,8 @@ const NAMES = [
   'volume-capacity',
   'add-ons',
   'mesh-tls',
+  'egress-firewall',
+  'volume-zone',
 ];
 
 describe('analyzer registry', () => {
