@@ -4,6 +4,7 @@ import { controlPlaneBlock } from '../kube/admission.js';
 import { describeEvent, findEvents, isRecent } from '../kube/events.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { inNamespace, podRef, ref } from '../kube/pods.js';
+import { parseQuantity } from '../kube/quantity.js';
 import { backingWorkloads, namespaceExists, namespaceWasRead, serviceNamed } from '../kube/reach.js';
 import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
@@ -288,21 +289,38 @@ function blindAutoscalers(ctx: AnalyzerContext, out: FindingInput[]): void {
   }
 }
 
-/** Pods Karpenter cannot provision for because a NodePool's limits are reached. */
+/** Whether a NodePool's provisioned resources (`status.resources`) have reached one of its `spec.limits`. */
+function atLimit(pool: KubeObject | undefined): boolean {
+  const limits = (pool?.spec?.limits ?? {}) as Record<string, unknown>;
+  const used = (pool?.status?.resources ?? {}) as Record<string, unknown>;
+  return Object.entries(limits).some(([k, v]) => {
+    const limit = parseQuantity(v);
+    const inUse = parseQuantity(used[k]);
+    return limit !== undefined && inUse !== undefined && inUse >= limit;
+  });
+}
+
+/**
+ * Pods Karpenter cannot provision for because a NodePool's limits are reached. A NodePool serves every namespace:
+ * a pod of another namespace (its events read cluster-wide, the pod itself unread) counts when the NodePool's own
+ * status shows it at its limit now.
+ */
 function nodePoolLimits(ctx: AnalyzerContext, out: FindingInput[]): void {
   const byPool = new Map<string, { pods: Set<string>; line: string; workloads: Map<string, ResourceRef> }>();
-  for (const e of findEvents(ctx, { kind: 'Pod', namespace: ctx.namespace, message: /exceed limits for nodepool/ })) {
+  for (const e of findEvents(ctx, { kind: 'Pod', message: /exceed limits for nodepool/ })) {
     if (!isRecent(ctx.now, e.last)) continue;
     const pool = /exceed limits for nodepool:? "?([a-z0-9.-]+)"?/.exec(e.message)?.[1];
     if (!pool) continue;
+    const namespace = e.involvedNamespace ?? ctx.namespace;
     const pod = ctx
       .objects('pods')
-      .find((p) => p.metadata.name === e.involvedName && p.metadata.namespace === ctx.namespace);
-    if (pod?.status?.phase !== 'Pending') continue;
+      .find((p) => p.metadata.name === e.involvedName && (p.metadata.namespace ?? ctx.namespace) === namespace);
+    if (pod ? pod.status?.phase !== 'Pending' : namespace === ctx.namespace || !atLimit(named(ctx, 'nodepools', pool)))
+      continue;
     const entry = byPool.get(pool) ?? { pods: new Set(), line: describeEvent(e, ctx.now), workloads: new Map() };
     entry.pods.add(e.involvedName);
-    const w = ownerOf(ctx, pod) ?? podRef(pod);
-    entry.workloads.set(`${w.kind}/${w.name}`, w);
+    const w = pod ? (ownerOf(ctx, pod) ?? podRef(pod)) : ref('Pod', e.involvedName, namespace);
+    entry.workloads.set(`${w.kind}/${w.namespace ?? ''}/${w.name}`, w);
     byPool.set(pool, entry);
   }
   for (const [pool, entry] of byPool) {

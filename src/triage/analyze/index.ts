@@ -5,6 +5,7 @@ import { containerConfigAnalyzer } from './container-config.js';
 import { crashloopAnalyzer } from './crashloop.js';
 import { dependenciesAnalyzer } from './dependencies.js';
 import { dnsAnalyzer } from './dns.js';
+import { egressFirewallAnalyzer } from './egress-firewall.js';
 import { imagePullAnalyzer } from './image-pull.js';
 import { ingressAnalyzer } from './ingress.js';
 import { livenessProbeAnalyzer } from './liveness-probe.js';
@@ -17,6 +18,7 @@ import { schedulingAnalyzer } from './scheduling.js';
 import { serviceEndpointsAnalyzer } from './service-endpoints.js';
 import { volumeCapacityAnalyzer } from './volume-capacity.js';
 import { volumeMountAnalyzer } from './volume-mount.js';
+import { volumeZoneAnalyzer } from './volume-zone.js';
 import { workloadRolloutAnalyzer } from './workload-rollout.js';
 
 export type { ContextInput } from '../gather/context.js';
@@ -43,6 +45,8 @@ const ALL: readonly Analyzer[] = [
   volumeCapacityAnalyzer,
   addOnsAnalyzer,
   meshTlsAnalyzer,
+  egressFirewallAnalyzer,
+  volumeZoneAnalyzer,
 ];
 
 /** Every analyzer by name; templates list these names. */

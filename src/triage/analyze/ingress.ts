@@ -1,9 +1,11 @@
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { blameSolverIssuer } from '../kube/acme-solver.js';
 import { canSee, clip, describeEvent, findEvents, formatAge, MINUTE } from '../kube/events.js';
+import { nameList } from '../kube/evidence-list.js';
 import { ownerOf } from '../kube/pod-owners.js';
-import { inNamespace, isoAge, isPodReady, ref } from '../kube/pods.js';
+import { inNamespace, isoAge, isPodReady, podRef, ref } from '../kube/pods.js';
 import { ingressVerdict } from '../kube/policy-verdicts.js';
 import {
   inWindow,
@@ -66,6 +68,34 @@ function servesClass(cs: readonly ContainerSpec[], cls: string, controller: stri
         /ingress-nginx\/controller/.test(c.image ?? '') &&
         !/--controller-class=/.test(args))
     );
+  });
+}
+
+/**
+ * The controller class an ingress-nginx container answers to: its `--controller-class`, or the default
+ * `k8s.io/ingress-nginx` when the flag is absent. Undefined for other controllers.
+ */
+function nginxControllerClass(c: ContainerSpec): string | undefined {
+  const args = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+  const flag = /--controller-class=(\S+)/.exec(args)?.[1];
+  if (flag) return flag;
+  return /ingress-nginx\/controller/.test(c.image ?? '') ? 'k8s.io/ingress-nginx' : undefined;
+}
+
+/**
+ * Running ingress-nginx pods told to serve a class by name (`--ingress-class=<cls>`) whose `--controller-class` is
+ * not the one the IngressClass names: ingress-nginx keeps only the IngressClasses whose spec.controller equals its
+ * controller class, so it ignores every Ingress of that class.
+ */
+function mismatchedControllers(ctx: AnalyzerContext, cls: string, controller: string): KubeObject[] {
+  return ctx.objects('pods').filter((pod) => {
+    if (pod.status?.phase !== 'Running') return false;
+    const cs = (Array.isArray(pod.spec?.containers) ? pod.spec.containers : []) as ContainerSpec[];
+    return cs.some((c) => {
+      const own = nginxControllerClass(c);
+      const args = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+      return own !== undefined && own !== controller && args.includes(`--ingress-class=${cls}`);
+    });
   });
 }
 
@@ -208,6 +238,7 @@ export const ingressAnalyzer: Analyzer = {
         ? clip(scrubText(`controller ${ignored.pod.metadata.name}: ${ignored.entry.quote}`))
         : undefined;
       const cls = className(ing);
+      const before = findings.length;
       let classProblem = false;
       if (cls === undefined && seeClasses) {
         const defaults = classes.filter(isDefaultClass);
@@ -260,9 +291,18 @@ export const ingressAnalyzer: Analyzer = {
               ['install-ingress-controller', 'set-ingress-class'],
               unserved.owner,
             );
+            const emitted = findings[findings.length - 1];
+            if (emitted && unserved.change) emitted.change = unserved.change;
+            if (emitted && unserved.alternatives) emitted.alternatives = unserved.alternatives;
           }
         }
       }
+      blameSolverIssuer(
+        ctx,
+        ing,
+        findings.slice(before),
+        classes.map((c) => c.metadata.name).filter((c) => c !== cls),
+      );
       let backendProblem = false;
       for (const b of backends(ing)) {
         const svc = findService(ctx, b.service, namespace);
@@ -443,6 +483,8 @@ interface Unserved {
   evidence: string[];
   confidence: number;
   owner?: ResourceRef;
+  change?: string;
+  alternatives?: Array<{ resource: ResourceRef; change: string }>;
 }
 
 /**
@@ -458,9 +500,33 @@ function classWithoutController(
   state: string,
   ignoredLine: string | undefined,
 ): Unserved | undefined {
-  const pods = controllerPods(ctx, cls, controller);
+  const mismatched = mismatchedControllers(ctx, cls, controller);
+  const pods = controllerPods(ctx, cls, controller).filter((p) => !mismatched.includes(p));
   const running = pods.filter((p) => p.status?.phase === 'Running' && isPodReady(p));
   if (running.length > 0) return undefined;
+  const meant = mismatched[0];
+  if (meant) {
+    const owner = ownerOf(ctx, meant) ?? podRef(meant);
+    const own = ((meant.spec?.containers ?? []) as ContainerSpec[]).map(nginxControllerClass).find((c) => c) ?? '';
+    const where = `${owner.kind} ${owner.namespace ? `${owner.namespace}/` : ''}${owner.name}`;
+    return {
+      message: `IngressClass ${cls} names controller ${controller}, but ${where}, which runs with --ingress-class=${cls}, answers to --controller-class=${own}: it ignores IngressClass ${cls}, so Ingress ${ing.metadata.name} never gets an address.`,
+      evidence: [
+        state,
+        `IngressClass ${cls} spec.controller=${controller}; ${where} (pods ${nameList(mismatched.map((p) => p.metadata.name))}) runs with --controller-class=${own} --ingress-class=${cls}`,
+        ...(ignoredLine ? [ignoredLine] : []),
+      ],
+      confidence: 0.9,
+      owner,
+      change: `run ${where} with --controller-class=${controller} (IngressClass spec.controller cannot be changed)`,
+      alternatives: [
+        {
+          resource: ref('IngressClass', cls),
+          change: `recreate IngressClass ${cls} with spec.controller ${own}`,
+        },
+      ],
+    };
+  }
   const workloads = controllerWorkloads(ctx, cls, controller);
   const idle = workloads.filter(runsNothing);
   const siblings = ctx.objects('ingresses').filter((o) => o !== ing && className(o) === cls && hasAddress(o));

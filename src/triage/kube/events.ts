@@ -24,6 +24,8 @@ export interface EventSummary {
   last: Date | undefined;
   involvedKind: string;
   involvedName: string;
+  /** The namespace of the object the event is about (events read cluster-wide span several). */
+  involvedNamespace?: string | undefined;
   fieldPath: string | undefined;
 }
 
@@ -87,7 +89,7 @@ export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSumm
     if (filter.reasons !== undefined && !filter.reasons.includes(reason)) continue;
     const message = messageOf(record);
     if (filter.message !== undefined && !filter.message.test(message)) continue;
-    const key = `${record.kind}\u0000${record.name}\u0000${reason}\u0000${message}`;
+    const key = `${record.kind}\u0000${record.namespace ?? ''}\u0000${record.name}\u0000${reason}\u0000${message}`;
     const first = timeOf(firstMs(record));
     const last = timeOf(lastMs(record));
     const count = countOf(record);
@@ -103,6 +105,7 @@ export function findEvents(ctx: AnalyzerContext, filter: EventFilter): EventSumm
         last,
         involvedKind: record.kind,
         involvedName: record.name,
+        involvedNamespace: record.namespace,
         fieldPath: record.fieldPath,
       });
     } else {

@@ -23,6 +23,8 @@ export const NAMES = [
   'volume-capacity',
   'add-ons',
   'mesh-tls',
+  'egress-firewall',
+  'volume-zone',
 ];
 
 export const NOW = new Date('2025-11-21T12:00:00Z');

@@ -106,6 +106,36 @@ describe('ingress analyzer', () => {
     ];
     expect(run('ingress', served).map((x) => x.code)).not.toContain('INGRESS_CLASS_NO_CONTROLLER');
   });
+
+  it('blames the running controller told to serve a class by name whose --controller-class the class does not name', () => {
+    const running = pod(
+      'edge-controller-6f9-abcde',
+      { 'app.kubernetes.io/component': 'controller' },
+      {
+        namespace: 'ingress-edge',
+        containerName: 'controller',
+        image: 'registry.k8s.io/ingress-nginx/controller:v1.11.3',
+        args: ['/nginx-ingress-controller', '--controller-class=k8s.io/ingress-nginx', '--ingress-class=edge'],
+        owner: 'edge-controller-6f9',
+      },
+    );
+    const objects = [
+      ingressClass('edge', 'example.com/edge'),
+      ingress('catalog', 'edge', 'catalog'),
+      service('catalog', { app: 'catalog' }),
+      endpoints('catalog', ['10.0.0.9']),
+      replicaSet('edge-controller-6f9', 'edge-controller', 'ingress-edge'),
+      running,
+    ];
+    const f = one(run('ingress', objects), 'INGRESS_CLASS_NO_CONTROLLER');
+    expect(f.owner).toEqual({ kind: 'Deployment', name: 'edge-controller', namespace: 'ingress-edge' });
+    expect(f.change).toContain('--controller-class=example.com/edge');
+    expect(f.alternatives?.[0]?.resource).toEqual({ kind: 'IngressClass', name: 'edge' });
+    expect(f.evidence.join('\n')).toContain('runs with --controller-class=k8s.io/ingress-nginx --ingress-class=edge');
+    // The same controller answering to the class's controller serves it: nothing to say.
+    const matching = objects.map((o) => (o.kind === 'IngressClass' ? ingressClass('edge', 'k8s.io/ingress-nginx') : o));
+    expect(run('ingress', matching).map((x) => x.code)).not.toContain('INGRESS_CLASS_NO_CONTROLLER');
+  });
 });
 
 // --- services ---------------------------------------------------------------------------------------------------
