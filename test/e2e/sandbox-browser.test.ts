@@ -1,10 +1,8 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningCalmops, startCalmops } from '../../local/start.js';
-import { launchChromium } from '../support/chromium.js';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useSandboxPage } from '../support/sandbox-page.js';
 
 /**
  * The whole product through the sandbox page in a real browser: `npm start`'s stack (dynalite, the local Step
@@ -18,32 +16,14 @@ const WAIT = 60_000;
 
 const USERS = { requester: 'UREQUESTER', senior: 'USENIOR', engineer: 'UENGINEER' } as const;
 
-let running: RunningCalmops;
-let browser: Browser;
-let page: Page;
-let dataDir: string;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'calmops-sandbox-'));
-  // A generous ack timeout: the first request builds the Slack app, and this machine is shared.
-  running = await startCalmops({ env: {}, dataDir, port: 0, logLevel: 'SILENT', ackTimeoutMs: 30_000 });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  page = await context.newPage();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await running?.close();
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-});
+const sandbox = useSandboxPage();
 
 async function actAs(user: string): Promise<void> {
-  await page.selectOption('#persona', user);
+  await sandbox.page.selectOption('#persona', user);
 }
 
 function thread(): Locator {
-  return page.locator('#thread');
+  return sandbox.page.locator('#thread');
 }
 
 /** A bot message in the open thread, by text it contains. */
@@ -58,19 +38,19 @@ async function pinned(message: Locator): Promise<Locator> {
 }
 
 async function replyInThread(text: string): Promise<void> {
-  await page.fill('#thread-input', text);
-  await page.press('#thread-input', 'Enter');
+  await sandbox.page.fill('#thread-input', text);
+  await sandbox.page.press('#thread-input', 'Enter');
 }
 
 describe('the Slack sandbox in a browser', () => {
   it('runs /triage, approves a handoff, refuses break-glass to the requester and grants it to the senior', async () => {
-    await page.goto(`${running.sandboxUrl}?user=${USERS.requester}&channel=incidents`);
-    await page.waitForSelector('body[data-ready="true"]');
+    await sandbox.page.goto(`${sandbox.running.sandboxUrl}?user=${USERS.requester}&channel=incidents`);
+    await sandbox.page.waitForSelector('body[data-ready="true"]');
 
     // /triage on a demo namespace: the thread root appears in the channel, the envelope in its thread.
-    await page.fill('#composer-input', '/triage crashloop in orders');
-    await page.press('#composer-input', 'Enter');
-    const root = page.locator('#messages .msg', { hasText: 'requested by' }).first();
+    await sandbox.page.fill('#composer-input', '/triage crashloop in orders');
+    await sandbox.page.press('#composer-input', 'Enter');
+    const root = sandbox.page.locator('#messages .msg', { hasText: 'requested by' }).first();
     await root.locator('.thread-link').click({ timeout: WAIT });
     await expect
       .poll(() => thread().locator('.blk-header', { hasText: 'Triage: crashloop-analysis in orders' }).count(), {
@@ -80,8 +60,10 @@ describe('the Slack sandbox in a browser', () => {
     await expect.poll(() => thread().textContent(), { timeout: WAIT }).toContain('CONTAINER_CRASHLOOP_CONFIG_ERROR');
     if (process.env['CALMOPS_UPDATE_DOCS_SCREENSHOT'] === '1') {
       await expect.poll(() => thread().textContent(), { timeout: WAIT }).toContain('operational memory');
-      await page.evaluate(() => document.querySelector('#thread .blk-header')?.scrollIntoView({ block: 'start' }));
-      await page.screenshot({ path: DOCS_SCREENSHOT });
+      await sandbox.page.evaluate(() =>
+        document.querySelector('#thread .blk-header')?.scrollIntoView({ block: 'start' }),
+      );
+      await sandbox.page.screenshot({ path: DOCS_SCREENSHOT });
     }
 
     // An ask-first handoff, asked for in the thread and approved by another engineer.
@@ -96,12 +78,12 @@ describe('the Slack sandbox in a browser', () => {
 
     // Break-glass: the requester fills the modal; naming themselves as approver is refused under the field.
     await actAs(USERS.requester);
-    const modal = page.locator('#modal');
+    const modal = sandbox.page.locator('#modal');
     const openForm = async (approver: string) => {
-      await page.fill('#composer-input', '/triage breakglass');
-      await page.press('#composer-input', 'Enter');
+      await sandbox.page.fill('#composer-input', '/triage breakglass');
+      await sandbox.page.press('#composer-input', 'Enter');
       await modal.waitFor({ state: 'visible', timeout: WAIT });
-      await expect.poll(() => page.locator('#modal-title').textContent()).toBe('Break glass');
+      await expect.poll(() => sandbox.page.locator('#modal-title').textContent()).toBe('Break glass');
       await modal
         .locator('textarea[data-block-id="justification"]')
         .fill('Checkout is down for every customer and the crash loop blocks all orders; waiting costs more.');
@@ -109,13 +91,13 @@ describe('the Slack sandbox in a browser', () => {
       // The form offers the states after the one the session was in when it opened; the session may move on before
       // the submit (GATHERING ends by itself), and TESTING, which takes a person's choice, stays later than it.
       await modal.locator('select[data-block-id="skipToState"]').selectOption('TESTING');
-      await page.click('#modal-submit');
+      await sandbox.page.click('#modal-submit');
     };
     await openForm(USERS.requester);
     const approverError = modal.locator('.blk-input[data-block-id="seniorApprover"] .inp-error');
     await approverError.waitFor({ timeout: WAIT });
     expect(await approverError.textContent()).toMatch(/\S/);
-    await page.click('#modal-cancel');
+    await sandbox.page.click('#modal-cancel');
     await modal.waitFor({ state: 'hidden', timeout: WAIT });
     await openForm(USERS.senior);
     await modal.waitFor({ state: 'hidden', timeout: WAIT });
@@ -125,7 +107,7 @@ describe('the Slack sandbox in a browser', () => {
     await request.getByRole('button', { name: 'Approve override' }).waitFor({ timeout: WAIT });
     const approval = await pinned(request);
     await approval.getByRole('button', { name: 'Approve override' }).click();
-    const refusal = page
+    const refusal = sandbox.page
       .locator('.msg-ephemeral', { hasText: 'Only visible to you' })
       .filter({ hasNotText: 'Triage started' });
     await expect.poll(() => refusal.count(), { timeout: WAIT }).toBeGreaterThan(0);
@@ -139,6 +121,6 @@ describe('the Slack sandbox in a browser', () => {
     await expect.poll(() => thread().textContent(), { timeout: WAIT }).toContain('Override granted');
 
     await mkdir(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'sandbox-flow.png') });
+    await sandbox.page.screenshot({ path: join(ARTIFACTS, 'sandbox-flow.png') });
   });
 });

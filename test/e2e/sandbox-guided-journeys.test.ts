@@ -1,13 +1,11 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { DEMO_NAMESPACES, type DemoNamespace } from '../../local/demo/index.js';
-import { type RunningCalmops, startCalmops } from '../../local/start.js';
 import { type TimelineEvent, TimelineRepository } from '../../src/store/timeline.js';
-import { launchChromium } from '../support/chromium.js';
+import { useSandboxPage } from '../support/sandbox-page.js';
 
 /**
  * The guided diagnosis of every broken demo namespace, in a real browser on the sandbox page: /triage, every prompt
@@ -29,46 +27,24 @@ const BOUNCED = /\bname one\b/i;
 
 const BROKEN = DEMO_NAMESPACES.filter((d) => d.expectedRootCause !== undefined);
 
-let running: RunningCalmops;
-let browser: Browser;
-let page: Page;
-let dataDir: string;
+// The test types faster than a person reads: no minimum time in GATHERING (docs/diagnosis.md).
+const sandbox = useSandboxPage({ env: { CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' }, openAs: USERS.requester });
 let timeline: TimelineRepository;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'calmops-guided-'));
-  // The test types faster than a person reads: no minimum time in GATHERING (docs/diagnosis.md).
-  running = await startCalmops({
-    env: { CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' },
-    dataDir,
-    port: 0,
-    logLevel: 'SILENT',
-    ackTimeoutMs: 30_000,
-  });
-  timeline = new TimelineRepository({ client: running.stack.docClient, tableName: 'calmops' });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  page = await context.newPage();
-  await page.goto(`${running.sandboxUrl}?user=${USERS.requester}&channel=incidents`);
-  await page.waitForSelector('body[data-ready="true"]');
+  timeline = new TimelineRepository({ client: sandbox.running.stack.docClient, tableName: 'calmops' });
   await mkdir(ARTIFACTS, { recursive: true });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await running?.close();
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
 });
 
 // ---------------------------------------------------------------------------------------------------------------
 // The page
 
 async function actAs(user: string): Promise<void> {
-  await page.selectOption('#persona', user);
+  await sandbox.page.selectOption('#persona', user);
 }
 
 function thread(): Locator {
-  return page.locator('#thread');
+  return sandbox.page.locator('#thread');
 }
 
 interface Shown {
@@ -79,7 +55,7 @@ interface Shown {
 
 /** The open thread's replies as the page shows them, oldest first. */
 async function replies(): Promise<Shown[]> {
-  return page.evaluate(() =>
+  return sandbox.page.evaluate(() =>
     Array.from(document.querySelectorAll<HTMLElement>('#thread-messages .thread-divider ~ .msg')).map((node) => ({
       ts: node.dataset['ts'] ?? '',
       bot: node.querySelector('.app-badge') !== null,
@@ -119,8 +95,10 @@ async function pageCaughtUp(): Promise<void> {
   await expect
     .poll(
       async () => {
-        const state = (await (await fetch(`${running.origin}/sandbox/api/state`)).json()) as { version: string };
-        return (await page.evaluate(() => document.body.dataset['version'])) === state.version;
+        const state = (await (await fetch(`${sandbox.running.origin}/sandbox/api/state`)).json()) as {
+          version: string;
+        };
+        return (await sandbox.page.evaluate(() => document.body.dataset['version'])) === state.version;
       },
       { timeout: WAIT },
     )
@@ -131,7 +109,7 @@ async function pageCaughtUp(): Promise<void> {
 // The session, as the store keeps it
 
 async function sessionItem(sessionId: string): Promise<Record<string, unknown>> {
-  const got = await running.stack.docClient.send(
+  const got = await sandbox.running.stack.docClient.send(
     new GetCommand({ TableName: 'calmops', Key: { PK: `SESSION#${sessionId}`, SK: 'META' } }),
   );
   return got.Item ?? {};
@@ -143,7 +121,7 @@ async function stateOf(sessionId: string): Promise<string> {
 
 /** The input wait the execution is parked on, when it waits for the thread. */
 async function inputWait(sessionId: string): Promise<{ waitId: string; claimed: boolean } | undefined> {
-  const got = await running.stack.docClient.send(
+  const got = await sandbox.running.stack.docClient.send(
     new GetCommand({ TableName: 'calmops', Key: { PK: `SESSION#${sessionId}`, SK: 'WAIT' } }),
   );
   if (got.Item === undefined) return undefined;
@@ -161,7 +139,7 @@ async function stateChanges(sessionId: string): Promise<{ hop: string; reason: s
 async function declineHandoffs(): Promise<void> {
   const proposals = thread()
     .locator('.msg', { hasText: /Shall I consult/ })
-    .filter({ has: page.getByRole('button', { name: 'No, thanks' }) });
+    .filter({ has: sandbox.page.getByRole('button', { name: 'No, thanks' }) });
   for (const proposal of await proposals.all()) {
     await proposal.getByRole('button', { name: 'No, thanks' }).click();
   }
@@ -196,8 +174,8 @@ interface Journey {
 async function say(journey: Journey, text: string): Promise<Shown[]> {
   const before = new Set((await replies()).map((r) => r.ts));
   const wait = await inputWait(journey.sessionId);
-  await page.fill('#thread-input', text);
-  await page.press('#thread-input', 'Enter');
+  await sandbox.page.fill('#thread-input', text);
+  await sandbox.page.press('#thread-input', 'Enter');
   await expect
     .poll(async () => (await replies()).some((r) => !r.bot && !before.has(r.ts)), {
       timeout: WAIT,
@@ -243,10 +221,10 @@ function suggestionsOf(envelopeText: string): string[] {
 
 async function openTriage(demo: DemoNamespace): Promise<Journey> {
   await actAs(USERS.requester);
-  const roots = page.locator('#messages .msg', { hasText: 'requested by' });
+  const roots = sandbox.page.locator('#messages .msg', { hasText: 'requested by' });
   const before = new Set(await roots.evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset['ts'])));
-  await page.fill('#composer-input', demo.try);
-  await page.press('#composer-input', 'Enter');
+  await sandbox.page.fill('#composer-input', demo.try);
+  await sandbox.page.press('#composer-input', 'Enter');
   let rootTs: string | undefined;
   await expect
     .poll(
@@ -258,7 +236,7 @@ async function openTriage(demo: DemoNamespace): Promise<Journey> {
       { timeout: WAIT },
     )
     .toBe(true);
-  await page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`).click({ timeout: WAIT });
+  await sandbox.page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`).click({ timeout: WAIT });
   const envelope = await waitForReply(new RegExp(`Triage: \\S+ in ${demo.namespace}\\b`));
   const sessionId = /Session (\w{26})/.exec(envelope.text)?.[1];
   expect(sessionId, envelope.text).toBeDefined();
@@ -283,8 +261,8 @@ async function askForPlan(journey: Journey): Promise<{ seen: Set<string>; at: st
   expect(await observe(journey)).toBe('TESTING');
   const seen = new Set((await replies()).map((r) => r.ts));
   const at = new Date().toISOString();
-  await page.fill('#thread-input', 'confirmed');
-  await page.press('#thread-input', 'Enter');
+  await sandbox.page.fill('#thread-input', 'confirmed');
+  await sandbox.page.press('#thread-input', 'Enter');
   return { seen, at };
 }
 
@@ -308,11 +286,11 @@ async function reviewedBySenior(journey: Journey): Promise<ApprovedPlan> {
   const dropped = firstSteps.at(-1) as ShownStep;
   await actAs(USERS.senior);
   await firstPlan.getByRole('button', { name: 'Request changes' }).click();
-  const modal = page.locator('#modal');
+  const modal = sandbox.page.locator('#modal');
   await modal.waitFor({ state: 'visible', timeout: WAIT });
-  await expect.poll(() => page.locator('#modal-title').textContent()).toBe('Request changes');
+  await expect.poll(() => sandbox.page.locator('#modal-title').textContent()).toBe('Request changes');
   await modal.locator('textarea[data-block-id="note"]').fill(`Drop step ${dropped.number}.`);
-  await page.click('#modal-submit');
+  await sandbox.page.click('#modal-submit');
   await modal.waitFor({ state: 'hidden', timeout: WAIT });
   const revised = await waitForReply(/Remediation plan for review \(revision 1\)/, asked.seen);
   const revisedPlan = shown(revised.ts);
@@ -356,7 +334,7 @@ async function approvedWithoutReview(journey: Journey): Promise<ApprovedPlan> {
 
 describe('guided journeys through the broken demo namespaces in a browser', () => {
   it('offers exactly the broken namespaces in the demo panel', async () => {
-    const rows = page.locator('#sidebar-demo [data-demo-namespace]');
+    const rows = sandbox.page.locator('#sidebar-demo [data-demo-namespace]');
     await expect.poll(() => rows.count(), { timeout: WAIT }).toBe(DEMO_NAMESPACES.length);
     const broken = await rows.evaluateAll((nodes) =>
       nodes
@@ -461,7 +439,7 @@ describe('guided journeys through the broken demo namespaces in a browser', () =
       expect((events[resolving] as TimelineEvent).at >= approved.askedAt).toBe(true);
       expect(events.filter((e) => e.type.startsWith('panic'))).toEqual([]);
 
-      await page.screenshot({ path: join(ARTIFACTS, `sandbox-guided-${demo.namespace}.png`) });
+      await sandbox.page.screenshot({ path: join(ARTIFACTS, `sandbox-guided-${demo.namespace}.png`) });
     });
   }
 });

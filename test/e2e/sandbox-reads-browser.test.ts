@@ -1,11 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { DEMO_NAMESPACES } from '../../local/demo/index.js';
-import { type RunningCalmops, startCalmops } from '../../local/start.js';
-import { launchChromium } from '../support/chromium.js';
+import { useSandboxPage } from '../support/sandbox-page.js';
 
 /**
  * Typed reads in a real browser: in every broken demo namespace, each SAFE next action of the envelope, typed
@@ -16,40 +12,18 @@ import { launchChromium } from '../support/chromium.js';
 const WAIT = 60_000;
 const REQUESTER = 'UREQUESTER';
 
-let running: RunningCalmops;
-let browser: Browser;
-let page: Page;
-let dataDir: string;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'calmops-reads-browser-'));
-  running = await startCalmops({
-    env: { CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' },
-    dataDir,
-    port: 0,
-    logLevel: 'SILENT',
-    ackTimeoutMs: 30_000,
-  });
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await running?.close();
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-});
+const sandbox = useSandboxPage({ env: { CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' } });
 
 function thread(): Locator {
-  return page.locator('#thread');
+  return sandbox.page.locator('#thread');
 }
 
 async function openTriage(command: string): Promise<void> {
-  await page.goto(`${running.sandboxUrl}?user=${REQUESTER}&channel=incidents`);
-  await page.waitForSelector('body[data-ready="true"]');
-  await page.fill('#composer-input', command);
-  await page.press('#composer-input', 'Enter');
-  const root = page.locator('.msg', { hasText: command.replace(/^\/triage /, '') }).last();
+  await sandbox.page.goto(`${sandbox.running.sandboxUrl}?user=${REQUESTER}&channel=incidents`);
+  await sandbox.page.waitForSelector('body[data-ready="true"]');
+  await sandbox.page.fill('#composer-input', command);
+  await sandbox.page.press('#composer-input', 'Enter');
+  const root = sandbox.page.locator('.msg', { hasText: command.replace(/^\/triage /, '') }).last();
   await root.locator('.thread-link').click({ timeout: WAIT });
   await expect.poll(() => thread().textContent(), { timeout: WAIT }).toMatch(/Next actions|SAFE/);
 }
@@ -70,8 +44,8 @@ describe('typed reads in the sandbox, in a browser', () => {
       expect(reads.length).toBeGreaterThan(0);
       for (const read of reads) {
         const before = await thread().locator('.msg').count();
-        await page.fill('#thread-input', read);
-        await page.press('#thread-input', 'Enter');
+        await sandbox.page.fill('#thread-input', read);
+        await sandbox.page.press('#thread-input', 'Enter');
         await expect
           .poll(
             async () => {
@@ -89,8 +63,8 @@ describe('typed reads in the sandbox, in a browser', () => {
 
   it('shows a long answer as its first lines and the whole text as a file in the thread', async () => {
     await openTriage(DEMO_NAMESPACES.find((d) => d.namespace === 'payments')?.try ?? '/triage payments');
-    await page.fill('#thread-input', 'kubectl describe nodes');
-    await page.press('#thread-input', 'Enter');
+    await sandbox.page.fill('#thread-input', 'kubectl describe nodes');
+    await sandbox.page.press('#thread-input', 'Enter');
     await expect.poll(() => thread().textContent(), { timeout: WAIT }).toMatch(/first \d+ of \d+ lines/);
     const file = thread().locator('.msg-file').last();
     await expect.poll(() => file.count(), { timeout: WAIT }).toBe(1);

@@ -1,11 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { DEMO_NAMESPACES, type DemoNamespace } from '../../local/demo/index.js';
-import { type RunningCalmops, startCalmops } from '../../local/start.js';
-import { launchChromium } from '../support/chromium.js';
+import { useSandboxPage } from '../support/sandbox-page.js';
 
 /**
  * A specialist handoff in every demo namespace, in a real browser on the sandbox page: calmops proposes a specialist
@@ -24,31 +20,7 @@ const SPECIALIST: Readonly<Record<string, string>> = {
   wiki: 'compute',
 };
 
-let running: RunningCalmops;
-let browser: Browser;
-let page: Page;
-let dataDir: string;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'calmops-specialists-'));
-  running = await startCalmops({
-    env: { CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' },
-    dataDir,
-    port: 0,
-    logLevel: 'SILENT',
-    ackTimeoutMs: 30_000,
-  });
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-  await page.goto(`${running.sandboxUrl}?user=${USERS.requester}&channel=incidents`);
-  await page.waitForSelector('body[data-ready="true"]');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await running?.close();
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-});
+const sandbox = useSandboxPage({ env: { CALMOPS_MIN_TIME_IN_STATE_SECONDS: '0' }, openAs: USERS.requester });
 
 interface Shown {
   ts: string;
@@ -57,7 +29,7 @@ interface Shown {
 }
 
 async function replies(): Promise<Shown[]> {
-  return page.evaluate(() =>
+  return sandbox.page.evaluate(() =>
     Array.from(document.querySelectorAll<HTMLElement>('#thread-messages .thread-divider ~ .msg')).map((node) => ({
       ts: node.dataset['ts'] ?? '',
       bot: node.querySelector('.app-badge') !== null,
@@ -86,22 +58,22 @@ async function waitForReply(pattern: RegExp, seen: ReadonlySet<string> = new Set
 }
 
 function shown(ts: string): Locator {
-  return page.locator(`#thread .msg[data-ts="${ts}"]`);
+  return sandbox.page.locator(`#thread .msg[data-ts="${ts}"]`);
 }
 
 async function say(text: string): Promise<Set<string>> {
   const before = new Set((await replies()).map((r) => r.ts));
-  await page.fill('#thread-input', text);
-  await page.press('#thread-input', 'Enter');
+  await sandbox.page.fill('#thread-input', text);
+  await sandbox.page.press('#thread-input', 'Enter');
   return before;
 }
 
 async function openTriage(demo: DemoNamespace): Promise<Shown> {
-  await page.selectOption('#persona', USERS.requester);
-  const roots = page.locator('#messages .msg', { hasText: 'requested by' });
+  await sandbox.page.selectOption('#persona', USERS.requester);
+  const roots = sandbox.page.locator('#messages .msg', { hasText: 'requested by' });
   const before = new Set(await roots.evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset['ts'])));
-  await page.fill('#composer-input', demo.try);
-  await page.press('#composer-input', 'Enter');
+  await sandbox.page.fill('#composer-input', demo.try);
+  await sandbox.page.press('#composer-input', 'Enter');
   let rootTs: string | undefined;
   await expect
     .poll(
@@ -113,7 +85,7 @@ async function openTriage(demo: DemoNamespace): Promise<Shown> {
       { timeout: WAIT },
     )
     .toBe(true);
-  await page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`).click({ timeout: WAIT });
+  await sandbox.page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`).click({ timeout: WAIT });
   const envelope = await waitForReply(new RegExp(`Triage: \\S+ in ${demo.namespace}\\b`));
   // The memory search follows the envelope; after it the session waits for the thread.
   await waitForReply(/similar incident|No similar incident|past incident/i);
@@ -137,10 +109,10 @@ describe('a specialist handoff in every demo namespace', () => {
     await waitForReply(/already proposed above/, again);
 
     const seen = new Set((await replies()).map((r) => r.ts));
-    await page.selectOption('#persona', USERS.engineer);
+    await sandbox.page.selectOption('#persona', USERS.engineer);
     await shown(proposal.ts).getByRole('button', { name: 'Yes, consult' }).click();
     const report = await waitForReply(/Findings report/, seen);
-    await page.selectOption('#persona', USERS.requester);
+    await sandbox.page.selectOption('#persona', USERS.requester);
 
     // Something the envelope did not have: a new finding, or a check the specialist ruled out.
     const lines = report.text.split(/(?=•)|(?=✅)|(?=:white_check_mark:)/).map((l) => l.trim());

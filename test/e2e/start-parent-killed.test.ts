@@ -68,7 +68,9 @@ describe('npm start when its parent is killed', () => {
       expect(running(child)).toBe(true);
 
       process.kill(parent.pid ?? 0, 'SIGKILL');
-      await until('the orphaned server to stop', () => !running(child), 30_000);
+      // A guard against a hang, sized for a shared machine running two suites at once: noticing the parent is gone
+      // takes half a second, stopping the stack up to its own ten-second deadline, and a busy machine stretches both.
+      await until('the orphaned server to stop', () => !running(child), 120_000);
 
       const next = await spawnCalmops({ dataDir, port, signingSecret: 'orphan-test-signing-secret-3c9d' });
       pids.push(next.pid);
