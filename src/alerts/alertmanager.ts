@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ID_MAX } from '../limits.js';
 import type { AlertGroup, NormalizedAlert } from './group.js';
 import { safeLink } from './safe-link.js';
 
@@ -23,7 +24,7 @@ export const AlertmanagerAlertSchema = z.object({
   startsAt: Timestamp,
   endsAt: Timestamp,
   generatorURL: z.string(),
-  fingerprint: z.string().min(1).max(64),
+  fingerprint: z.string().min(1).max(ID_MAX),
 });
 export type AlertmanagerAlert = z.infer<typeof AlertmanagerAlertSchema>;
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { NOTE_MAX } from '../limits.js';
 import type { LogPort } from '../logging/port.js';
 import { escapeText } from '../mrkdwn/escape.js';
 import { checkIntent, checkNamespace, type Policy } from '../policy/channel-policy.js';
@@ -121,7 +122,7 @@ export function sessionText(alert: NormalizedAlert): string {
     .filter((p): p is string => p !== undefined && p !== '')
     .join(' ');
   const text = words === '' ? alert.name : `${alert.name}: ${words}`;
-  return redactText(text.replace(/\s+/g, ' ')).slice(0, 2000);
+  return redactText(text.replace(/\s+/g, ' ')).slice(0, NOTE_MAX);
 }
 
 /** What makes two notifications the same one: status, and each alert's identity, state and times. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Code, isKubeLabel, isKubeName, KUBE_NAME_MAX, NoteText, SlackId } from '../limits.js';
 
 /**
  * The remediation plan contract. A plan is the only artifact calmops synthesizes; it is guarded before any review
@@ -11,21 +12,6 @@ export const PLAN_VERSION = '1';
 export const FORBIDDEN_PLAN_KEYS = ['version', 'actions', 'commands', 'tasks', 'outputs'] as const;
 
 const kebab = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be kebab-case');
-
-/** A Kubernetes object name (RFC 1123 subdomain): what kubectl will accept, and nothing a shell would act on. */
-const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const KUBE_NAME_MAX = 253;
-/** A namespace is an RFC 1123 label. */
-const KUBE_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const KUBE_LABEL_MAX = 63;
-
-export function isKubernetesName(name: string): boolean {
-  return name.length <= KUBE_NAME_MAX && KUBE_NAME.test(name);
-}
-
-export function isNamespaceName(name: string): boolean {
-  return name.length <= KUBE_LABEL_MAX && KUBE_LABEL.test(name);
-}
 
 /**
  * The guard's words for a name kubectl would refuse. The synthesizer reads them back on its one regeneration
@@ -44,15 +30,15 @@ export function rejectedNames(errors: readonly string[]): Set<string> {
   return names;
 }
 
-const kubeName = z.string().refine(isKubernetesName, { error: (issue) => invalidNameMessage(String(issue.input)) });
+const kubeName = z.string().refine(isKubeName, { error: (issue) => invalidNameMessage(String(issue.input)) });
 const namespaceName = z
   .string()
-  .refine(isNamespaceName, { error: (issue) => `"${String(issue.input).slice(0, 100)}" is not a valid namespace` });
+  .refine(isKubeLabel, { error: (issue) => `"${String(issue.input).slice(0, 100)}" is not a valid namespace` });
 
 /** An object a step reads or changes, named as the cluster names it. */
 export const PlanTargetSchema = z
   .object({
-    kind: z.string().min(1).max(64),
+    kind: Code,
     name: kubeName,
     namespace: namespaceName.optional(),
   })
@@ -98,7 +84,7 @@ export const PlanStepSchema = z
     }
     const text = `${step.command}\n${step.rollback ?? ''}`;
     (step.targets ?? []).forEach((target, index) => {
-      if (isKubernetesName(target.name) && !text.includes(target.name)) {
+      if (isKubeName(target.name) && !text.includes(target.name)) {
         ctx.addIssue({
           code: 'custom',
           path: ['targets', index, 'name'],
@@ -204,8 +190,8 @@ export type PlanAlternative = z.infer<typeof PlanAlternativeSchema>;
 export const PlanRevisionSchema = z
   .object({
     number: z.number().int().min(1),
-    note: z.string().min(1).max(2000),
-    requestedBy: z.string().min(1).max(64).optional(),
+    note: NoteText.min(1),
+    requestedBy: SlackId.optional(),
     applied: z.array(z.string().min(1).max(500)).max(20),
     question: z.string().min(1).max(1000).optional(),
     /** Names a reviewer's edit used that the names rule refused (invalid, or neither existing nor created). */

@@ -1,7 +1,8 @@
 import type { KubeObject } from '../cluster/types.js';
+import { clipLine } from '../limits.js';
 import { parseDependencyFailure } from '../triage/analyzers/dependencies.js';
 import { matchesMap, matchesSelector } from '../triage/analyzers/selectors.js';
-import { clip, isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
+import { isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -101,7 +102,7 @@ export const unreadyPodLogs: SpecialistAnalyzer = {
         related: [...f.pods.map((p) => refOf(p, 'Pod')), ...(service ? [refOf(service, 'Service')] : [])],
         message: `${plural(f.pods.length, 'unready pod')} of ${workload ? `${workload.kind} ${workload.name}` : ctx.namespace} cannot reach ${what} (${how}); ${where}.`,
         evidence: [
-          `log of ${f.pods.map((p) => p.metadata.name).join(', ')}: ${clip(f.lines.at(-1) ?? '', 240)} (${plural(f.lines.length, 'line')} like it)`,
+          `log of ${f.pods.map((p) => p.metadata.name).join(', ')}: ${clipLine(f.lines.at(-1) ?? '', 240)} (${plural(f.lines.length, 'line')} like it)`,
         ],
         confidence: 0.9,
         analyzer: this.id,
@@ -113,7 +114,7 @@ export const unreadyPodLogs: SpecialistAnalyzer = {
       findings,
       `application logs of ${plural(Math.min(unready.length, MAX_UNREADY), 'unready pod')}`,
       findings.length > 0
-        ? findings.map((f) => clip(f.message, 160)).join('; ')
+        ? findings.map((f) => clipLine(f.message, 160)).join('; ')
         : `no failed connection or lookup in the logs of ${names(quiet)}`,
     );
   },
@@ -285,7 +286,7 @@ export const routerLogs: SpecialistAnalyzer = {
             outcome: errors.length > 0 ? 'found' : 'ruled-out',
             detail:
               errors.length > 0
-                ? `${plural(errors.length, 'error line')}, latest: ${clip(errors.at(-1) ?? '', 200)}`
+                ? `${plural(errors.length, 'error line')}, latest: ${clipLine(errors.at(-1) ?? '', 200)}`
                 : `${plural(mine.length, 'line')} for these hosts, none an error`,
           },
         ],

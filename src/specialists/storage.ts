@@ -1,6 +1,7 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
+import { clipLine } from '../limits.js';
 import { parseQuantity } from '../triage/analyzers/quantity.js';
-import { clip, names, plural, refOf, withCheck } from './objects.js';
+import { names, plural, refOf, withCheck } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -101,9 +102,9 @@ export const volumeAttachments: SpecialistAnalyzer = {
           { kind: 'PersistentVolume', name: String(va.spec?.source?.persistentVolumeName) },
           { kind: 'Node', name: String(va.spec?.nodeName) },
         ],
-        message: `Volume ${va.spec?.source?.persistentVolumeName} is not attached to node ${va.spec?.nodeName}${error ? `: ${clip(String(error), 200)}` : ''}`,
+        message: `Volume ${va.spec?.source?.persistentVolumeName} is not attached to node ${va.spec?.nodeName}${error ? `: ${clipLine(String(error), 200)}` : ''}`,
         evidence: [
-          `VolumeAttachment ${va.metadata.name}: attached=${String(va.status?.attached ?? false)}${error ? `, ${clip(String(error), 200)}` : ''}`,
+          `VolumeAttachment ${va.metadata.name}: attached=${String(va.status?.attached ?? false)}${error ? `, ${clipLine(String(error), 200)}` : ''}`,
         ],
         confidence: 0.85,
         analyzer: this.id,
@@ -230,8 +231,8 @@ export const provisionerLogs: SpecialistAnalyzer = {
           severity: 'high',
           resource: refOf(pod, 'Pod'),
           related: pvcs.filter((p) => last.includes(p.metadata.name)).map((p) => refOf(p, 'PersistentVolumeClaim')),
-          message: `${c.name} in ${pod.metadata.namespace}/${pod.metadata.name} reports for ${ctx.namespace}: ${clip(last, 240)}`,
-          evidence: lines.slice(-2).map((l) => clip(l, 240)),
+          message: `${c.name} in ${pod.metadata.namespace}/${pod.metadata.name} reports for ${ctx.namespace}: ${clipLine(last, 240)}`,
+          evidence: lines.slice(-2).map((l) => clipLine(l, 240)),
           confidence: 0.8,
           analyzer: this.id,
           explains: true,

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { BREAK_GLASS_LIMITS } from '../diagnosis/break-glass.js';
+import { RecordId, SessionId, SUMMARY_MAX } from '../limits.js';
 import { escapeText } from '../mrkdwn/escape.js';
 import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
@@ -7,14 +8,7 @@ import { ApprovalAlreadyExistsError } from '../store/errors.js';
 import { breakGlassApprovalView } from '../views/break-glass.js';
 import type { ThreadMessage } from '../views/limits.js';
 import { planReviewView, postmortemReviewView } from '../views/plan.js';
-import {
-  approvalIdFor,
-  decidersOf,
-  NoEligibleApproverError,
-  postToSession,
-  SessionIdSchema,
-  StepInputError,
-} from './common.js';
+import { approvalIdFor, decidersOf, NoEligibleApproverError, postToSession, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
 import { tryDeliver } from './wait-delivery.js';
@@ -27,7 +21,7 @@ import { tryDeliver } from './wait-delivery.js';
 
 const Base = {
   step: z.literal('await'),
-  sessionId: SessionIdSchema,
+  sessionId: SessionId,
   taskToken: z.string().min(1).max(2048),
   executionArn: z.string().optional(),
   approvalTimeoutSeconds: z.number().int().min(1).optional(),
@@ -45,10 +39,10 @@ export const AwaitPayloadSchema = z.discriminatedUnion('kind', [
   z.object({
     ...Base,
     kind: z.literal('break-glass'),
-    requestId: z.string().min(1).max(64),
+    requestId: RecordId,
     approver: z.string().optional(),
   }),
-  z.object({ ...Base, kind: z.literal('postmortem'), planId: z.string(), requestId: z.string().min(1).max(64) }),
+  z.object({ ...Base, kind: z.literal('postmortem'), planId: z.string(), requestId: RecordId }),
 ]);
 export type AwaitPayload = z.infer<typeof AwaitPayloadSchema>;
 
@@ -139,7 +133,7 @@ export async function runAwait(deps: WorkflowDeps, payload: AwaitPayload): Promi
         allowedDeciders: deciders,
         requester: session.requester,
         expiresAt,
-        summary: plan?.summary.slice(0, 2000) ?? 'Remediation plan',
+        summary: plan?.summary.slice(0, SUMMARY_MAX) ?? 'Remediation plan',
         data: { ...facts, planId: payload.planId, channelId: session.channelId, threadTs: session.threadTs },
       });
       const message: ThreadMessage = plan

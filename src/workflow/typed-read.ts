@@ -5,6 +5,7 @@ import { applyPipeline } from '../diagnosis/commands/pipeline.js';
 import { extractCommandLines, normalizeSlackText } from '../diagnosis/commands/slack-text.js';
 import { parseTypedRead, type TypedRead } from '../kubectl/parse.js';
 import { runKubectl } from '../kubectl/run.js';
+import { clip, SUMMARY_MAX } from '../limits.js';
 import { redactText } from '../redact/index.js';
 import { checkReadScope, type ReadScope, type ScopeDecision } from './read-scope.js';
 
@@ -111,7 +112,7 @@ export function planTypedRead(line: string, options: PlanOptions): TypedReadPlan
     ...(namespaced && !read.allNamespaces ? { namespace } : {}),
     ...(read.labelSelector ? { labelSelector: read.labelSelector.slice(0, 500) } : {}),
     ...(read.fieldSelector ? { fieldSelector: read.fieldSelector.slice(0, 500) } : {}),
-    command: read.command.slice(0, 2000),
+    command: read.command.slice(0, SUMMARY_MAX),
   };
   return { kind: 'read', read, spec };
 }
@@ -185,7 +186,7 @@ export function replyLines(text: string): { lines: string[]; total: number } {
   const lines: string[] = [];
   let size = 0;
   for (const line of all) {
-    const clipped = line.length > 400 ? `${line.slice(0, 399)}…` : line;
+    const clipped = clip(line, 400);
     if (lines.length >= REPLY_LINES || size + clipped.length + 1 > REPLY_CHARS) break;
     lines.push(clipped);
     size += clipped.length + 1;

@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import * as z from 'zod';
+import { ID_MAX, isStoredId, KUBE_LABEL_PATTERN, NOTE_MAX, RecordId, SUMMARY_MAX } from '../../limits.js';
 import { escapeText } from '../../mrkdwn/escape.js';
 import {
   checkApproval,
@@ -56,10 +57,10 @@ export function isKnownAction(actionId: string): boolean {
   );
 }
 
-const HypothesisValueSchema = z.object({ s: z.string().min(1).max(64), h: z.string().min(1).max(64) });
+const HypothesisValueSchema = z.object({ s: z.string().min(1).max(ID_MAX), h: RecordId });
 const NamespaceValueSchema = z.object({
-  s: z.string().min(1).max(64),
-  n: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/),
+  s: z.string().min(1).max(ID_MAX),
+  n: z.string().regex(KUBE_LABEL_PATTERN),
 });
 
 interface ClickContext {
@@ -111,7 +112,7 @@ function isExpired(approval: ApprovalRecord, now: Date): boolean {
 }
 
 async function loadDecidable(deps: SlackAppDeps, approvalId: string, now: Date): Promise<Loaded> {
-  const approval = /^[A-Za-z0-9._:-]{1,64}$/.test(approvalId) ? await deps.store.approvals.get(approvalId) : undefined;
+  const approval = isStoredId(approvalId) ? await deps.store.approvals.get(approvalId) : undefined;
   if (approval === undefined) return { ok: false, message: 'This approval no longer exists; nothing was changed.' };
   if (isExpired(approval, now)) return { ok: false, message: EXPIRED_TEXT };
   if (approval.status !== 'pending') {
@@ -167,7 +168,7 @@ async function repeatedDecision(
   input: { approvalId: string; userId: string; decision: ApprovalOutcome['decision'] },
   now: Date,
 ): Promise<ApprovalRecord | undefined> {
-  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(input.approvalId)) return undefined;
+  if (!isStoredId(input.approvalId)) return undefined;
   const approval = await deps.store.approvals.get(input.approvalId);
   if (approval === undefined || approval.status === 'pending') return undefined;
   if (approval.token === undefined && !viaInbox(approval)) return undefined;
@@ -249,10 +250,10 @@ export async function decideApproval(
         input.userId,
         now,
         input.decision === 'request-changes'
-          ? { reason: `request-changes${input.note === undefined ? '' : `: ${input.note}`}`.slice(0, 2000) }
+          ? { reason: `request-changes${input.note === undefined ? '' : `: ${input.note}`}`.slice(0, NOTE_MAX) }
           : input.note === undefined
             ? {}
-            : { reason: input.note.slice(0, 2000) },
+            : { reason: input.note.slice(0, NOTE_MAX) },
       );
   } catch (error) {
     if (error instanceof ApprovalExpiredError) return { ok: false, message: EXPIRED_TEXT };
@@ -301,7 +302,7 @@ export async function decideApproval(
         actor: input.userId,
         summary: `${approval.kind} ${input.decision}${input.note === undefined ? '' : `: ${input.note}`}`.slice(
           0,
-          2000,
+          SUMMARY_MAX,
         ),
         data: { approvalId: approval.id, kind: approval.kind, decision: input.decision },
       })
@@ -369,7 +370,7 @@ export function registerActions(app: App, deps: SlackAppDeps): void {
 
   /** The session a button acts on, when it exists and the click came from its channel; otherwise says why not. */
   const inChannelSession = async (click: ClickContext, sessionId: string, action: string) => {
-    const session = /^[A-Za-z0-9._:-]{1,64}$/.test(sessionId) ? await deps.store.sessions.get(sessionId) : undefined;
+    const session = isStoredId(sessionId) ? await deps.store.sessions.get(sessionId) : undefined;
     if (session === undefined) {
       await tell(deps, click, 'This session no longer exists.');
       return undefined;

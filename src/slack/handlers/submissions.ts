@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { App, ViewOutput } from '@slack/bolt';
 import * as z from 'zod';
 import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
+import { RecordId, SUMMARY_MAX } from '../../limits.js';
 import { seniorsOf } from '../../policy/channel-policy.js';
 import type { ModalRecord } from '../../store/modals.js';
 import {
@@ -16,12 +17,12 @@ import { decideApproval } from './actions.js';
 import { auditRefusal, ephemeral, nowOf } from './common.js';
 
 const BreakGlassMetadataSchema = z.object({
-  s: z.string().min(1).max(64),
+  s: RecordId,
   c: z.string().min(1),
   t: z.string().optional(),
 });
 const RequestChangesMetadataSchema = z.object({
-  a: z.string().min(1).max(64),
+  a: RecordId,
   c: z.string().optional(),
   m: z.string().optional(),
 });
@@ -103,7 +104,7 @@ export async function submitBreakGlass(
       summary:
         `Break glass to ${request.skipToState} for ${request.timeLimitMinutes} min: ${request.justification}`.slice(
           0,
-          2000,
+          SUMMARY_MAX,
         ),
       data: {
         phase: 'requested',
@@ -127,7 +128,7 @@ export async function submitBreakGlass(
       summary:
         `Break glass to ${request.skipToState} for ${request.timeLimitMinutes} min${request.change ? ` to run ${request.change}` : ''}`.slice(
           0,
-          2000,
+          SUMMARY_MAX,
         ),
       data: {
         requestId: approval.id,

@@ -5,6 +5,7 @@ import { createClusterReader, type KubeClusterReader } from '../../cluster/reade
 import { scopeReader } from '../../cluster/scoped-reader.js';
 import { ClusterReadError, type ClusterReader, ReadOnlyViolationError } from '../../cluster/types.js';
 import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
+import { Code, KUBE_NAME_MAX, KubeName, NoteText, SessionId } from '../../limits.js';
 import { runSpecialist, type SpecialistCheck } from '../../specialists/index.js';
 import { ANALYZERS } from '../../triage/analyzers/index.js';
 import { runTriage, type TriageLogger } from '../../triage/engine.js';
@@ -70,8 +71,8 @@ async function clusterReader(deps: ClusterDeps, cluster: string): Promise<Cluste
 const Scope = z.array(z.string().regex(SCOPE_ENTRY)).max(50);
 
 const Where = {
-  sessionId: z.string().min(1).max(64),
-  namespace: z.string().min(1).max(253),
+  sessionId: SessionId,
+  namespace: KubeName,
   cluster: z.string().min(1).max(128),
   scope: Scope,
 };
@@ -80,20 +81,20 @@ export const TriagePayloadSchema = z.object({
   step: z.literal('triage'),
   ...Where,
   /** Empty while the session has none: the triage locates it from the words and the cluster. */
-  namespace: z.string().max(253),
-  intent: z.string().min(1).max(64),
-  text: z.string().max(2000).optional(),
+  namespace: z.string().max(KUBE_NAME_MAX),
+  intent: Code,
+  text: NoteText.optional(),
 });
 export const SpecialistPayloadSchema = z.object({ step: z.literal('specialist'), ...Where, domain: DomainSchema });
 export const ReadPayloadSchema = z.object({
   step: z.literal('read'),
-  sessionId: z.string().min(1).max(64),
+  sessionId: SessionId,
   scope: Scope,
   request: ReadSpecSchema.extend({ cluster: z.string().min(1).max(128) }),
 });
 export const TestPayloadSchema = z.object({
   step: z.literal('test'),
-  sessionId: z.string().min(1).max(64),
+  sessionId: SessionId,
   scope: Scope,
   hypothesis: z.object({
     id: z.string(),

@@ -1,6 +1,7 @@
 import { type ReadSpec, ReadSpecSchema } from '../../../cluster/read-spec.js';
 import { breakGlassAudit } from '../../../diagnosis/break-glass.js';
 import { describeHold, walkTo } from '../../../diagnosis/transitions.js';
+import { clip } from '../../../limits.js';
 import { breakGlassEvent, panicSignalEvent } from '../../../memory/metrics.js';
 import { escapeText } from '../../../mrkdwn/escape.js';
 import { withStepDone } from '../../../review/plan-progress.js';
@@ -67,7 +68,6 @@ const none = (reason: string): RouteResult => ({ action: 'none', reason });
  * bound; whatever still does not fit (a name longer than Kubernetes allows) is said in the thread, not sent.
  */
 export function fitReadSpec(spec: ReadSpec): { ok: true; spec: ReadSpec } | { ok: false; reason: string } {
-  const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
   const parsed = ReadSpecSchema.safeParse({ ...spec, title: clip(spec.title, 300) });
   if (parsed.success) return { ok: true, spec: parsed.data };
   const issue = parsed.error.issues[0];
