@@ -19,7 +19,7 @@ const ID_CHARS = '[A-Za-z0-9._:-]';
  * An id that may stand inside a DynamoDB key or an execution name: letters, digits and `. _ : -` (`#` separates key
  * parts). Session, approval and break-glass request ids are all of this form.
  */
-export const ID_PATTERN = new RegExp(`^${ID_CHARS}{1,${ID_MAX}}$`);
+const ID_PATTERN = new RegExp(`^${ID_CHARS}{1,${ID_MAX}}$`);
 
 /** Whether a value taken from a button or a command can be an id calmops stored, before the store is asked. */
 export function isStoredId(value: string): boolean {
@@ -56,9 +56,6 @@ export const Code = z.string().min(1).max(ID_MAX);
 
 /** The longest Kubernetes object name (an RFC 1123 subdomain). */
 export const KUBE_NAME_MAX = 253;
-
-/** The longest namespace name, and the longest container or cluster name (an RFC 1123 label). */
-export const KUBE_LABEL_MAX = 63;
 
 /** An RFC 1123 label, its length included: a namespace, and a cluster name in the channel policy. */
 export const KUBE_LABEL_PATTERN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -99,9 +96,6 @@ export const SummaryText = z.string().max(SUMMARY_MAX);
 
 /** Evidence strings kept per finding (docs/analyzers.md: compact and clean). */
 export const EVIDENCE_PER_FINDING = 5;
-
-/** The longest evidence string of a finding. */
-export const EVIDENCE_TEXT_MAX = 300;
 
 /** Specialist handoffs one session may ask for; the next request is answered with the limit. */
 export const MAX_HANDOFFS = 3;

@@ -22,7 +22,7 @@ import { alertNotStartedView, alertOverflowView, alertResolvedView, alertRootVie
  * diagnosis runs in the workflow.
  */
 
-export interface AlertPoster {
+interface AlertPoster {
   post(channelId: string, threadTs: string | undefined, message: ThreadMessage): Promise<{ ts: string }>;
 }
 
@@ -84,7 +84,7 @@ const RETRY_AFTER_SECONDS = 5;
  */
 const OPENING_LEASE_SECONDS = 15;
 /** Well above an ordinary burst (a few dozen groups after a node or a zone goes down). */
-export const DEFAULT_MAX_OPEN_ALERT_SESSIONS = 150;
+const DEFAULT_MAX_OPEN_ALERT_SESSIONS = 150;
 
 /**
  * Lists a group in its source's overflow thread in the channel, opening that thread once (a claim on a group of its
@@ -117,7 +117,7 @@ async function overflow(
 }
 
 /** The alert's own words, as the session's request text: what locating a namespace and breaking ties read. */
-export function sessionText(alert: NormalizedAlert): string {
+function sessionText(alert: NormalizedAlert): string {
   const words = [alert.annotations['summary'], alert.annotations['description'] ?? alert.annotations['message']]
     .filter((p): p is string => p !== undefined && p !== '')
     .join(' ');

@@ -22,7 +22,7 @@ export interface Progress {
   end(): void;
 }
 
-export function progressEnabled(io: CliIo): boolean {
+function progressEnabled(io: CliIo): boolean {
   return io.tty?.stderr === true && io.env['TERM'] !== 'dumb';
 }
 

@@ -49,7 +49,7 @@ const ALLOWED_PARAMS = new Set([
   'includeObject',
 ]);
 /** Where `kubectl top` reads: the Metrics API's group and version. */
-export const METRICS_PREFIX = '/apis/metrics.k8s.io/v1beta1';
+const METRICS_PREFIX = '/apis/metrics.k8s.io/v1beta1';
 const KIND_SET: ReadonlySet<string> = new Set(READABLE_KINDS);
 
 // Label selector grammar: keys (with optional prefix/), values, = == != , ! in notin ( ) and spaces.
@@ -315,7 +315,7 @@ export interface ReadScope {
  * The cluster's own namespaces and the common controllers': read only where a scope names them (by name or by a
  * pattern other than `*`), never because a scope says "every namespace".
  */
-export const PLATFORM_NAMESPACES: readonly string[] = [
+const PLATFORM_NAMESPACES: readonly string[] = [
   'kube-*',
   'openshift',
   'openshift-*',

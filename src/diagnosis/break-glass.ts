@@ -18,7 +18,7 @@ export const BREAK_GLASS_LIMITS = {
   reviewDueDays: 5,
 } as const;
 
-export const BREAK_GLASS_FIELDS = [
+const BREAK_GLASS_FIELDS = [
   'sessionId',
   'requester',
   'justification',
@@ -27,7 +27,7 @@ export const BREAK_GLASS_FIELDS = [
   'skipToState',
   'change',
 ] as const;
-export type BreakGlassField = (typeof BREAK_GLASS_FIELDS)[number];
+type BreakGlassField = (typeof BREAK_GLASS_FIELDS)[number];
 export type BreakGlassFieldErrors = Partial<Record<BreakGlassField, string[]>>;
 
 export class BreakGlassValidationError extends Error {
@@ -244,7 +244,7 @@ export function effectiveState(
     : state;
 }
 
-export const BREAK_GLASS_AUDIT_EVENTS = [
+const BREAK_GLASS_AUDIT_EVENTS = [
   'requested',
   'rejected',
   'granted',

@@ -15,7 +15,7 @@ import { describeResource } from './resource-text.js';
 export type IncidentFacts = Pick<TriageEnvelope, 'findings' | 'rootCause' | 'evidence' | 'routing'>;
 
 /** A read aimed at one object or kind, in the session's terms (canonical plural kinds). */
-export interface ReadTarget {
+interface ReadTarget {
   verb: 'get' | 'list' | 'logs' | 'events';
   kind: string;
   name?: string;
@@ -115,7 +115,7 @@ function kindOf(request: UserRequest, text: string): string | undefined {
 }
 
 /** One line per finding: what it is, on what, and its most telling piece of evidence. */
-export function factLine(f: Finding): string {
+function factLine(f: Finding): string {
   const evidence = f.evidence[0] ? ` — ${f.evidence[0]}` : '';
   return clipped(`${f.code} on ${describeResource(f.resource)}: ${f.message}${evidence}`);
 }

@@ -1249,24 +1249,6 @@ function describeGeneric(object: KubeObject, events: Json[], now: Date): string 
   return w.text();
 }
 
-/** The kinds with a describer of their own in kubectl; others print generically, as kubectl prints a custom resource. */
-export const DESCRIBED_KINDS: readonly ResourceKind[] = [
-  'pods',
-  'nodes',
-  'deployments',
-  'replicasets',
-  'statefulsets',
-  'services',
-  'endpoints',
-  'persistentvolumeclaims',
-  'persistentvolumes',
-  'ingresses',
-  'jobs',
-  'horizontalpodautoscalers',
-  'storageclasses',
-  'routes',
-];
-
 /** Describes one object as kubectl does. */
 export async function describeObject(ctx: DescribeContext, kind: ResourceKind, object: KubeObject): Promise<string> {
   switch (kind) {

@@ -42,8 +42,8 @@ export interface McpServerContext {
   templates?: TemplateRegistry;
 }
 
-export const INTENTS_URI = 'calmops://intents';
-export const ENVELOPE_SCHEMA_URI = 'calmops://schemas/triage-envelope.json';
+const INTENTS_URI = 'calmops://intents';
+const ENVELOPE_SCHEMA_URI = 'calmops://schemas/triage-envelope.json';
 
 /** Every tool only reads the cluster; none changes it, so a client may run them without asking each time. */
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };

@@ -16,7 +16,7 @@ import { SUMMARY_MAX } from '../limits.js';
  * them. The event builders below define the timeline entries the metrics read, so writer and reader agree.
  */
 
-export const METRIC_EVENTS = {
+const METRIC_EVENTS = {
   panicSignal: 'panic.signal',
   memoryMatchUsed: 'memory.match-used',
   fixValidated: 'fix.validated',

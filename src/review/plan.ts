@@ -9,7 +9,7 @@ import { Code, isKubeLabel, isKubeName, KUBE_NAME_MAX, NoteText, SlackId } from 
 export const PLAN_VERSION = '1';
 
 /** Keys from looser plan shapes that must never be accepted: they hide steps from the review rubric. */
-export const FORBIDDEN_PLAN_KEYS = ['version', 'actions', 'commands', 'tasks', 'outputs'] as const;
+const FORBIDDEN_PLAN_KEYS = ['version', 'actions', 'commands', 'tasks', 'outputs'] as const;
 
 const kebab = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be kebab-case');
 
@@ -36,7 +36,7 @@ const namespaceName = z
   .refine(isKubeLabel, { error: (issue) => `"${String(issue.input).slice(0, 100)}" is not a valid namespace` });
 
 /** An object a step reads or changes, named as the cluster names it. */
-export const PlanTargetSchema = z
+const PlanTargetSchema = z
   .object({
     kind: Code,
     name: kubeName,
@@ -48,7 +48,7 @@ export type PlanTarget = z.infer<typeof PlanTargetSchema>;
 /** A template placeholder left in a command means the plan was never filled in. */
 const UNRENDERED = /\{\{\s*[\w.]+\s*\}\}/;
 
-export const PlanStepSchema = z
+const PlanStepSchema = z
   .object({
     id: kebab,
     description: z.string().min(1),
@@ -177,7 +177,7 @@ const StepListSchema = z
   });
 
 /** Another way to fix the same fault; a reviewer's note can choose it. */
-export const PlanAlternativeSchema = z
+const PlanAlternativeSchema = z
   .object({
     id: kebab,
     summary: z.string().min(1),
@@ -187,7 +187,7 @@ export const PlanAlternativeSchema = z
 export type PlanAlternative = z.infer<typeof PlanAlternativeSchema>;
 
 /** What a revision changed on a reviewer's request, or the question it asks when the note could not be applied. */
-export const PlanRevisionSchema = z
+const PlanRevisionSchema = z
   .object({
     number: z.number().int().min(1),
     note: NoteText.min(1),
@@ -199,7 +199,7 @@ export const PlanRevisionSchema = z
   })
   .strict();
 
-export const RemediationPlanSchema = z
+const RemediationPlanSchema = z
   .object({
     plan_version: z.literal(PLAN_VERSION),
     name: kebab,

@@ -30,7 +30,7 @@ export const GRAMMAR_LIMITS = {
   maxNoteLength: 500,
 } as const;
 
-export type TriageCommand =
+type TriageCommand =
   | { kind: 'help' }
   | { kind: 'intents' }
   | { kind: 'list' }
@@ -54,7 +54,7 @@ export interface StartCommand {
   suggestions: IntentSuggestion[];
 }
 
-export const GRAMMAR_PROBLEM_CODES = [
+const GRAMMAR_PROBLEM_CODES = [
   'empty',
   'too-long',
   'control-characters',
@@ -65,9 +65,9 @@ export const GRAMMAR_PROBLEM_CODES = [
   'unknown-intent',
   'bad-session-id',
 ] as const;
-export type GrammarProblemCode = (typeof GRAMMAR_PROBLEM_CODES)[number];
+type GrammarProblemCode = (typeof GRAMMAR_PROBLEM_CODES)[number];
 
-export interface GrammarProblem {
+interface GrammarProblem {
   code: GrammarProblemCode;
   /** One or two sentences for the person who typed the command (Slack mrkdwn). */
   message: string;

@@ -7,7 +7,7 @@ import type { KubeObject, ResourceKind } from '../cluster/types.js';
  * a real cluster's. Priority-1 columns appear only with `-o wide`.
  */
 
-export interface ColumnDefinition {
+interface ColumnDefinition {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
   format: string;

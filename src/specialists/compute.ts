@@ -17,7 +17,7 @@ async function pods(ctx: SpecialistContext): Promise<KubeObject[]> {
   return ctx.reads.list({ kind: 'pods', namespace: ctx.namespace, maxItems: 200 });
 }
 
-export const previousLogs: SpecialistAnalyzer = {
+const previousLogs: SpecialistAnalyzer = {
   id: 'previous-logs',
   domains: ['compute'],
   async run(ctx) {
@@ -184,7 +184,7 @@ function diff(older: TemplateView, newer: TemplateView): string[] {
   return out;
 }
 
-export const rolloutHistory: SpecialistAnalyzer = {
+const rolloutHistory: SpecialistAnalyzer = {
   id: 'rollout-history',
   domains: ['compute'],
   async run(ctx) {
@@ -232,7 +232,7 @@ export const rolloutHistory: SpecialistAnalyzer = {
   },
 };
 
-export const limitsFit: SpecialistAnalyzer = {
+const limitsFit: SpecialistAnalyzer = {
   id: 'limits',
   domains: ['compute'],
   async run(ctx) {

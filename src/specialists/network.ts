@@ -3,7 +3,7 @@ import { clipLine } from '../limits.js';
 import { parseDependencyFailure } from '../triage/analyzers/dependencies.js';
 import { matchesMap, matchesSelector } from '../triage/analyzers/selectors.js';
 import { isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
-import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
+import type { SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
  * The network and platform specialist: what the unready pods' own logs say they cannot reach, both directions of
@@ -137,7 +137,7 @@ function allowsDns(policy: KubeObject): boolean {
   );
 }
 
-export const networkPolicies: SpecialistAnalyzer = {
+const networkPolicies: SpecialistAnalyzer = {
   id: 'network-policies',
   domains: ['networking', 'platform'],
   async run(ctx) {
@@ -190,7 +190,7 @@ export const networkPolicies: SpecialistAnalyzer = {
   },
 };
 
-export const clusterDns: SpecialistAnalyzer = {
+const clusterDns: SpecialistAnalyzer = {
   id: 'dns',
   domains: ['networking', 'platform'],
   async run(ctx) {
@@ -230,7 +230,7 @@ export const clusterDns: SpecialistAnalyzer = {
   },
 };
 
-export const routerLogs: SpecialistAnalyzer = {
+const routerLogs: SpecialistAnalyzer = {
   id: 'router-logs',
   domains: ['networking', 'platform'],
   async run(ctx) {
@@ -306,7 +306,7 @@ export const routerLogs: SpecialistAnalyzer = {
   },
 };
 
-export const endpointsPerPort: SpecialistAnalyzer = {
+const endpointsPerPort: SpecialistAnalyzer = {
   id: 'endpoints-per-port',
   domains: ['networking', 'platform'],
   async run(ctx) {
@@ -359,5 +359,3 @@ export const NETWORK_ANALYZERS: readonly SpecialistAnalyzer[] = [
   routerLogs,
   endpointsPerPort,
 ];
-
-export type { AnalyzerResult };

@@ -15,7 +15,7 @@ async function claims(ctx: SpecialistContext): Promise<KubeObject[]> {
   return ctx.reads.list({ kind: 'persistentvolumeclaims', namespace: ctx.namespace, maxItems: 200 });
 }
 
-export const classesAndCapacity: SpecialistAnalyzer = {
+const classesAndCapacity: SpecialistAnalyzer = {
   id: 'classes-and-capacity',
   domains: ['storage'],
   async run(ctx) {
@@ -68,7 +68,7 @@ export const classesAndCapacity: SpecialistAnalyzer = {
   },
 };
 
-export const volumeAttachments: SpecialistAnalyzer = {
+const volumeAttachments: SpecialistAnalyzer = {
   id: 'volume-attachments',
   domains: ['storage'],
   async run(ctx) {
@@ -133,7 +133,7 @@ function zonesOf(pv: KubeObject): string[] {
   );
 }
 
-export const volumeTopology: SpecialistAnalyzer = {
+const volumeTopology: SpecialistAnalyzer = {
   id: 'volume-topology',
   domains: ['storage'],
   async run(ctx) {
@@ -183,7 +183,7 @@ export const volumeTopology: SpecialistAnalyzer = {
 /** CSI controllers run their sidecars under these container names. */
 const SIDECARS = /^(csi-provisioner|csi-attacher|external-provisioner|provisioner)$/;
 
-export const provisionerLogs: SpecialistAnalyzer = {
+const provisionerLogs: SpecialistAnalyzer = {
   id: 'provisioner-logs',
   domains: ['storage'],
   async run(ctx) {

@@ -46,7 +46,7 @@ export class MemoryNotFoundError extends StoreError {
   }
 }
 
-export const ResolutionStepSchema = z.object({
+const ResolutionStepSchema = z.object({
   command: SummaryText.min(1),
   description: z.string().max(1000).optional(),
   rollback: SummaryText.optional(),
@@ -82,11 +82,11 @@ const IncidentFieldsSchema = z.object({
     .optional(),
 });
 export type IncidentValidation = NonNullable<z.infer<typeof IncidentFieldsSchema>['validation']>;
-export const NewIncidentSchema = IncidentFieldsSchema.strict();
+const NewIncidentSchema = IncidentFieldsSchema.strict();
 export type NewIncident = z.input<typeof NewIncidentSchema>;
 
 /** A stored incident as read back; key attributes are stripped. */
-export const StoredIncidentSchema = IncidentFieldsSchema.extend({
+const StoredIncidentSchema = IncidentFieldsSchema.extend({
   id: KeyPart,
   tokens: z.array(z.string()),
 });

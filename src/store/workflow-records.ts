@@ -14,7 +14,7 @@ import { ResourceRefSchema } from '../triage/findings.js';
  * writes them, each by one conditional put.
  */
 
-export const HypothesisSchema = z.object({
+const HypothesisSchema = z.object({
   id: z.string().max(ID_MAX),
   rank: z.number().int().min(1),
   code: z.string().max(ID_MAX),

@@ -16,13 +16,13 @@ export const BREAK_GLASS_BLOCKS = {
 } as const;
 export const INPUT_ACTION = 'value';
 
-export interface BreakGlassMetadata {
+interface BreakGlassMetadata {
   s: string;
   c: string;
   t?: string;
 }
 
-export interface RequestChangesMetadata {
+interface RequestChangesMetadata {
   a: string;
   c?: string;
   m?: string;

@@ -33,7 +33,7 @@ export const StartSessionInputSchema = z.object({
 export type StartSessionInput = z.input<typeof StartSessionInputSchema>;
 
 /** What a button in the thread asks of the session, delivered with the click. */
-export const ThreadActionSchema = z.discriminatedUnion('type', [
+const ThreadActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hypothesis'), hypothesisId: RecordId }),
   z.object({ type: z.literal('resolved') }),
   z.object({ type: z.literal('break-glass'), requestId: RecordId }),
@@ -60,7 +60,7 @@ export const DeliverInputSchema = z.object({
 export type DeliverInput = z.input<typeof DeliverInputSchema>;
 
 /** A human decision on an approval, as the Slack function sends it to the approval's waiting task. */
-export const ApprovalOutcomeSchema = z.object({
+const ApprovalOutcomeSchema = z.object({
   decision: z.enum(['approve', 'deny', 'request-changes']),
   userId: SlackId,
   note: NoteText.optional(),

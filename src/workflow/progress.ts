@@ -15,7 +15,7 @@ import { recordEvent } from './events.js';
  * `advance` in src/diagnosis/transitions.ts; this module only stores what it decided.
  */
 
-export interface Transition {
+interface Transition {
   from: DiagnosticState;
   to: DiagnosticState;
   cause: string;
@@ -123,7 +123,7 @@ export async function forcePanicState(deps: WorkflowDeps, sessionId: string, rea
 }
 
 /** The session item's summary of the workflow: what status views and metrics read. */
-export async function syncSession(
+async function syncSession(
   deps: WorkflowDeps,
   sessionId: string,
   workflow: WorkflowRecord,

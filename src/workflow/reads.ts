@@ -25,7 +25,7 @@ import { planTypedRead, replyLines, runPlannedRead } from './typed-read.js';
  * lines, never raw objects).
  */
 
-export const MAX_RESULT_LINES = 30;
+const MAX_RESULT_LINES = 30;
 const MAX_LINE = 220;
 
 export interface ReadResult {
@@ -204,7 +204,7 @@ function readLine(line: string): string {
 }
 
 /** One line per object, with the fields an on-call engineer looks at first. */
-export function describeObject(obj: KubeObject): string {
+function describeObject(obj: KubeObject): string {
   const name = obj.metadata.name;
   const kind = canonicalKind(obj.kind ?? '');
   switch (kind) {
@@ -299,7 +299,7 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
         ...base,
         outcome: 'ok',
         summary: `${current}${lines.length} log line(s)${lines.length > MAX_RESULT_LINES ? `, last ${MAX_RESULT_LINES} shown` : ''}`,
-        lines: lines.slice(-MAX_RESULT_LINES).map(clip),
+        lines: lines.slice(-MAX_RESULT_LINES).map(readLine),
       };
     }
     if (spec.verb === 'events') {

@@ -177,8 +177,8 @@ export async function answerTypedRead(
 }
 
 /** A thread reply holds this many characters of an answer; the rest goes into the attached file. */
-export const REPLY_CHARS = 2600;
-export const REPLY_LINES = 40;
+const REPLY_CHARS = 2600;
+const REPLY_LINES = 40;
 
 /** The first lines of an answer that fit a reply, and how many lines it has in all. */
 export function replyLines(text: string): { lines: string[]; total: number } {

@@ -6,7 +6,7 @@ import { locate } from '../prerequisites.mjs';
  * Debian's Chromium (`npx playwright install` cannot run here), or the one CHROMIUM_PATH names: found as the
  * prerequisites check finds it (test/prerequisites.mjs).
  */
-export const CHROMIUM = locate('chromium') ?? process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const CHROMIUM = locate('chromium') ?? process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 /** Headless Chromium as the browser tests drive it, quiet: no first-run pages, updates or background traffic. */
 export async function launchChromium(): Promise<Browser> {

@@ -26,7 +26,7 @@ import type { SlackAppDeps } from '../deps.js';
 import { approvalFacts, auditRefusal, ephemeral, nowOf } from './common.js';
 import { inSessionChannel, OUTSIDE_CHANNEL_TEXT, openRecordedModal, outsideChannelRefusal } from './session-scope.js';
 
-export const ACTIONS = {
+const ACTIONS = {
   approve: 'approval_approve',
   deny: 'approval_deny',
   requestChanges: 'approval_request_changes',
@@ -51,7 +51,7 @@ export const UNKNOWN_ACTION_TEXT =
   'This button belongs to a message calmops no longer tracks; nothing was changed. The session thread has the current buttons.';
 
 /** Every action id calmops puts on a button; anything else is answered with UNKNOWN_ACTION_TEXT. */
-export function isKnownAction(actionId: string): boolean {
+function isKnownAction(actionId: string): boolean {
   return Object.values(ACTIONS).some((known) =>
     typeof known === 'string' ? known === actionId : known.test(actionId),
   );

@@ -23,7 +23,7 @@ interface MessageLike {
 /** Subtypes that are still a person writing in the thread; every other subtype (edits, joins, bots) is ignored. */
 const HUMAN_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
 
-export function isFromBot(event: MessageLike): boolean {
+function isFromBot(event: MessageLike): boolean {
   return event.bot_id !== undefined || event.subtype === 'bot_message';
 }
 

@@ -30,7 +30,7 @@ const RequestChangesMetadataSchema = z.object({
 type Values = ViewOutput['state']['values'];
 
 /** The submitted value of an input block, whatever its element type. */
-export function inputValue(values: Values, blockId: string): string | undefined {
+function inputValue(values: Values, blockId: string): string | undefined {
   const element = values[blockId]?.[INPUT_ACTION] as
     | { value?: string | null; selected_user?: string | null; selected_option?: { value?: string } | null }
     | undefined;
@@ -44,7 +44,7 @@ type Errors = Record<string, string>;
  * Validates a break-glass request from the modal and, when valid, stores it as a `break-glass` approval for the
  * named senior and hands it to the session; the override itself waits for the senior's click.
  */
-export async function submitBreakGlass(
+async function submitBreakGlass(
   deps: SlackAppDeps,
   input: { userId: string; metadata: string; values: Values; modal: ModalRecord },
 ): Promise<{ ok: true; requestId: string } | { ok: false; errors: Errors }> {

@@ -21,7 +21,7 @@ import { type ReadResult, runRead } from '../reads.js';
  * and return compact results; this side has no table and no state machine access, only the read-only kubeconfig.
  */
 
-export class UnknownClusterError extends Error {
+class UnknownClusterError extends Error {
   override readonly name = 'UnknownClusterError';
 }
 
@@ -77,7 +77,7 @@ const Where = {
   scope: Scope,
 };
 
-export const TriagePayloadSchema = z.object({
+const TriagePayloadSchema = z.object({
   step: z.literal('triage'),
   ...Where,
   /** Empty while the session has none: the triage locates it from the words and the cluster. */
@@ -85,14 +85,14 @@ export const TriagePayloadSchema = z.object({
   intent: Code,
   text: NoteText.optional(),
 });
-export const SpecialistPayloadSchema = z.object({ step: z.literal('specialist'), ...Where, domain: DomainSchema });
-export const ReadPayloadSchema = z.object({
+const SpecialistPayloadSchema = z.object({ step: z.literal('specialist'), ...Where, domain: DomainSchema });
+const ReadPayloadSchema = z.object({
   step: z.literal('read'),
   sessionId: SessionId,
   scope: Scope,
   request: ReadSpecSchema.extend({ cluster: z.string().min(1).max(128) }),
 });
-export const TestPayloadSchema = z.object({
+const TestPayloadSchema = z.object({
   step: z.literal('test'),
   sessionId: SessionId,
   scope: Scope,
@@ -112,7 +112,7 @@ export const ClusterPayloadSchema = z.discriminatedUnion('step', [
 ]);
 export type ClusterPayload = z.infer<typeof ClusterPayloadSchema>;
 
-export interface CompactFinding {
+interface CompactFinding {
   code: string;
   domain: Finding['domain'];
   severity: Finding['severity'];
@@ -125,7 +125,7 @@ export interface CompactFinding {
 }
 
 /** A triage that could not tell where to look: what the thread shows so that a person can say. */
-export interface UnlocatedResult {
+interface UnlocatedResult {
   unlocated: {
     reason: 'ambiguous' | 'not-found';
     message: string;

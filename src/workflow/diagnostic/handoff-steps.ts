@@ -26,7 +26,7 @@ export const ProposeHandoffPayload = z.object({
 });
 
 /** The approval a proposal is decided through; the inbox, not a task token, carries the decision back. */
-export const HANDOFF_DELIVERY = 'inbox';
+const HANDOFF_DELIVERY = 'inbox';
 
 export async function proposeHandoff(deps: WorkflowDeps, p: z.infer<typeof ProposeHandoffPayload>) {
   const session = await deps.store.sessions.getRequired(p.sessionId);

@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { groupFindings } from '../../diagnosis/blackboard.js';
 import type { EvidenceItem } from '../../diagnosis/evidence.js';
 import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../diagnosis/evidence-sources.js';
-import { STATE_MACHINE } from '../../diagnosis/state-machine.js';
 import { EVIDENCE_PER_FINDING, ID_MAX, MAX_HANDOFFS, SessionId, SUMMARY_MAX } from '../../limits.js';
 import { resolutionFromSession } from '../../memory/resolution.js';
 import type { RemediationPlan } from '../../review/plan.js';
@@ -531,8 +530,4 @@ export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMem
     },
   });
   return { memoryId };
-}
-
-export function stateGuidance(state: keyof typeof STATE_MACHINE): string {
-  return STATE_MACHINE[state].guidance;
 }

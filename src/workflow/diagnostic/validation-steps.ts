@@ -24,7 +24,7 @@ export const ValidateFixPayload = z.object({
   envelope: z.unknown(),
 });
 
-export type FixValidationOutcome = 'validated' | 'still-present' | 'incomplete';
+type FixValidationOutcome = 'validated' | 'still-present' | 'incomplete';
 
 export interface ValidateFixResult {
   passed: boolean;

@@ -76,7 +76,7 @@ export interface DecideContext {
 }
 
 /** How a request is remembered for the panic detector: what calmops proposed that it followed. */
-export interface Followed {
+interface Followed {
   guided: boolean;
   /** The approved plan's step, when the request was one (in order or not). */
   planStep?: PlanStepMatch;
@@ -264,7 +264,7 @@ function followedOf(
 }
 
 /** The requests the panic detector has seen, as stored. */
-export function recordedRequests(workflow: WorkflowRecord): RecordedRequest[] {
+function recordedRequests(workflow: WorkflowRecord): RecordedRequest[] {
   return workflow.recentRequests.map((r) => ({
     request: r.request as unknown as UserRequest,
     at: r.at,
