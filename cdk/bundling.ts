@@ -38,7 +38,7 @@ export const OMITTED_PACKAGES = [
  */
 export const OMITTED_MODULE = './cdk/omitted-module.cjs';
 
-export const LAMBDA_BUNDLE = {
+const LAMBDA_BUNDLE = {
   target: 'node24',
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,

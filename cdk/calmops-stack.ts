@@ -76,7 +76,7 @@ export const NO_ALARM_DESTINATION_WARNING =
 const LAMBDA_ENV_LIMIT = 4096;
 
 /** The largest SSM parameter value (advanced tier; the intelligent tier picks standard up to 4 KB). */
-export const POLICY_PARAMETER_LIMIT = 8192;
+const POLICY_PARAMETER_LIMIT = 8192;
 
 /** The interface endpoint each VPC endpoint setting stands for. */
 const ENDPOINT_SERVICES: Record<VpcEndpointService, InterfaceVpcEndpointAwsService> = {
@@ -689,11 +689,11 @@ export class CalmopsStack extends Stack {
   }
 }
 
-export class EnvironmentTooLargeError extends Error {
+class EnvironmentTooLargeError extends Error {
   override readonly name = 'EnvironmentTooLargeError';
 }
 
-export class PolicyTooLargeError extends Error {
+class PolicyTooLargeError extends Error {
   override readonly name = 'PolicyTooLargeError';
 }
 
@@ -702,7 +702,7 @@ export class PolicyTooLargeError extends Error {
  * names) are counted at 128 bytes each, more than any of them resolves to; the house defaults add under 200 and the
  * Parameters and Secrets extension's settings under 400.
  */
-export function checkEnvironmentSize(what: string, env: Record<string, string>): void {
+function checkEnvironmentSize(what: string, env: Record<string, string>): void {
   let bytes = 600;
   for (const [key, value] of Object.entries(env)) {
     bytes += key.length + Buffer.byteLength(value.replace(/\$\{Token\[[^\]]+\]\}/g, 'x'.repeat(128)));

@@ -13,10 +13,10 @@ import { POLICY_MAX_AGE_SECONDS } from '../src/policy/policy-source.js';
  * token or kubeconfig is picked up without a redeploy.
  */
 
-export const PARAMETERS_EXTENSION_VERSION = ParamsAndSecretsVersions.V1_0_103;
+const PARAMETERS_EXTENSION_VERSION = ParamsAndSecretsVersions.V1_0_103;
 
-export const PARAMETER_TTL = Duration.seconds(POLICY_MAX_AGE_SECONDS);
-export const SECRET_TTL = Duration.minutes(5);
+const PARAMETER_TTL = Duration.seconds(POLICY_MAX_AGE_SECONDS);
+const SECRET_TTL = Duration.minutes(5);
 
 export function parametersExtensionLayer(): ParamsAndSecretsLayerVersion {
   return ParamsAndSecretsLayerVersion.fromVersion(PARAMETERS_EXTENSION_VERSION, {

@@ -40,7 +40,7 @@ const idList = (pattern: RegExp, what: string) =>
     );
 
 /** Interface endpoints the stack may create for the cluster reader in a VPC. */
-export const VPC_ENDPOINT_SERVICES = ['secretsmanager', 'sts', 'logs'] as const;
+const VPC_ENDPOINT_SERVICES = ['secretsmanager', 'sts', 'logs'] as const;
 export type VpcEndpointService = (typeof VPC_ENDPOINT_SERVICES)[number];
 /** What the cluster reader itself calls: Secrets Manager, for its kubeconfigs (EKS tokens are signed in-process). */
 export const DEFAULT_VPC_ENDPOINTS: readonly VpcEndpointService[] = ['secretsmanager'];
@@ -58,7 +58,7 @@ const endpointList = z
     ]),
   );
 
-export const SettingsSchema = z.object({
+const SettingsSchema = z.object({
   /** The CloudFormation stack name; also the prefix of the secret and state machine names. */
   stackName: z
     .string()

@@ -22,7 +22,7 @@ export interface NotificationAlert {
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** The same fingerprint for the same labels, as Alertmanager's (a hash of the sorted label set). */
-export function fingerprintOf(labels: Readonly<Record<string, string>>): string {
+function fingerprintOf(labels: Readonly<Record<string, string>>): string {
   const text = Object.entries(labels)
     .sort(([a], [b]) => byCodePoint(a, b))
     .map(([k, v]) => `${k}\u0000${v}`)

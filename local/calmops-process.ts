@@ -33,7 +33,7 @@ export interface SpawnCalmopsOptions {
   readyTimeoutMs?: number;
 }
 
-export class CalmopsProcessError extends Error {
+class CalmopsProcessError extends Error {
   override readonly name = 'CalmopsProcessError';
 }
 

@@ -9,7 +9,6 @@ import type { Sandbox } from './sandbox/server.js';
 
 /** The request shape the Slack Lambda receives (with its path and method), and its answer: the function's own types. */
 export type SlackHttpRequest = RoutedHttpRequest;
-export type { SlackHttpResponse };
 
 export type SlackHttpHandler = (request: SlackHttpRequest) => Promise<SlackHttpResponse>;
 
@@ -38,7 +37,7 @@ export interface LocalHttpServer {
   close(): Promise<void>;
 }
 
-export class LocalHttpServerError extends Error {
+class LocalHttpServerError extends Error {
   override readonly name = 'LocalHttpServerError';
 }
 

@@ -27,16 +27,7 @@ export class ConfigError extends Error {
   }
 }
 
-export const CONFIG_SECTIONS = [
-  'table',
-  'stateMachines',
-  'slack',
-  'clusters',
-  'policy',
-  'timeouts',
-  'aws',
-  'alerts',
-] as const;
+const CONFIG_SECTIONS = ['table', 'stateMachines', 'slack', 'clusters', 'policy', 'timeouts', 'aws', 'alerts'] as const;
 export type ConfigSection = (typeof CONFIG_SECTIONS)[number];
 
 const ArnSchema = z.string().regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/, {
@@ -55,7 +46,7 @@ const Seconds = (fallback: number) =>
     .optional()
     .transform((v) => v ?? fallback);
 
-export const ClusterEntrySchema = z.union([
+const ClusterEntrySchema = z.union([
   z.strictObject({ kubeconfigFile: z.string().min(1) }),
   z.strictObject({ kubeconfigSecretArn: SecretArnSchema }),
 ]);
@@ -78,7 +69,7 @@ const ClustersSchema = z.record(ClusterNameSchema, ClusterEntrySchema).refine((m
   message: 'name at least one cluster',
 });
 
-export interface TableConfig {
+interface TableConfig {
   tableName: string;
 }
 export interface StateMachinesConfig {
@@ -93,7 +84,7 @@ export type SlackConfig = {
   | { source: 'env'; signingSecret: string; botToken: string }
   | { source: 'secret'; secretArn: string; extension: ExtensionAccess }
 );
-export interface ClustersConfig {
+interface ClustersConfig {
   clusters: Readonly<Record<string, ClusterEntry>>;
 }
 export interface TimeoutsConfig {
@@ -117,7 +108,7 @@ export interface AwsConfig {
   sfnEndpoint?: string;
 }
 
-export interface CalmopsConfig {
+interface CalmopsConfig {
   table: TableConfig;
   stateMachines: StateMachinesConfig;
   slack: SlackConfig;

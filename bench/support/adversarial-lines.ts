@@ -105,7 +105,7 @@ export function repeated(unit: string, bytes: number): string {
 }
 
 /** Units drawn at random and glued together: mixes no single unit covers (a name, then a flag, then a quote). */
-export function mixed(seed: number, bytes: number): string {
+function mixed(seed: number, bytes: number): string {
   const next = prng(seed);
   const parts: string[] = [];
   let length = 0;

@@ -18,11 +18,11 @@ import { readYaml as parseYaml } from '../../src/yaml-text.js';
  * request's words alone, as a person typed them.
  */
 
-export const CORPUS_DIR = fileURLToPath(new URL('../../test/fixtures/incidents/', import.meta.url));
+const CORPUS_DIR = fileURLToPath(new URL('../../test/fixtures/incidents/', import.meta.url));
 
 const RefSchema = z.object({ kind: z.string(), name: z.string(), namespace: z.string().optional() }).strict();
 
-export const CaseSchema = z
+const CaseSchema = z
   .object({
     title: z.string(),
     now: z.union([z.string(), z.date()]).transform((v) => new Date(v)),
@@ -178,7 +178,7 @@ const sameEntity = (
   (want.namespace === undefined || got.namespace === undefined || want.namespace === got.namespace);
 
 /** ITBench-AA's root-cause entity score for one envelope: recall gates, precision scores. */
-export function entityScore(c: Pick<IncidentCase, 'intent' | 'rootCause'>, e: Pick<TriageEnvelope, 'rootCause'>) {
+function entityScore(c: Pick<IncidentCase, 'intent' | 'rootCause'>, e: Pick<TriageEnvelope, 'rootCause'>) {
   if (c.intent === 'healthy' || c.rootCause.length === 0) return e.rootCause.length === 0 ? 1 : 0;
   const named = e.rootCause.map((r) => r.resource);
   if (!c.rootCause.every((want) => named.some((got) => sameEntity(want, got)))) return 0;
@@ -192,7 +192,7 @@ export function entityScore(c: Pick<IncidentCase, 'intent' | 'rootCause'>, e: Pi
  * the reads it rests on. A gap or a list cut at its limit under such a conclusion is a conclusion from a partial
  * read.
  */
-export function absenceFromPartialRead(e: TriageEnvelope): string[] {
+function absenceFromPartialRead(e: TriageEnvelope): string[] {
   const out: string[] = [];
   const partial = [
     ...e.evidence.gaps.map((g) => `${g.type} (${g.reason})`),

@@ -537,7 +537,7 @@ export function variant(family: Family, random: () => number, n: number): Finger
   };
 }
 
-export function incidentFor(family: Family, random: () => number, n: number, resolvedAt: Date): NewIncident {
+function incidentFor(family: Family, random: () => number, n: number, resolvedAt: Date): NewIncident {
   const source = variant(family, random, n);
   return {
     title: `${family.id} #${n}`,

@@ -20,9 +20,9 @@ import { Construct } from 'constructs';
  */
 
 /** The metric the workflow emits (Powertools Metrics: dimensions `service` and `kind`) when an approval expires. */
-export const APPROVALS_EXPIRED = { namespace: 'calmops', metricName: 'ApprovalsExpired' } as const;
+const APPROVALS_EXPIRED = { namespace: 'calmops', metricName: 'ApprovalsExpired' } as const;
 
-export function approvalsExpiredQuery(serviceName: string): string {
+function approvalsExpiredQuery(serviceName: string): string {
   const { namespace, metricName } = APPROVALS_EXPIRED;
   return `SELECT SUM(${metricName}) FROM SCHEMA("${namespace}", kind, service) WHERE service = '${serviceName}'`;
 }

@@ -20,7 +20,7 @@ import { nodejsBundling } from '../bundling.js';
 export { ESM_REQUIRE_BANNER } from '../bundling.js';
 
 /** Where Lambda unpacks the bundle; the copied templates folder lives beside the handler. */
-export const LAMBDA_TASK_ROOT = '/var/task';
+const LAMBDA_TASK_ROOT = '/var/task';
 
 export interface CalmopsFunctionProps {
   /** Absolute path of the entry file (`functions/<name>.ts`). */

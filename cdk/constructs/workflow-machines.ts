@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
  * a circular dependency.
  */
 
-export const MACHINES = ['diagnostic', 'review', 'break-glass'] as const;
+const MACHINES = ['diagnostic', 'review', 'break-glass'] as const;
 export type MachineName = (typeof MACHINES)[number];
 
 /** The placeholders each definition file uses, and what they stand for. */
@@ -27,7 +27,7 @@ export const SUBSTITUTIONS = {
 } as const;
 
 /** The managed rule Step Functions uses to learn when a `.sync` child execution ends. */
-export const SYNC_EVENTS_RULE = 'StepFunctionsGetEventsForStepFunctionsExecutionRule';
+const SYNC_EVENTS_RULE = 'StepFunctionsGetEventsForStepFunctionsExecutionRule';
 
 export interface WorkflowMachinesProps {
   /** Folder holding `<name>.asl.json`. */
@@ -40,7 +40,7 @@ export interface WorkflowMachinesProps {
   logRetention: RetentionDays;
 }
 
-export function machineName(prefix: string, machine: MachineName): string {
+function machineName(prefix: string, machine: MachineName): string {
   return `${prefix}-${machine}`;
 }
 

@@ -20,10 +20,10 @@ export const RBAC_NAMES = {
 } as const;
 
 /** Listing and watching are granted with get: `kubectl get -w` by someone holding this identity is still a read. */
-export const READ_VERBS = ['get', 'list', 'watch'] as const;
+const READ_VERBS = ['get', 'list', 'watch'] as const;
 /** The log subresource only answers GET; nothing else exists to grant on it. */
-export const LOG_VERBS = ['get'] as const;
-export const LOG_RESOURCE = 'pods/log';
+const LOG_VERBS = ['get'] as const;
+const LOG_RESOURCE = 'pods/log';
 
 /** Why a resource is granted: the templates that read it, and whether `calmops snapshot` does. */
 export interface ResourceUse {
@@ -40,15 +40,15 @@ export interface ResourceUse {
  * `calmops snapshot` (src/cluster/capture.ts) captures every kind the reader may read (namespaced kinds in the
  * namespace, the cluster-scoped kinds its workloads depend on, and the namespace object) and the logs of failing pods.
  */
-export const SNAPSHOT_RESOURCES: readonly string[] = [...READABLE_KINDS, LOG_RESOURCE];
+const SNAPSHOT_RESOURCES: readonly string[] = [...READABLE_KINDS, LOG_RESOURCE];
 
 /**
  * metrics.k8s.io, where `kubectl top`, the usage the analyzers weigh and `calmops snapshot` read PodMetrics and
  * NodeMetrics. The Metrics API answers get and list only.
  */
-export const METRICS_GROUP = 'metrics.k8s.io';
-export const METRICS_RESOURCES: readonly string[] = ['nodes', 'pods'];
-export const METRICS_VERBS = ['get', 'list'] as const;
+const METRICS_GROUP = 'metrics.k8s.io';
+const METRICS_RESOURCES: readonly string[] = ['nodes', 'pods'];
+const METRICS_VERBS = ['get', 'list'] as const;
 
 /** Every resource calmops reads, keyed `group/resource`, sorted by group then resource. */
 export function resourceUses(templates: readonly TriageTemplate[]): ResourceUse[] {
@@ -125,7 +125,7 @@ const HEADER = [
   'Apply with: kubectl apply -f cdk/kubernetes/reader-rbac.yaml',
 ].join('\n');
 
-export class RbacRenderError extends Error {
+class RbacRenderError extends Error {
   override readonly name = 'RbacRenderError';
 }
 

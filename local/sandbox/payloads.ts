@@ -48,7 +48,7 @@ export function newEventId(): string {
 }
 
 /** Slack's rich_text rendering of what a person typed: text runs and user mentions. */
-export function richTextBlocks(text: string): unknown[] {
+function richTextBlocks(text: string): unknown[] {
   const elements: Record<string, unknown>[] = [];
   const pattern = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
   let last = 0;

@@ -14,7 +14,7 @@ import { alertmanagerNotification } from '../alertmanager-notification.js';
  * The sandbox checks Host and Origin before this runs (local/request-guard.ts).
  */
 
-export const SAMPLE_ALERT_ROUTE = '/_sandbox/alerts/sample';
+const SAMPLE_ALERT_ROUTE = '/_sandbox/alerts/sample';
 
 export function isSampleAlertRoute(path: string): boolean {
   return path.replace(/\/+$/, '') === SAMPLE_ALERT_ROUTE;
@@ -110,7 +110,7 @@ export interface SampleAlertTarget {
   token: string;
 }
 
-export interface SampleAlertView {
+interface SampleAlertView {
   namespace: string;
   alertname: string;
   /** Fired from this sandbox and not resolved since. */
@@ -121,7 +121,7 @@ export interface SampleAlertView {
 export type SampleAlertsView = { available: true; samples: SampleAlertView[] } | { available: false; reason: string };
 
 /** calmops' answer to the notification (docs/alerts.md, "What calmops answers"). */
-export interface AlertRouteAnswer {
+interface AlertRouteAnswer {
   outcome?: string;
   reason?: string;
   sessionId?: string;
@@ -139,7 +139,7 @@ export interface SampleAlertResult {
   answer: AlertRouteAnswer;
 }
 
-export interface SampleRouteAnswer {
+interface SampleRouteAnswer {
   status: number;
   body: SampleAlertResult | { error: string; answer?: AlertRouteAnswer };
   /** Which sample alerts fire changed: the page's state moves on. */

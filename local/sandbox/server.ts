@@ -16,7 +16,6 @@ import { isSampleAlertRoute, type SampleAlertTarget } from './sample-alerts.js';
 import type { SandboxWorkspace } from './workspace.js';
 
 export type { SandboxNotice, SandboxState } from './page-state.js';
-export { SandboxRequestError } from './routes/requests.js';
 
 export interface SandboxOptions {
   standIn: SlackStandIn;

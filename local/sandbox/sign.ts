@@ -10,7 +10,7 @@ export interface SignedHeaders {
   'user-agent': string;
 }
 
-export const SLACK_USER_AGENT = 'Slackbot 1.0 (+https://api.slack.com/robots)';
+const SLACK_USER_AGENT = 'Slackbot 1.0 (+https://api.slack.com/robots)';
 
 export function signedHeaders(
   signingSecret: string,

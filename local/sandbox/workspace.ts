@@ -1,7 +1,7 @@
 import { DEMO_IDS, demoChannels, demoUsers, type StandInChannel, type StandInUser } from '../slack/demo.js';
 
 /** A person the sandbox lets you act as, with the role the demo gives them. */
-export interface SandboxPersona {
+interface SandboxPersona {
   id: string;
   name: string;
   realName: string;
@@ -35,7 +35,7 @@ export interface SandboxWorkspace {
   botEvents: string[];
 }
 
-export const PAYMENTS_ONCALL_CHANNEL: StandInChannel = {
+const PAYMENTS_ONCALL_CHANNEL: StandInChannel = {
   id: 'CPAYMENTSONCALL',
   name: 'payments-oncall',
   is_member: true,
@@ -61,7 +61,7 @@ const ROLES: Record<string, string> = {
   [DEMO_IDS.engineer]: 'another engineer',
 };
 
-export const DEFAULT_BOT_EVENTS = ['app_mention', 'message.channels', 'message.im', 'app_home_opened'];
+const DEFAULT_BOT_EVENTS = ['app_mention', 'message.channels', 'message.im', 'app_home_opened'];
 
 export function buildWorkspace(
   input: {

@@ -1,6 +1,5 @@
-export { messageBlockProblems, SLACK_LIMITS, viewProblems } from './block-rules.js';
-export type { StandInChannel, StandInUser, StandInUsergroup } from './demo.js';
-export { DEMO_IDS, demoChannels, demoUsergroups, demoUsers } from './demo.js';
-export type { RecordedCall, ResponseUrlContext, StandInMessage, StandInView } from './records.js';
-export type { SlackStandIn, SlackStandInOptions } from './server.js';
+export { messageBlockProblems, viewProblems } from './block-rules.js';
+export { DEMO_IDS, demoChannels } from './demo.js';
+export type { StandInMessage } from './records.js';
+export type { SlackStandIn } from './server.js';
 export { startSlackStandIn } from './server.js';

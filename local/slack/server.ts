@@ -19,7 +19,7 @@ import {
 import { WEB_API_PATH, webApiRoute } from './web-api.js';
 import { SlackApiError, sendJson } from './wire.js';
 
-export type { RecordedCall, ResponseUrlContext, StandInMessage, StandInView } from './records.js';
+export type { StandInMessage } from './records.js';
 
 export interface SlackStandInOptions extends StandInWorkspace {
   /** 0 or absent picks a free port. */

@@ -30,7 +30,7 @@ import { runWait } from './wait-state.js';
 
 export type { ExecutionRecord, ExecutionStatus, RegisteredStateMachine } from './execution-runtime.js';
 export type { StateMachineRegistration } from './state-machine-registration.js';
-export type { TaskHandler, TaskHandlerContext } from './task-runner.js';
+export type { TaskHandler } from './task-runner.js';
 
 export interface EngineOptions extends AccountScope {
   /** Keyed by Lambda function ARN, function name, or the exact Resource of any other Task. */

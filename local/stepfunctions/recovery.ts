@@ -6,9 +6,9 @@ import type { JournalFile, JournalTokenStatus } from './journal.js';
  * tokens it issued, and, while it is still running, the top-level state to resume from.
  */
 
-export type RecoveredStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+type RecoveredStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
-export interface RecoveredToken {
+interface RecoveredToken {
   token: string;
   stateName: string;
   issuedAt: Date;

@@ -2,7 +2,7 @@
  * What a Task state's `Resource` asks for, and how the local engine serves it. Lambda resources and custom
  * resources run in-process handlers; `states:startExecution` starts a nested execution on the same endpoint.
  */
-export type TaskIntegration =
+type TaskIntegration =
   | { kind: 'lambda-function'; functionRef: string }
   | { kind: 'lambda-invoke' }
   | { kind: 'start-execution'; mode: 'async' | 'sync' | 'sync2' }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ID_MAX } from '../limits.js';
 import type { AlertGroup, NormalizedAlert } from './group.js';
 import { safeLink } from './safe-link.js';
 
@@ -16,16 +17,16 @@ const Timestamp = z.iso.datetime({ offset: true });
 /** Go's zero time: what Alertmanager sends as `endsAt` for an alert that has no end yet. */
 const ZERO_TIME = /^0001-01-01T00:00:00(?:\.0+)?(?:Z|[+-]00:00)$/;
 
-export const AlertmanagerAlertSchema = z.object({
+const AlertmanagerAlertSchema = z.object({
   status: z.enum(['firing', 'resolved']),
   labels: LabelSet,
   annotations: LabelSet,
   startsAt: Timestamp,
   endsAt: Timestamp,
   generatorURL: z.string(),
-  fingerprint: z.string().min(1).max(64),
+  fingerprint: z.string().min(1).max(ID_MAX),
 });
-export type AlertmanagerAlert = z.infer<typeof AlertmanagerAlertSchema>;
+type AlertmanagerAlert = z.infer<typeof AlertmanagerAlertSchema>;
 
 export const AlertmanagerWebhookSchema = z.object({
   version: z.literal('4'),
@@ -41,7 +42,7 @@ export const AlertmanagerWebhookSchema = z.object({
 });
 export type AlertmanagerWebhook = z.infer<typeof AlertmanagerWebhookSchema>;
 
-export const ALERTMANAGER_SOURCE = 'alertmanager';
+const ALERTMANAGER_SOURCE = 'alertmanager';
 
 /** A link fit to show: http(s) only, and without credentials (safe-link.ts). */
 function httpUrl(value: string): string | undefined {

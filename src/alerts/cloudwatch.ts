@@ -12,7 +12,7 @@ import type { AlertGroup, NormalizedAlert } from './group.js';
  * the same condition (so the templates' `alerts:` lists apply), else the alarm's own name, which runs the sweep.
  */
 
-export const CLOUDWATCH_SOURCE = 'cloudwatch';
+const CLOUDWATCH_SOURCE = 'cloudwatch';
 export const ALARM_STATE_CHANGE = 'CloudWatch Alarm State Change';
 
 /**
@@ -49,7 +49,7 @@ const AlarmMetric = z.object({
 
 const ALARM_ARN = /^arn:aws[a-z-]*:cloudwatch:[a-z0-9-]+:\d{12}:alarm:.{1,255}$/;
 
-export const AlarmStateChangeSchema = z.object({
+const AlarmStateChangeSchema = z.object({
   'detail-type': z.literal(ALARM_STATE_CHANGE),
   source: z.literal('aws.cloudwatch'),
   region: z.string().regex(/^[a-z0-9-]{1,32}$/),
@@ -70,7 +70,7 @@ export const AlarmStateChangeSchema = z.object({
     alarmTags: z.record(z.string(), z.string()).optional(),
   }),
 });
-export type AlarmStateChange = z.infer<typeof AlarmStateChangeSchema>;
+type AlarmStateChange = z.infer<typeof AlarmStateChangeSchema>;
 
 /** Container Insights dimensions → the label names Alertmanager's alerts (and calmops' routing) use. */
 export const DIMENSION_LABELS: Readonly<Record<string, string>> = {
@@ -168,7 +168,7 @@ function consoleLink(region: string, alarmName: string): string {
 export type AlarmReading = { group: AlertGroup } | { ignored: string };
 
 /** The CloudWatch adapter: an alarm's state change as the handler takes it, or why there is nothing to handle. */
-export function fromAlarmStateChange(event: AlarmStateChange): AlarmReading {
+function fromAlarmStateChange(event: AlarmStateChange): AlarmReading {
   const { detail } = event;
   if (detail.state.value === 'INSUFFICIENT_DATA') {
     return { ignored: 'the alarm has insufficient data: it says neither that the condition holds nor that it ended' };

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
  * its notification into this shape; the handler knows nothing else about the sender.
  */
 
-export type AlertStatus = 'firing' | 'resolved';
+type AlertStatus = 'firing' | 'resolved';
 
 export interface NormalizedAlert {
   /** The alert rule's name (Alertmanager's `alertname` label). */

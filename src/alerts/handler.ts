@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { NOTE_MAX } from '../limits.js';
 import type { LogPort } from '../logging/port.js';
 import { escapeText } from '../mrkdwn/escape.js';
 import { checkIntent, checkNamespace, type Policy } from '../policy/channel-policy.js';
@@ -21,7 +22,7 @@ import { alertNotStartedView, alertOverflowView, alertResolvedView, alertRootVie
  * diagnosis runs in the workflow.
  */
 
-export interface AlertPoster {
+interface AlertPoster {
   post(channelId: string, threadTs: string | undefined, message: ThreadMessage): Promise<{ ts: string }>;
 }
 
@@ -83,7 +84,7 @@ const RETRY_AFTER_SECONDS = 5;
  */
 const OPENING_LEASE_SECONDS = 15;
 /** Well above an ordinary burst (a few dozen groups after a node or a zone goes down). */
-export const DEFAULT_MAX_OPEN_ALERT_SESSIONS = 150;
+const DEFAULT_MAX_OPEN_ALERT_SESSIONS = 150;
 
 /**
  * Lists a group in its source's overflow thread in the channel, opening that thread once (a claim on a group of its
@@ -116,12 +117,12 @@ async function overflow(
 }
 
 /** The alert's own words, as the session's request text: what locating a namespace and breaking ties read. */
-export function sessionText(alert: NormalizedAlert): string {
+function sessionText(alert: NormalizedAlert): string {
   const words = [alert.annotations['summary'], alert.annotations['description'] ?? alert.annotations['message']]
     .filter((p): p is string => p !== undefined && p !== '')
     .join(' ');
   const text = words === '' ? alert.name : `${alert.name}: ${words}`;
-  return redactText(text.replace(/\s+/g, ' ')).slice(0, 2000);
+  return redactText(text.replace(/\s+/g, ' ')).slice(0, NOTE_MAX);
 }
 
 /** What makes two notifications the same one: status, and each alert's identity, state and times. */

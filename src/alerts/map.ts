@@ -41,7 +41,7 @@ function label(alert: NormalizedAlert, group: AlertGroup, name: string): string 
 }
 
 /** The intent, namespace and cluster one alert asks for. */
-export function targetOf(alert: NormalizedAlert, group: AlertGroup, intents: ReadonlyMap<string, string>) {
+function targetOf(alert: NormalizedAlert, group: AlertGroup, intents: ReadonlyMap<string, string>) {
   const listed = intents.get(alert.name);
   const namespace = REPORTER_NAMESPACE.has(alert.name) ? undefined : label(alert, group, 'namespace');
   const cluster = label(alert, group, 'cluster');

@@ -27,7 +27,7 @@ export function createAlertsRoute(env: Env, slack: SlackAppDeps): RoutedHttpHand
 
 /** The handler's dependencies over the Slack function's, read again per notification (the policy can change). */
 /** The cap on open alert-opened sessions, when set; a value that is not a positive whole number is refused. */
-export function alertSessionCap(env: Env): number | undefined {
+function alertSessionCap(env: Env): number | undefined {
   const raw = env[ENV.alertSessionCap]?.trim();
   if (raw === undefined || raw === '') return undefined;
   const cap = Number(raw);
@@ -80,7 +80,7 @@ function alertHandlerDeps(
  * The clusters calmops is configured for, by name: the deploy's list, or the keys of the kubeconfig map where this
  * function has it (the local stack). Undefined when neither is set: then the policy's own clusters are the check.
  */
-export function configuredClusters(env: Env): string[] | undefined {
+function configuredClusters(env: Env): string[] | undefined {
   const names = env[ENV.clusterNames];
   if (names !== undefined && names.trim() !== '')
     return names
@@ -103,7 +103,7 @@ export type AlarmEventOutcome =
   | Exclude<AlertOutcome, { outcome: 'retry' }>
   | { outcome: 'invalid'; issues: BodyIssue[] };
 
-export class AlarmEventRetryError extends Error {
+class AlarmEventRetryError extends Error {
   override readonly name = 'AlarmEventRetryError';
 }
 

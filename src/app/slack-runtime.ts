@@ -39,13 +39,13 @@ export async function createSlackDepsFromEnv(
 }
 
 /** The Slack function's per-container state: its deps, the logger they write to, and where the policy comes from. */
-export interface SlackRuntime {
+interface SlackRuntime {
   deps: SlackAppDeps;
   logger: Logger;
   policy: PolicySource;
 }
 
-export async function createSlackRuntime(
+async function createSlackRuntime(
   env: Env = process.env,
   options: { now?: () => Date; logger?: Logger } = {},
 ): Promise<SlackRuntime> {

@@ -16,7 +16,7 @@ import type { WorkflowEngine } from '../workflow/engine.js';
 import { powertoolsLogPort } from './log-port.js';
 
 /** The workflow's metrics as CloudWatch EMF lines through Powertools. */
-export function powertoolsMetrics(serviceName = 'calmops'): WorkflowMetrics {
+function powertoolsMetrics(serviceName = 'calmops'): WorkflowMetrics {
   const metrics = new Metrics({ namespace: 'calmops', serviceName });
   return {
     approvalExpired(kind) {

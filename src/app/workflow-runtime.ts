@@ -34,12 +34,12 @@ export async function createWorkflowRuntime(
 }
 
 /** What the workflow and notifier functions keep per container, handing out deps per invocation. */
-export interface StepRuntime {
+interface StepRuntime {
   /** The deps for one invocation: the channel policy in force now, and a logger with the invocation's keys. */
   forInvocation(event: unknown, context?: Context): Promise<WorkflowDeps>;
 }
 
-export async function createStepRuntime(
+async function createStepRuntime(
   env: Readonly<Record<string, string | undefined>> = process.env,
   overrides: RuntimeOverrides = {},
 ): Promise<StepRuntime> {

@@ -8,14 +8,14 @@ import { shown } from './text.js';
  * calmops' words rather than the parser's: `unknown flag "--namspace"; did you mean --namespace?`.
  */
 
-export interface FlagSpec {
+interface FlagSpec {
   type: 'string' | 'boolean';
   short?: string;
 }
 
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 
-export type FlagValues<T extends FlagSpecs> = {
+type FlagValues<T extends FlagSpecs> = {
   -readonly [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string;
 };
 

@@ -1,4 +1,5 @@
 import type { ClusterReader } from '../cluster/types.js';
+import { clip } from '../limits.js';
 import type { CliIo } from './io.js';
 import { CLEAR_LINE, shown } from './text.js';
 
@@ -21,7 +22,7 @@ export interface Progress {
   end(): void;
 }
 
-export function progressEnabled(io: CliIo): boolean {
+function progressEnabled(io: CliIo): boolean {
   return io.tty?.stderr === true && io.env['TERM'] !== 'dumb';
 }
 
@@ -48,7 +49,7 @@ export function startProgress(io: CliIo, label: string): Progress {
     const counts = `${done} read${done === 1 ? '' : 's'} done${inFlight > 0 ? `, ${inFlight} in flight` : ''}`;
     // A line wider than the terminal would wrap, and `\r` returns only to the start of its last row.
     const line = `${shown(label, 120)}… ${counts}`;
-    io.stderr(`${CLEAR_LINE}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+    io.stderr(`${CLEAR_LINE}${clip(line, width)}`);
     shownLine = true;
   };
   const count = async <T>(read: () => Promise<T>): Promise<T> => {

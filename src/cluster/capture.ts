@@ -1,4 +1,5 @@
 import { byCodePoint } from '../code-point-order.js';
+import { isConditionTrue } from './conditions.js';
 import { ContinueTokenError } from './paging.js';
 import { RESOURCES, type ResourceInfo } from './resources.js';
 import { logKey } from './snapshot.js';
@@ -261,10 +262,7 @@ export function logReads(pods: readonly KubeObject[], tailLines: number): LogRea
       ...(Array.isArray(pod.status?.initContainerStatuses) ? pod.status.initContainerStatuses : []),
       ...(Array.isArray(pod.status?.containerStatuses) ? pod.status.containerStatuses : []),
     ];
-    const conditions: Array<{ type?: string; status?: string }> = Array.isArray(pod.status?.conditions)
-      ? pod.status.conditions
-      : [];
-    const ready = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+    const ready = isConditionTrue(pod, 'Ready');
     const restarting = statuses.some((s) => (s.restartCount ?? 0) > 0);
     if (ready && !restarting) continue;
     for (const status of statuses) {

@@ -7,7 +7,7 @@ import type { EksTokenSource } from './kubeconfig.js';
  * its EKS kubeconfig authenticates there.
  */
 
-export class EksTokenError extends Error {
+class EksTokenError extends Error {
   override readonly name = 'EksTokenError';
 }
 

@@ -120,7 +120,7 @@ function displayOf(url: URL): string {
  * no query, no fragment, no encoded or unusual characters, and no `api`/`apis` segment, which would make the
  * final path reach a different resource (a pod's `proxy` or `exec`, say) than the guard checked.
  */
-export function serverUrl(clusterName: string, server: string): URL {
+function serverUrl(clusterName: string, server: string): URL {
   let url: URL;
   try {
     url = new URL(server);

@@ -42,10 +42,10 @@ export interface PagingOptions {
 export class ContinueTokenError extends ClusterReadError {}
 
 /** Real tokens are a few hundred bytes (an encoded resource version and key); anything far longer is not one. */
-export const MAX_CONTINUE_TOKEN_LENGTH = 8192;
+const MAX_CONTINUE_TOKEN_LENGTH = 8192;
 
 /** Halvings of the page size per list when pages do not fit the byte limit: 2,000 down to kubectl's 500. */
-export const MAX_PAGE_SHRINKS = 2;
+const MAX_PAGE_SHRINKS = 2;
 
 interface PageSize {
   pageSize: number;

@@ -1,3 +1,4 @@
+import { isKubeLabel, isKubeName } from '../limits.js';
 import { apiPrefix, RESOURCES, type ResourceInfo } from './resources.js';
 import {
   type GetQuery,
@@ -48,11 +49,9 @@ const ALLOWED_PARAMS = new Set([
   'includeObject',
 ]);
 /** Where `kubectl top` reads: the Metrics API's group and version. */
-export const METRICS_PREFIX = '/apis/metrics.k8s.io/v1beta1';
+const METRICS_PREFIX = '/apis/metrics.k8s.io/v1beta1';
 const KIND_SET: ReadonlySet<string> = new Set(READABLE_KINDS);
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 // Label selector grammar: keys (with optional prefix/), values, = == != , ! in notin ( ) and spaces.
 const LABEL_SELECTOR = /^[A-Za-z0-9._\-/=!,() ]*$/;
 // Field selector grammar: dotted field paths, = == !=, commas, and values that may hold braces
@@ -78,14 +77,14 @@ export function readableResource(kind: unknown): ResourceInfo {
 }
 
 function checkNamespace(namespace: unknown): string {
-  if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
+  if (typeof namespace !== 'string' || !isKubeLabel(namespace)) {
     refuse(`namespace ${JSON.stringify(String(namespace).slice(0, 80))} is not a DNS-1123 label`);
   }
   return namespace;
 }
 
 function checkName(name: unknown, what: string): string {
-  if (typeof name !== 'string' || name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
+  if (typeof name !== 'string' || !isKubeName(name)) {
     refuse(`${what} ${JSON.stringify(String(name).slice(0, 80))} is not a DNS-1123 subdomain`);
   }
   return name;
@@ -208,7 +207,7 @@ export function logTarget(query: LogQuery, limitBytes?: number): ReadTarget {
   const params = new URLSearchParams();
   if (query.container !== undefined) {
     const container = query.container;
-    if (typeof container !== 'string' || container.length > 63 || !DNS1123_LABEL.test(container)) {
+    if (typeof container !== 'string' || !isKubeLabel(container)) {
       refuse(`container ${JSON.stringify(String(container).slice(0, 80))} is not a DNS-1123 label`);
     }
     params.set('container', container);
@@ -279,16 +278,16 @@ function isMetricsPath(segments: readonly string[]): boolean {
   if (!prefix.every((p, i) => segments[i] === p)) return false;
   const [a, b, c, d] = segments.slice(prefix.length);
   const rest = segments.length - prefix.length;
-  const isName = (s: string | undefined) => s !== undefined && s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
+  const isName = (s: string | undefined) => s !== undefined && isKubeName(s);
   if (a === 'nodes' || a === 'pods') return rest === 1 || (rest === 2 && isName(b));
-  if (a !== 'namespaces' || b === undefined || b.length > 63 || !DNS1123_LABEL.test(b) || c !== 'pods') return false;
+  if (a !== 'namespaces' || b === undefined || !isKubeLabel(b) || c !== 'pods') return false;
   return rest === 3 || (rest === 4 && isName(d));
 }
 
 function matchesResource(info: ResourceInfo, rest: string[]): boolean {
   const [a, b, c, d, e] = rest;
-  const isLabel = (s: string | undefined) => s !== undefined && s.length <= 63 && DNS1123_LABEL.test(s);
-  const isName = (s: string | undefined) => s !== undefined && s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
+  const isLabel = (s: string | undefined) => s !== undefined && isKubeLabel(s);
+  const isName = (s: string | undefined) => s !== undefined && isKubeName(s);
   // Cluster-wide collection or cluster-scoped object: PLURAL[/NAME]
   if (a === info.plural) {
     if (rest.length === 1) return true;
@@ -316,7 +315,7 @@ export interface ReadScope {
  * The cluster's own namespaces and the common controllers': read only where a scope names them (by name or by a
  * pattern other than `*`), never because a scope says "every namespace".
  */
-export const PLATFORM_NAMESPACES: readonly string[] = [
+const PLATFORM_NAMESPACES: readonly string[] = [
   'kube-*',
   'openshift',
   'openshift-*',

@@ -53,15 +53,15 @@ export interface KubeClusterReader extends ClusterReader {
   readonly context: string;
 }
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /**
  * Objects per page when listing: four times kubectl's 500, so 3,000 pods take 2 round trips instead of 6. API servers
  * accept any limit (and may answer with fewer); a page too large for DEFAULT_MAX_RESPONSE_BYTES is fetched again in
  * smaller pages (paging.ts), so large objects cost round trips rather than the read.
  */
-export const DEFAULT_PAGE_SIZE = 2000;
-export const DEFAULT_MAX_LOG_BYTES = 1024 * 1024;
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_PAGE_SIZE = 2000;
+const DEFAULT_MAX_LOG_BYTES = 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 const ItemSchema = z.looseObject({
   apiVersion: z.string().optional(),

@@ -12,7 +12,7 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : val
 const member = (value: unknown, key: string): unknown =>
   typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 
-export const COMMON_FIELDS: ReadonlySet<string> = new Set(['metadata.name', 'metadata.namespace']);
+const COMMON_FIELDS: ReadonlySet<string> = new Set(['metadata.name', 'metadata.namespace']);
 
 const FIELDS_BY_RESOURCE: Readonly<Record<string, ReadonlyArray<readonly [string, FieldGetter]>>> = {
   pods: [

@@ -26,7 +26,7 @@ const ObjectSchema = z
   })
   .loose();
 
-export const SnapshotLogsSchema = z.record(
+const SnapshotLogsSchema = z.record(
   z.string().regex(/^[^/\s]+\/[^/\s]+\/[^/\s:]+(:previous)?$/, 'keys are namespace/pod/container[:previous]'),
   z.string(),
 );

@@ -3,7 +3,7 @@
  * (the same bytes `kubectl get -o yaml` prints), so snapshots, analyzers and the snapshot API server share one form.
  */
 
-export interface OwnerReference {
+interface OwnerReference {
   apiVersion?: string;
   kind: string;
   name: string;
@@ -11,7 +11,7 @@ export interface OwnerReference {
   controller?: boolean;
 }
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name: string;
   namespace?: string;
   uid?: string;
@@ -129,7 +129,7 @@ export interface ServerTable {
 }
 
 /** The metrics.k8s.io resources: what `kubectl top` reads. */
-export type MetricsKind = 'pods' | 'nodes';
+type MetricsKind = 'pods' | 'nodes';
 
 export interface MetricsQuery {
   kind: MetricsKind;

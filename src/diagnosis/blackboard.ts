@@ -36,7 +36,7 @@ export interface SharedFindingLike {
   evidence?: readonly string[];
 }
 
-export function toGroupable(finding: GroupableFinding | SharedFindingLike): GroupableFinding {
+function toGroupable(finding: GroupableFinding | SharedFindingLike): GroupableFinding {
   if ('specialist' in finding && !('domain' in finding)) {
     const { specialist, summary, ...rest } = finding;
     return { ...rest, domain: specialist, message: summary };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NOTE_MAX, NoteText } from '../limits.js';
 import { classifyCommandLine } from './commands/index.js';
 import { DIAGNOSTIC_STATES, type DiagnosticState, DiagnosticStateSchema, stateIndex } from './state-machine.js';
 
@@ -17,7 +18,7 @@ export const BREAK_GLASS_LIMITS = {
   reviewDueDays: 5,
 } as const;
 
-export const BREAK_GLASS_FIELDS = [
+const BREAK_GLASS_FIELDS = [
   'sessionId',
   'requester',
   'justification',
@@ -26,7 +27,7 @@ export const BREAK_GLASS_FIELDS = [
   'skipToState',
   'change',
 ] as const;
-export type BreakGlassField = (typeof BREAK_GLASS_FIELDS)[number];
+type BreakGlassField = (typeof BREAK_GLASS_FIELDS)[number];
 export type BreakGlassFieldErrors = Partial<Record<BreakGlassField, string[]>>;
 
 export class BreakGlassValidationError extends Error {
@@ -155,7 +156,7 @@ export function validateBreakGlassRequest(
   }
 
   const change = text(input.change);
-  if (change.length > 2000) add('change', 'Name the change in at most 2000 characters.');
+  if (change.length > NOTE_MAX) add('change', `Name the change in at most ${NOTE_MAX} characters.`);
   else if (change !== '') {
     const parsed = classifyCommandLine(change);
     if (!parsed || (parsed.kind !== 'write' && parsed.kind !== 'dangerous')) {
@@ -193,7 +194,7 @@ export const OverrideSchema = z.object({
   reviewDueAt: z.iso.datetime({ offset: true }),
   revokedAt: z.iso.datetime({ offset: true }).optional(),
   /** The change the override was granted for; when set, the override unlocks that change and nothing else. */
-  change: z.string().max(2000).optional(),
+  change: NoteText.optional(),
 });
 export type Override = z.infer<typeof OverrideSchema>;
 
@@ -243,7 +244,7 @@ export function effectiveState(
     : state;
 }
 
-export const BREAK_GLASS_AUDIT_EVENTS = [
+const BREAK_GLASS_AUDIT_EVENTS = [
   'requested',
   'rejected',
   'granted',

@@ -55,7 +55,7 @@ export interface WorkflowSnapshot {
 }
 
 /** Evidence types that belong to one reasoning cycle. */
-export const CYCLE_EVIDENCE_TYPES: ReadonlySet<EvidenceType> = new Set<EvidenceType>([
+const CYCLE_EVIDENCE_TYPES: ReadonlySet<EvidenceType> = new Set<EvidenceType>([
   'similar_incidents',
   'hypothesis',
   'test_plan',

@@ -4,7 +4,7 @@ import { canonicalKind, isClusterScoped } from './kinds.js';
 import { describeResource } from './resource-text.js';
 
 /** What must be gone for a fix to count: a finding code, on one resource when the resource is known. */
-export const ValidationTargetSchema = z.object({ code: z.string(), resource: ResourceRefSchema.optional() });
+const ValidationTargetSchema = z.object({ code: z.string(), resource: ResourceRefSchema.optional() });
 export type ValidationTarget = z.infer<typeof ValidationTargetSchema>;
 
 /** The fix is being validated: after RESOLVING the session re-enters GATHERING and waits for a fresh triage. */

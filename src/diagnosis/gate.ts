@@ -35,7 +35,7 @@ export interface GateSession {
   guidance?: RequestGuidance;
 }
 
-export const GATE_CODES = [
+const GATE_CODES = [
   'READ_ALLOWED',
   'READ_REFUSED_SECRETS',
   'READ_MALFORMED',
@@ -53,10 +53,10 @@ export const GATE_CODES = [
   'HANDOFF_PROPOSED',
   'CHAT',
 ] as const;
-export type GateCode = (typeof GATE_CODES)[number];
+type GateCode = (typeof GATE_CODES)[number];
 
 /** What the caller does next with an allowed request. */
-export type GateNext =
+type GateNext =
   | 'run-read'
   | 'human-runs'
   | 'answer-from-plan'

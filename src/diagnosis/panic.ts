@@ -32,7 +32,7 @@ export const PanicSignalSchema = z.object({
 });
 export type PanicSignal = z.infer<typeof PanicSignalSchema>;
 
-export const PANIC_RULES = {
+const PANIC_RULES = {
   rapidFireWindowMs: 30_000,
   rapidFireCount: 2,
   bypassMinEvidence: 3,
@@ -229,7 +229,7 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
   });
 }
 
-export function isBlocking(signal: PanicSignal): boolean {
+function isBlocking(signal: PanicSignal): boolean {
   return signal.severity === 'high' || signal.severity === 'critical';
 }
 
@@ -241,7 +241,7 @@ const SIGNAL_LINES: Record<PanicType, string> = {
   destructive_without_evidence: 'About to destroy something we have no evidence about',
 };
 
-export const RECOMMENDED_ACTIONS: readonly string[] = [
+const RECOMMENDED_ACTIONS: readonly string[] = [
   "Take a deep breath - let's approach this methodically",
   "Review the evidence we've gathered so far",
   'Consider if we have enough information to understand the problem',
@@ -249,7 +249,7 @@ export const RECOMMENDED_ACTIONS: readonly string[] = [
 ];
 
 /** ADR-005's calming message, one line per distinct pattern. */
-export function calmingMessage(signals: readonly PanicSignal[]): string {
+function calmingMessage(signals: readonly PanicSignal[]): string {
   const types = [...new Set(signals.map((s) => s.type))];
   return [
     "🛑 Hold on - I'm detecting some concerning patterns in our troubleshooting approach.",
@@ -264,7 +264,7 @@ export function calmingMessage(signals: readonly PanicSignal[]): string {
   ].join('\n');
 }
 
-export const CAUTION_MESSAGE = "I notice we might be moving quickly. Let's make sure we have enough evidence.";
+const CAUTION_MESSAGE = "I notice we might be moving quickly. Let's make sure we have enough evidence.";
 
 export interface Intervention {
   blocked: boolean;

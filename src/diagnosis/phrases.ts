@@ -124,7 +124,7 @@ function isLikelyName(word: string, token: string | undefined, following: string
 /** Words that follow a kind in questions ("pods ready", "ingress class") and never name the object. */
 const NOT_NAMES = new Set(['ready', 'ran', 'run', 'class', 'classes', 'still', 'that', 'which', 'who', 'have', 'has']);
 
-export function extractTarget(text: string): RequestTarget | undefined {
+function extractTarget(text: string): RequestTarget | undefined {
   const lower = text.toLowerCase();
   const slashed = lower.match(/\b([a-z][a-z.]*)\/([a-z0-9][-a-z0-9.]*[a-z0-9]|[a-z0-9])\b/);
   if (slashed?.[1] && slashed[2] && isKnownKind(slashed[1])) {
@@ -165,7 +165,7 @@ export function extractTarget(text: string): RequestTarget | undefined {
   return undefined;
 }
 
-export function extractNamespace(text: string): string | undefined {
+function extractNamespace(text: string): string | undefined {
   const lower = text.toLowerCase();
   const patterns = [
     /(?:^|\s)-n\s+([a-z0-9][-a-z0-9]*)/,

@@ -4,7 +4,7 @@
  * first (for the session's scope). Pure: matching words to a question, nothing more.
  */
 
-export const QUESTION_IDS = [
+const QUESTION_IDS = [
   'free-capacity',
   'crash-vs-rollout',
   'liveness-kills',

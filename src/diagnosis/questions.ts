@@ -1,3 +1,4 @@
+import { clip } from '../limits.js';
 import type { Finding, ResourceRef, TriageEnvelope } from '../triage/envelope/index.js';
 import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from './kinds.js';
 import type { UserRequest } from './request.js';
@@ -13,7 +14,7 @@ import { describeResource } from './resource-text.js';
 export type IncidentFacts = Pick<TriageEnvelope, 'findings' | 'rootCause' | 'evidence' | 'routing'>;
 
 /** A read aimed at one object or kind, in the session's terms (canonical plural kinds). */
-export interface ReadTarget {
+interface ReadTarget {
   verb: 'get' | 'list' | 'logs' | 'events';
   kind: string;
   name?: string;
@@ -33,7 +34,7 @@ export interface QuestionAnswer {
 const MAX_FACTS = 3;
 const MAX_LINE = 300;
 
-const clip = (text: string, max = MAX_LINE) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const clipped = (text: string) => clip(text, MAX_LINE);
 
 /** Kinds a question's words point at, most specific first. */
 const WORD_KINDS: ReadonlyArray<[RegExp, string]> = [
@@ -113,9 +114,9 @@ function kindOf(request: UserRequest, text: string): string | undefined {
 }
 
 /** One line per finding: what it is, on what, and its most telling piece of evidence. */
-export function factLine(f: Finding): string {
+function factLine(f: Finding): string {
   const evidence = f.evidence[0] ? ` — ${f.evidence[0]}` : '';
-  return clip(`${f.code} on ${describeResource(f.resource)}: ${f.message}${evidence}`);
+  return clipped(`${f.code} on ${describeResource(f.resource)}: ${f.message}${evidence}`);
 }
 
 /** The findings that speak to a question, most relevant first; the top cause's when none does more than another. */
@@ -299,12 +300,12 @@ export function explainCause(text: string, facts: IncidentFacts | undefined, nam
       ),
     );
     if (cause.chain && cause.chain.length > 0) {
-      lines.push(clip(`How it shows: ${[cause.resource, ...cause.chain].map(describeResource).join(' → ')}`));
+      lines.push(clipped(`How it shows: ${[cause.resource, ...cause.chain].map(describeResource).join(' → ')}`));
     }
   }
   for (const f of findings.slice(0, MAX_FACTS)) {
-    lines.push(clip(`Seen: ${f.message}`));
-    for (const e of f.evidence.slice(0, 2)) lines.push(clip(`  ${e}`));
+    lines.push(clipped(`Seen: ${f.message}`));
+    for (const e of f.evidence.slice(0, 2)) lines.push(clipped(`  ${e}`));
   }
   const target = cause?.resource ?? findings[0]?.resource;
   if (target) {
@@ -334,7 +335,7 @@ export function retriageAnswer(facts: IncidentFacts | undefined, namespace: stri
     `The triage read ${percent(evidence.completeness)} of what it needs (needs ${percent(evidence.threshold)}). Not read:`,
     ...evidence.missing.map((type) => {
       const gap = evidence.gaps.find((g) => g.type === type);
-      return clip(`• ${type}${gap ? `: ${gap.reason} (${gap.detail})` : ''}`);
+      return clipped(`• ${type}${gap ? `: ${gap.reason} (${gap.detail})` : ''}`);
     }),
     `Once they can be read, start it again with \`/triage ${facts.routing.intent} in ${namespace}\`. Meanwhile ask me for a read (for example \`kubectl get events\`) and it counts as evidence here.`,
   ];

@@ -3,7 +3,7 @@ import { DomainSchema } from '../triage/envelope/index.js';
 import { TOOL_CLASSES } from './state-machine.js';
 
 /** What a message in the incident thread asks for, once classified. */
-export const REQUEST_KINDS = [
+const REQUEST_KINDS = [
   'read',
   'write',
   'dangerous',
@@ -14,16 +14,16 @@ export const REQUEST_KINDS = [
   'handoff',
   'chat',
 ] as const;
-export const RequestKindSchema = z.enum(REQUEST_KINDS);
+const RequestKindSchema = z.enum(REQUEST_KINDS);
 
-export const RequestTargetSchema = z.object({
+const RequestTargetSchema = z.object({
   /** Canonical lowercase plural (`pods`, `persistentvolumeclaims`), or the word used for unknown kinds. */
   kind: z.string(),
   name: z.string().optional(),
 });
 export type RequestTarget = z.infer<typeof RequestTargetSchema>;
 
-export const UserRequestSchema = z.object({
+const UserRequestSchema = z.object({
   kind: RequestKindSchema,
   /** For read/write/dangerous: how the gate treats it. */
   toolClass: z.enum(TOOL_CLASSES).optional(),

@@ -11,7 +11,7 @@ import type { UserRequest } from './request.js';
  * answered with the plan's own command, its rollback and its safety label, for a human to run.
  */
 
-export const PlanStepSchema = z
+const PlanStepSchema = z
   .object({
     id: z.string().min(1),
     command: z.string().min(1),
@@ -21,7 +21,7 @@ export const PlanStepSchema = z
     safety: SafetyLabelSchema.optional(),
   })
   .refine((s) => s.mode === 'read' || Boolean(s.rollback?.trim()), { message: 'a write step needs a rollback' });
-export type PlanStep = z.infer<typeof PlanStepSchema>;
+type PlanStep = z.infer<typeof PlanStepSchema>;
 
 export const ApprovedPlanSchema = z.object({
   id: z.string().min(1),

@@ -8,7 +8,7 @@ export const DIAGNOSTIC_STATES = ['GATHERING', 'ANALYZING', 'HYPOTHESIZING', 'TE
 export const DiagnosticStateSchema = z.enum(DIAGNOSTIC_STATES);
 export type DiagnosticState = z.infer<typeof DiagnosticStateSchema>;
 
-export const EVIDENCE_TYPES = [
+const EVIDENCE_TYPES = [
   'symptoms',
   'affected_resources',
   'logs',

@@ -227,7 +227,7 @@ export interface Hold {
   minimum: number;
 }
 
-export function holdOf(session: WorkflowSnapshot, at: string, rules: TransitionRules = NO_MINIMUMS): Hold {
+function holdOf(session: WorkflowSnapshot, at: string, rules: TransitionRules = NO_MINIMUMS): Hold {
   return {
     state: session.state,
     missing: missingEvidence(session.state, currentEvidence(session)),
@@ -278,7 +278,7 @@ const HINTS: Readonly<Partial<Record<EvidenceType, string>>> = {
 };
 
 /** How a person gets a kind of evidence in this thread. */
-export function evidenceHint(type: EvidenceType): string | undefined {
+function evidenceHint(type: EvidenceType): string | undefined {
   return HINTS[type];
 }
 

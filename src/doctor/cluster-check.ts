@@ -32,7 +32,7 @@ function isSelfReview(rule: ReviewedRules['resourceRules'][number]): boolean {
   );
 }
 
-export interface RulesVerdict {
+interface RulesVerdict {
   /** Grants beyond reading: other verbs, Secrets. */
   tooBroad: string[];
   /** Reads calmops makes that the identity may not. */
@@ -40,7 +40,7 @@ export interface RulesVerdict {
 }
 
 /** Judges reviewed rules against what the reader needs: get, list and watch of its kinds and pod logs, nothing else. */
-export function judgeRules(rules: ReviewedRules): RulesVerdict {
+function judgeRules(rules: ReviewedRules): RulesVerdict {
   const tooBroad: string[] = [];
   for (const rule of rules.resourceRules) {
     const where = `${rule.resources.join(',')} in ${rule.apiGroups.map((g) => g || 'core').join(',')}`;

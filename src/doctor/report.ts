@@ -4,7 +4,7 @@
  */
 
 /** `skip`: the check cannot be made from here; the detail says how to make it by hand. It is not a failure. */
-export type CheckStatus = 'pass' | 'fail' | 'skip';
+type CheckStatus = 'pass' | 'fail' | 'skip';
 
 export interface CheckResult {
   /** What was checked: `slack-token`, `slack-secret`, `kubeconfig`, `rbac`, `policy`, `policy-references`. */

@@ -28,7 +28,7 @@ function hostOf(address: string): string {
  * The `Host` values a request to this socket may carry: the loopback names at the port the server listens on, and,
  * for a server bound to another interface, that interface's address. Never a DNS name other than `localhost`.
  */
-export function allowedHosts(request: IncomingMessage): Set<string> {
+function allowedHosts(request: IncomingMessage): Set<string> {
   const port = request.socket.localPort;
   const local = request.socket.localAddress ?? '';
   const hosts = new Set<string>();

@@ -1,3 +1,4 @@
+import { conditionOf } from '../cluster/conditions.js';
 import type { ClusterReader, KubeObject, ResourceKind } from '../cluster/types.js';
 import { ClusterReadError } from '../cluster/types.js';
 import {
@@ -340,7 +341,7 @@ function printPod(w: DescribeWriter, pod: Json, events: Json[], now: Date): void
   if (list(spec.readinessGates).length > 0) {
     w.write(0, 'Readiness Gates:\n  Type\tStatus\n');
     for (const g of list(spec.readinessGates)) {
-      const c = list(status.conditions).find((x: Json) => x.type === g.conditionType);
+      const c = conditionOf({ status }, g.conditionType);
       w.write(1, `${str(g.conditionType)} \t${c ? str(c.status) : '<none>'} \n`);
     }
   }
@@ -1247,24 +1248,6 @@ function describeGeneric(object: KubeObject, events: Json[], now: Date): string 
   describeEvents(w, events, now);
   return w.text();
 }
-
-/** The kinds with a describer of their own in kubectl; others print generically, as kubectl prints a custom resource. */
-export const DESCRIBED_KINDS: readonly ResourceKind[] = [
-  'pods',
-  'nodes',
-  'deployments',
-  'replicasets',
-  'statefulsets',
-  'services',
-  'endpoints',
-  'persistentvolumeclaims',
-  'persistentvolumes',
-  'ingresses',
-  'jobs',
-  'horizontalpodautoscalers',
-  'storageclasses',
-  'routes',
-];
 
 /** Describes one object as kubectl does. */
 export async function describeObject(ctx: DescribeContext, kind: ResourceKind, object: KubeObject): Promise<string> {

@@ -91,7 +91,7 @@ function parse(template: string): Node[] {
  * A kubectl path as jsonpath-plus reads it: `$`-rooted, `@` standing for the current object, and keys holding an
  * escaped dot (`app\.kubernetes\.io/name`) or a character the dotted form does not allow written in brackets.
  */
-export function toJsonPathPlus(path: string): string {
+function toJsonPathPlus(path: string): string {
   let text = path.trim();
   if (text === '' || text === '@' || text === '$') return '$';
   if (text.startsWith('@') || text.startsWith('$')) text = text.slice(1);
@@ -178,7 +178,7 @@ function sortedJson(value: unknown): unknown {
 }
 
 /** One result as kubectl prints it: text as is, numbers and booleans as Go prints them, the rest as JSON. */
-export function printValue(value: unknown): string {
+function printValue(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

@@ -2,7 +2,7 @@ import { READABLE_KINDS, type ResourceKind } from '../cluster/types.js';
 import { type ParsedKube, parseKubeArgs, tokenizeCommandLine } from '../diagnosis/commands/index.js';
 import { type PipeStage, parsePipeStage } from '../diagnosis/commands/pipeline.js';
 import { KUBE_PROGRAMS, programOf } from '../diagnosis/commands/programs.js';
-import { canonicalKind, isClusterScoped } from '../diagnosis/kinds.js';
+import { canonicalKind } from '../diagnosis/kinds.js';
 
 /**
  * A typed kubectl read, read with kubectl's own grammar: which verb, which objects, which selectors, which output.
@@ -10,9 +10,9 @@ import { canonicalKind, isClusterScoped } from '../diagnosis/kinds.js';
  * reason, never a different read.
  */
 
-export type OutputFormat = 'table' | 'wide' | 'name' | 'yaml' | 'json' | 'jsonpath' | 'custom-columns';
+type OutputFormat = 'table' | 'wide' | 'name' | 'yaml' | 'json' | 'jsonpath' | 'custom-columns';
 
-export interface ResourceRequest {
+interface ResourceRequest {
   kind: ResourceKind;
   /** Empty for "every object of the kind". */
   names: string[];
@@ -440,9 +440,4 @@ function logsRead(base: Omit<TypedRead, 'target'>, parsed: ParsedKube, rest: rea
       },
     } as TypedRead,
   };
-}
-
-/** Whether a kind lives in a namespace (so a read of it stays in the session's scope). */
-export function isNamespacedKind(kind: string): boolean {
-  return !isClusterScoped(kind);
 }

@@ -31,7 +31,7 @@ export function kindPrefix(kind: ResourceKind): string {
 }
 
 /** labels.FormatLabels: the `key=value` pairs in byte order (`app.kubernetes.io/…=` before `app=`). */
-export function formatLabels(labels: Readonly<Record<string, unknown>> | undefined): string {
+function formatLabels(labels: Readonly<Record<string, unknown>> | undefined): string {
   const pairs = Object.entries(labels ?? {}).map(([k, v]) => `${k}=${String(v)}`);
   return pairs.length === 0 ? '<none>' : pairs.sort().join(',');
 }
@@ -98,7 +98,7 @@ const SUFFIX: Record<string, number> = {
   Ei: 2 ** 60,
 };
 
-export function parseQuantity(text: string): number | undefined {
+function parseQuantity(text: string): number | undefined {
   const match = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+))?(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.exec(
     text.trim(),
   );
@@ -198,7 +198,7 @@ function goValue(value: unknown): string {
   return String(value);
 }
 
-export function parseCustomColumns(spec: string): Array<{ header: string; path: string }> {
+function parseCustomColumns(spec: string): Array<{ header: string; path: string }> {
   const columns = spec.split(',').map((part) => {
     const colon = part.indexOf(':');
     if (colon <= 0) {

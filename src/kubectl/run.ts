@@ -1,3 +1,4 @@
+import { isConditionTrue } from '../cluster/conditions.js';
 import { RESOURCES } from '../cluster/resources.js';
 import {
   ClusterReadError,
@@ -268,7 +269,7 @@ function byLogging(a: Json, b: Json): number {
   const pa = phase[str(a.status?.phase)] ?? 0;
   const pb = phase[str(b.status?.phase)] ?? 0;
   if (pa !== pb) return pb - pa;
-  const ready = (p: Json) => list(p.status?.conditions).some((c: Json) => c.type === 'Ready' && c.status === 'True');
+  const ready = (p: Json) => isConditionTrue(p, 'Ready');
   if (ready(a) !== ready(b)) return ready(a) ? -1 : 1;
   const restarts = (p: Json) => Math.max(0, ...list(p.status?.containerStatuses).map((c: Json) => c.restartCount ?? 0));
   if (restarts(a) !== restarts(b)) return restarts(b) - restarts(a);

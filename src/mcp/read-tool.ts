@@ -29,7 +29,7 @@ export interface TypedReadReply {
   lines: string[];
 }
 
-export interface TypedReadRefusal {
+interface TypedReadRefusal {
   status: 'refused';
   code: 'not-a-read' | 'malformed' | 'secret' | 'not-readable' | 'out-of-scope';
   message: string;

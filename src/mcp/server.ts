@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { ClusterReader } from '../cluster/types.js';
+import { ID_MAX, NOTE_MAX } from '../limits.js';
 import { TriageEnvelopeSchema } from '../triage/envelope/index.js';
 import { MAX_STEP_BUDGET, type TriageLogger } from '../triage/index.js';
 import { intentSummaries } from '../triage/route/index.js';
@@ -41,8 +42,8 @@ export interface McpServerContext {
   templates?: TemplateRegistry;
 }
 
-export const INTENTS_URI = 'calmops://intents';
-export const ENVELOPE_SCHEMA_URI = 'calmops://schemas/triage-envelope.json';
+const INTENTS_URI = 'calmops://intents';
+const ENVELOPE_SCHEMA_URI = 'calmops://schemas/triage-envelope.json';
 
 /** Every tool only reads the cluster; none changes it, so a client may run them without asking each time. */
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
@@ -130,12 +131,16 @@ function registerTriageTool(server: McpServer, context: McpServerContext): void 
         text: z
           .string()
           .min(1)
-          .max(2000)
+          .max(NOTE_MAX)
           .describe('what is wrong, in the words of the person asking, e.g. "pods stuck pending in payments"'),
         namespace: NamespaceArg.optional().describe(
           'the namespace; found from the words and the cluster when left out',
         ),
-        intent: z.string().max(64).optional().describe('an intent id from the intents tool, to skip intent detection'),
+        intent: z
+          .string()
+          .max(ID_MAX)
+          .optional()
+          .describe('an intent id from the intents tool, to skip intent detection'),
         stepBudget: z.number().int().min(1).max(MAX_STEP_BUDGET).optional().describe('rounds of reads, 1 to 5'),
       },
       outputSchema: TriageEnvelopeSchema,

@@ -39,7 +39,7 @@ export interface SnapshotToolResult {
   configMaps: string[];
 }
 
-export class SnapshotToolError extends Error {
+class SnapshotToolError extends Error {
   override readonly name = 'SnapshotToolError';
 }
 

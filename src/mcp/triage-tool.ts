@@ -22,7 +22,7 @@ export interface TriageToolArgs {
 }
 
 /** Whether the namespace a triage read is there: the command line's own check, given by whoever starts the server. */
-export type NamespaceAnswer = { status: 'found' } | { status: 'missing' | 'unconfirmed'; message: string };
+type NamespaceAnswer = { status: 'found' } | { status: 'missing' | 'unconfirmed'; message: string };
 
 /**
  * Watches the reads of one triage, then says whether its namespace exists (a triage of a namespace that is not there
@@ -46,7 +46,7 @@ export interface TriageToolContext {
 }
 
 /** A failure the model can act on: the message says what to call next. */
-export class TriageToolError extends Error {
+class TriageToolError extends Error {
   override readonly name = 'TriageToolError';
 }
 
@@ -149,7 +149,7 @@ const percent = (n: number) => `${Math.round(n * 100)}%`;
  * how sure and what could not be seen, and what to do next with each action's safety label. The structured
  * envelope carries everything else.
  */
-export function triageSummaryText(envelope: TriageEnvelope, note?: string): string {
+function triageSummaryText(envelope: TriageEnvelope, note?: string): string {
   const { routing, rubrics, evidence } = envelope;
   const lines = [
     `Triage of ${routing.namespace}${routing.cluster ? ` (${routing.cluster})` : ''}: ${routing.intent}, priority ${rubrics.priority}, confidence ${rubrics.confidence}.`,

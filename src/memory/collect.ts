@@ -27,7 +27,7 @@ export const METRICS_LIMITS = {
   concurrency: 8,
 } as const;
 
-export const CollectMetricsOptionsSchema = z.strictObject({
+const CollectMetricsOptionsSchema = z.strictObject({
   /** Only sessions resolved at or after this time. */
   since: z.date().optional(),
   /** How many of the most recently resolved sessions to cover. */
@@ -45,7 +45,7 @@ export const CollectMetricsOptionsSchema = z.strictObject({
 });
 export type CollectMetricsOptions = z.input<typeof CollectMetricsOptionsSchema>;
 
-export interface SkippedTimeline {
+interface SkippedTimeline {
   sessionId: string;
   reason: string;
 }
@@ -69,7 +69,7 @@ export interface CollectedMetrics {
 }
 
 /** The summary computeMetrics takes, from a stored session. */
-export function sessionSummary(session: SessionRecord): SessionSummaryInput {
+function sessionSummary(session: SessionRecord): SessionSummaryInput {
   return {
     id: session.id,
     status: session.status,

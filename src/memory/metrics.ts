@@ -9,13 +9,14 @@ import {
   type PanicType,
   PanicTypeSchema,
 } from '../diagnosis/panic.js';
+import { SUMMARY_MAX } from '../limits.js';
 
 /**
  * ADR-005's success metrics, computed from plain lists: session summaries and timeline events, as the store lists
  * them. The event builders below define the timeline entries the metrics read, so writer and reader agree.
  */
 
-export const METRIC_EVENTS = {
+const METRIC_EVENTS = {
   panicSignal: 'panic.signal',
   memoryMatchUsed: 'memory.match-used',
   fixValidated: 'fix.validated',
@@ -36,7 +37,7 @@ export function panicSignalEvent(signal: PanicSignal, blocked: boolean): MetricT
     actor: 'calmops',
     summary: `${signal.type} (${signal.severity})${blocked ? ', request blocked' : ''}: ${signal.description}`.slice(
       0,
-      2000,
+      SUMMARY_MAX,
     ),
     data: { signalType: signal.type, severity: signal.severity, blocked, at: signal.at },
   };
@@ -52,7 +53,12 @@ export function memoryMatchUsedEvent(memoryId: string, score: number, actor: str
 }
 
 export function fixValidatedEvent(passed: boolean, reason: string): MetricTimelineEvent {
-  return { type: METRIC_EVENTS.fixValidated, actor: 'calmops', summary: reason.slice(0, 2000), data: { passed } };
+  return {
+    type: METRIC_EVENTS.fixValidated,
+    actor: 'calmops',
+    summary: reason.slice(0, SUMMARY_MAX),
+    data: { passed },
+  };
 }
 
 export function breakGlassEvent(entry: BreakGlassAuditEntry): MetricTimelineEvent {
@@ -65,7 +71,7 @@ export function breakGlassEvent(entry: BreakGlassAuditEntry): MetricTimelineEven
         : entry.change
           ? ` for ${entry.change}`
           : ''
-    }`.slice(0, 2000),
+    }`.slice(0, SUMMARY_MAX),
     data: { ...entry },
   };
 }

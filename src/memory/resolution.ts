@@ -4,6 +4,7 @@ import {
   normalizeSlackText,
   redactCredentials,
 } from '../diagnosis/commands/index.js';
+import { clip, SUMMARY_MAX } from '../limits.js';
 import { matchPlanStep } from '../review/match.js';
 import type { PlanStep } from '../review/plan.js';
 import type { ResolutionStep } from '../store/memory.js';
@@ -26,10 +27,6 @@ export interface ResolutionInput {
 
 const APPROVED = new Set(['human_review_approved', 'review_autonomous_approved']);
 const MAX_STEPS = 30;
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 /** Memory keeps what was done, not who did it: a recall in another incident must not name or ping people. */
 interface Reported {
@@ -85,16 +82,16 @@ export function resolutionFromSession(input: ResolutionInput): ResolutionStep[] 
       // What was run names what the plan may have left open (`<storageclass>`), so it is what memory keeps.
       const same = !ran || ran.command === step.command;
       return {
-        command: clip(ran?.command ?? step.command, 2000),
+        command: clip(ran?.command ?? step.command, SUMMARY_MAX),
         description: clip(
           `${step.description}${ran ? ` Reported run${same ? '' : `; approved as step ${index + 1}: ${step.command}`}.` : ''}`,
           1000,
         ),
-        ...(step.rollback ? { rollback: clip(step.rollback, 2000) } : {}),
+        ...(step.rollback ? { rollback: clip(step.rollback, SUMMARY_MAX) } : {}),
       };
     });
   const unplanned: ResolutionStep[] = extra.map((e) => ({
-    command: clip(e.command, 2000),
+    command: clip(e.command, SUMMARY_MAX),
     description: clip(
       `Reported run after ${steps.length > 0 ? 'approval; not a step of the approved plan' : 'the diagnosis'}.`,
       1000,

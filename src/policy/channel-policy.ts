@@ -7,6 +7,7 @@ import {
   SCOPE_ENTRY,
   scopeAllows,
 } from '../cluster/read-only-guard.js';
+import { KUBE_LABEL_PATTERN } from '../limits.js';
 import { readYaml } from '../yaml-text.js';
 
 /**
@@ -25,13 +26,9 @@ const UserList = z
   .max(100)
   .refine((ids) => new Set(ids).size === ids.length, 'a user is listed twice');
 const SlackChannelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'a Slack channel id such as C0123ABCD');
-const ClusterName = z
-  .string()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a cluster name: lower-case letters, digits and "-"');
+const ClusterName = z.string().regex(KUBE_LABEL_PATTERN, 'a cluster name: lower-case letters, digits and "-"');
 const IntentList = z.union([z.literal('*'), z.array(z.string().regex(/^[a-z0-9-]+$/)).min(1)]);
-const NamespaceName = z
-  .string()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a namespace name: lower-case letters, digits and "-"');
+const NamespaceName = z.string().regex(KUBE_LABEL_PATTERN, 'a namespace name: lower-case letters, digits and "-"');
 
 const ScopeEntry = z
   .string()

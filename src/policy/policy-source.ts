@@ -44,7 +44,7 @@ export interface ParameterSourceOptions {
   onStale?: (error: Error) => void;
 }
 
-export function staticPolicySource(policy: Policy | undefined): PolicySource {
+function staticPolicySource(policy: Policy | undefined): PolicySource {
   return { current: async () => policy };
 }
 

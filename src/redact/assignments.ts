@@ -99,7 +99,7 @@ function indentBefore(text: string, keyStart: number): string | undefined {
 }
 
 /** The longest value any rule looks at: a value is cut here, and the search for its closing quote stops here. */
-export const MAX_VALUE = 4096;
+const MAX_VALUE = 4096;
 
 function lineEndOf(text: string, index: number): number {
   const end = text.indexOf('\n', index);

@@ -13,7 +13,7 @@ export const MAX_LINE = 8192;
 const MAX_WORD_BACKTRACK = 256;
 const SEPARATORS = new Set([' ', '\t', ',', ';', '&']);
 
-export function cutMarker(lost: number): string {
+function cutMarker(lost: number): string {
   return ` … [${lost} characters not shown]`;
 }
 

@@ -27,7 +27,7 @@ function characterClass(c: string): number {
   return 3;
 }
 
-export function classChangeRatio(text: string): number {
+function classChangeRatio(text: string): number {
   let changes = 0;
   for (let i = 1; i < text.length; i++) {
     if (characterClass(text[i] as string) !== characterClass(text[i - 1] as string)) changes++;
@@ -46,7 +46,7 @@ export function shannonBits(text: string): number {
   return bits;
 }
 
-export function looksLikeKeyMaterial(token: string): boolean {
+function looksLikeKeyMaterial(token: string): boolean {
   const body = token.replace(/=+/g, '');
   if (!/[A-Z]/.test(body) || !/[a-z]/.test(body) || !/\d/.test(body)) return false;
   // A path with a word for a segment (`/hostedzone/Z0123…`) is a path.

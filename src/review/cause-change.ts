@@ -47,7 +47,7 @@ export function kindWords(kind: string): string[] {
 }
 
 /** Whether `kubectl rollout undo` can undo a change to this kind. */
-export function canRollOutUndo(kindWord: string): boolean {
+function canRollOutUndo(kindWord: string): boolean {
   const lower = kindWord.toLowerCase();
   return [...ROLLOUT_KINDS].some((k) => kindWords(k).includes(lower));
 }

@@ -2,7 +2,7 @@
  * Structured workflow events (the plan contract, docs/concepts.md). Every transition is logged as one JSON line and written to the session
  * timeline, so an incident can be replayed from its audit trail alone.
  */
-export const WORKFLOW_EVENT_TYPES = [
+const WORKFLOW_EVENT_TYPES = [
   'intent_captured',
   'discovery_done',
   'plan_synthesis_start',
@@ -20,7 +20,7 @@ export const WORKFLOW_EVENT_TYPES = [
   'review_expired',
   'review_autonomous_approved',
 ] as const;
-export type WorkflowEventType = (typeof WORKFLOW_EVENT_TYPES)[number];
+type WorkflowEventType = (typeof WORKFLOW_EVENT_TYPES)[number];
 
 export interface WorkflowEvent {
   type: WorkflowEventType;

@@ -18,7 +18,7 @@ export interface PlanSession {
   feedback?: readonly string[];
 }
 
-export function remediationFor(templates: TemplateRegistry, intent: string): RemediationEntry[] {
+function remediationFor(templates: TemplateRegistry, intent: string): RemediationEntry[] {
   return [
     ...(templates.get(intent)?.remediation ?? []),
     ...templates

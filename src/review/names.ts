@@ -49,7 +49,7 @@ const CLUSTER_SCOPED: ReadonlySet<string> = new Set([
 ]);
 
 /** How a slot looks in a plan when its value is unknown: the rubric looks for these. */
-export function unknownPlaceholder(slot: NameSlot): string {
+function unknownPlaceholder(slot: NameSlot): string {
   return `<${slot}>`;
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Code, isKubeLabel, isKubeName, KUBE_NAME_MAX, NoteText, SlackId } from '../limits.js';
 
 /**
  * The remediation plan contract. A plan is the only artifact calmops synthesizes; it is guarded before any review
@@ -8,24 +9,9 @@ import * as z from 'zod';
 export const PLAN_VERSION = '1';
 
 /** Keys from looser plan shapes that must never be accepted: they hide steps from the review rubric. */
-export const FORBIDDEN_PLAN_KEYS = ['version', 'actions', 'commands', 'tasks', 'outputs'] as const;
+const FORBIDDEN_PLAN_KEYS = ['version', 'actions', 'commands', 'tasks', 'outputs'] as const;
 
 const kebab = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be kebab-case');
-
-/** A Kubernetes object name (RFC 1123 subdomain): what kubectl will accept, and nothing a shell would act on. */
-const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const KUBE_NAME_MAX = 253;
-/** A namespace is an RFC 1123 label. */
-const KUBE_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const KUBE_LABEL_MAX = 63;
-
-export function isKubernetesName(name: string): boolean {
-  return name.length <= KUBE_NAME_MAX && KUBE_NAME.test(name);
-}
-
-export function isNamespaceName(name: string): boolean {
-  return name.length <= KUBE_LABEL_MAX && KUBE_LABEL.test(name);
-}
 
 /**
  * The guard's words for a name kubectl would refuse. The synthesizer reads them back on its one regeneration
@@ -44,15 +30,15 @@ export function rejectedNames(errors: readonly string[]): Set<string> {
   return names;
 }
 
-const kubeName = z.string().refine(isKubernetesName, { error: (issue) => invalidNameMessage(String(issue.input)) });
+const kubeName = z.string().refine(isKubeName, { error: (issue) => invalidNameMessage(String(issue.input)) });
 const namespaceName = z
   .string()
-  .refine(isNamespaceName, { error: (issue) => `"${String(issue.input).slice(0, 100)}" is not a valid namespace` });
+  .refine(isKubeLabel, { error: (issue) => `"${String(issue.input).slice(0, 100)}" is not a valid namespace` });
 
 /** An object a step reads or changes, named as the cluster names it. */
-export const PlanTargetSchema = z
+const PlanTargetSchema = z
   .object({
-    kind: z.string().min(1).max(64),
+    kind: Code,
     name: kubeName,
     namespace: namespaceName.optional(),
   })
@@ -62,7 +48,7 @@ export type PlanTarget = z.infer<typeof PlanTargetSchema>;
 /** A template placeholder left in a command means the plan was never filled in. */
 const UNRENDERED = /\{\{\s*[\w.]+\s*\}\}/;
 
-export const PlanStepSchema = z
+const PlanStepSchema = z
   .object({
     id: kebab,
     description: z.string().min(1),
@@ -98,7 +84,7 @@ export const PlanStepSchema = z
     }
     const text = `${step.command}\n${step.rollback ?? ''}`;
     (step.targets ?? []).forEach((target, index) => {
-      if (isKubernetesName(target.name) && !text.includes(target.name)) {
+      if (isKubeName(target.name) && !text.includes(target.name)) {
         ctx.addIssue({
           code: 'custom',
           path: ['targets', index, 'name'],
@@ -191,7 +177,7 @@ const StepListSchema = z
   });
 
 /** Another way to fix the same fault; a reviewer's note can choose it. */
-export const PlanAlternativeSchema = z
+const PlanAlternativeSchema = z
   .object({
     id: kebab,
     summary: z.string().min(1),
@@ -201,11 +187,11 @@ export const PlanAlternativeSchema = z
 export type PlanAlternative = z.infer<typeof PlanAlternativeSchema>;
 
 /** What a revision changed on a reviewer's request, or the question it asks when the note could not be applied. */
-export const PlanRevisionSchema = z
+const PlanRevisionSchema = z
   .object({
     number: z.number().int().min(1),
-    note: z.string().min(1).max(2000),
-    requestedBy: z.string().min(1).max(64).optional(),
+    note: NoteText.min(1),
+    requestedBy: SlackId.optional(),
     applied: z.array(z.string().min(1).max(500)).max(20),
     question: z.string().min(1).max(1000).optional(),
     /** Names a reviewer's edit used that the names rule refused (invalid, or neither existing nor created). */
@@ -213,7 +199,7 @@ export const PlanRevisionSchema = z
   })
   .strict();
 
-export const RemediationPlanSchema = z
+const RemediationPlanSchema = z
   .object({
     plan_version: z.literal(PLAN_VERSION),
     name: kebab,

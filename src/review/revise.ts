@@ -1,7 +1,8 @@
 import { classifyCommandLine } from '../diagnosis/commands/index.js';
 import { canonicalKind, kindLabel } from '../diagnosis/kinds.js';
+import { clip, isKubeName, NOTE_MAX } from '../limits.js';
 import { type PlanEdit, parseReviewNote, type StepRef } from './note.js';
-import { guardPlan, isKubernetesName, type PlanStep, type RemediationPlan } from './plan.js';
+import { guardPlan, type PlanStep, type RemediationPlan } from './plan.js';
 import { idFromCommand, StepIds } from './step-id.js';
 
 /**
@@ -62,12 +63,6 @@ export interface RevisionResult {
   question?: string;
 }
 
-const NOTE_MAX = 2000;
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 type Resolved = { ok: true; id: string } | { ok: false; problem: string };
 
 function resolve(ref: StepRef, original: RemediationPlan): Resolved {
@@ -105,7 +100,7 @@ function reviewerStep(
   const target = request?.resource;
   if (target?.name && !target.name.startsWith('<')) {
     const what = `${kindLabel(target.kind)} ${target.name}`;
-    if (!isKubernetesName(target.name)) {
+    if (!isKubeName(target.name)) {
       return {
         problem: `\`${clip(command, 200)}\` names ${what}: "${target.name}" is not a valid Kubernetes name (lowercase letters, digits, "-" and "." only)`,
         refusedName: target.name,
@@ -138,7 +133,7 @@ function reviewerStep(
       safety,
       ...(rollback ? { rollback } : {}),
       needs: [],
-      ...(target?.name && isKubernetesName(target.name)
+      ...(target?.name && isKubeName(target.name)
         ? {
             targets: [
               {
@@ -297,7 +292,7 @@ function envFrom(
       }: say which, e.g. "take ${edit.variable} from ${kind.toLowerCase()} <name>"`,
     };
   }
-  if (!isKubernetesName(name)) {
+  if (!isKubeName(name)) {
     return { problem: `${where}: "${name}" is not a valid Kubernetes name`, refusedName: name };
   }
   if (!known.has(kind, name)) {

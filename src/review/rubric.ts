@@ -1,9 +1,9 @@
 import { UNKNOWN_NAME_PLACEHOLDERS } from './names.js';
 import { guardPlan, hasMutatingSteps } from './plan.js';
 
-export const COMPLETENESS_THRESHOLD = 0.8;
+const COMPLETENESS_THRESHOLD = 0.8;
 
-export interface ReviewCheck {
+interface ReviewCheck {
   id: 'schema' | 'rollback' | 'evidence' | 'safety-labels' | 'names';
   passed: boolean;
   detail: string;

@@ -1,3 +1,4 @@
+import { clipLine, isKubeName } from '../limits.js';
 import type { ResourceRef } from '../triage/envelope/index.js';
 import type { TriageTemplate } from '../triage/templates/index.js';
 import { type NameSlot, OBJECT_SLOTS } from '../triage/templates/index.js';
@@ -21,14 +22,7 @@ import {
   slotValue,
   targetOf,
 } from './names.js';
-import {
-  isKubernetesName,
-  PLAN_VERSION,
-  type PlanAlternative,
-  type PlanStep,
-  type PlanTarget,
-  rejectedNames,
-} from './plan.js';
+import { PLAN_VERSION, type PlanAlternative, type PlanStep, type PlanTarget, rejectedNames } from './plan.js';
 import { idFromCommand, kebab, StepIds } from './step-id.js';
 
 export type RemediationEntry = TriageTemplate['remediation'][number];
@@ -536,8 +530,7 @@ function recordsObject(command: string, ref: ResourceRef): boolean {
 
 /** The envelope's words for a step description: one line, bounded. */
 function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+  return clipLine(text, 300);
 }
 
 /** The envelope's words as a plan's summary. */
@@ -560,7 +553,7 @@ function changedAsSaid(
 ): boolean {
   const root = input.rootCause.resource;
   if (input.rootCause.change === undefined || root.kind === 'Secret') return false;
-  if (!isKubernetesName(root.name) || rejected.has(root.name)) return false;
+  if (!isKubeName(root.name) || rejected.has(root.name)) return false;
   if (place === 'downstream' || faultShowsElsewhere(input)) return true;
   // Templates name the kinds of their slots: for those, a fix that only reads is deliberate (the fix lies outside
   // the cluster, or a person must look first). A cause of another kind (a RoleBinding, an ExternalSecret, a
@@ -632,7 +625,7 @@ function alternativesOf(steps: readonly PlanStep[], ctx: AlternativeContext): Pl
     offer(candidate.title, buildSteps(entrySteps(candidate, input, names), input, names, verifyOn));
   }
   for (const alt of elsewhere) {
-    if (['Node', 'Secret'].includes(alt.resource.kind) || !isKubernetesName(alt.resource.name)) continue;
+    if (['Node', 'Secret'].includes(alt.resource.kind) || !isKubeName(alt.resource.name)) continue;
     if (candidates.some((c) => fixesAt(c, alt.resource))) continue;
     offer(
       sentence(alt.change),

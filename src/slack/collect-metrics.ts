@@ -4,7 +4,7 @@ import type { SessionRecord } from '../store/sessions.js';
 import type { SlackAppDeps } from './deps.js';
 
 /** How many recently resolved incidents the App Home lists. */
-export const RECENT_RESOLVED = 30;
+const RECENT_RESOLVED = 30;
 
 /**
  * The ADR-005 metrics for `/triage stats` and the App Home: the same computation over the same window as

@@ -1,3 +1,4 @@
+import { clip, isStoredId } from '../limits.js';
 import type { TriggerMode } from '../triage/envelope/index.js';
 import {
   explainInvalidNamespace,
@@ -29,7 +30,7 @@ export const GRAMMAR_LIMITS = {
   maxNoteLength: 500,
 } as const;
 
-export type TriageCommand =
+type TriageCommand =
   | { kind: 'help' }
   | { kind: 'intents' }
   | { kind: 'list' }
@@ -53,7 +54,7 @@ export interface StartCommand {
   suggestions: IntentSuggestion[];
 }
 
-export const GRAMMAR_PROBLEM_CODES = [
+const GRAMMAR_PROBLEM_CODES = [
   'empty',
   'too-long',
   'control-characters',
@@ -64,9 +65,9 @@ export const GRAMMAR_PROBLEM_CODES = [
   'unknown-intent',
   'bad-session-id',
 ] as const;
-export type GrammarProblemCode = (typeof GRAMMAR_PROBLEM_CODES)[number];
+type GrammarProblemCode = (typeof GRAMMAR_PROBLEM_CODES)[number];
 
-export interface GrammarProblem {
+interface GrammarProblem {
   code: GrammarProblemCode;
   /** One or two sentences for the person who typed the command (Slack mrkdwn). */
   message: string;
@@ -79,7 +80,6 @@ export interface ParseOptions {
   invocation?: string;
 }
 
-const SESSION_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 const SUBCOMMANDS = new Set(['help', 'intents', 'list', 'stats', 'status', 'breakglass', 'break-glass']);
 const NAMESPACE_MARKER = '(?:in|within|inside|-n|--namespace|--ns|namespace|ns|project)';
 const MARKER_THEN_VALUE = new RegExp(String.raw`(?:^|\s)${NAMESPACE_MARKER}(?:\s*[=:]\s*|\s+)(\S+)`, 'giu');
@@ -158,7 +158,7 @@ function subcommand(words: readonly string[], invocation: string): ParseResult |
     if (rest.length > 0) return undefined;
     const kind = name === 'status' ? 'status' : 'breakglass';
     if (second === undefined) return { ok: true, command: { kind } };
-    if (!SESSION_ID.test(second)) {
+    if (!isStoredId(second)) {
       return problem(
         'bad-session-id',
         `"${second}" is not a session id. Session ids look like \`01JD3Q7K8M2N4P6R8T0V2X4Z6B\`; ` +
@@ -252,7 +252,7 @@ export function parseTriageCommand(raw: string, registry: TemplateRegistry, opti
     // Only a registry without the sweep template gets here.
     return problem(
       'unknown-intent',
-      `I could not tell what is wrong from "${truncate(text, 120)}". Name an intent; \`${invocation} intents\` lists them.`,
+      `I could not tell what is wrong from "${clip(text, 120)}". Name an intent; \`${invocation} intents\` lists them.`,
     );
   }
 
@@ -289,8 +289,4 @@ export function parseTriageCommand(raw: string, registry: TemplateRegistry, opti
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -40,7 +40,7 @@ export interface SnapshotCatalog {
 }
 
 /** The kinds metrics.k8s.io serves, kept apart from the objects since no read of a kind returns them. */
-export const METRICS_KINDS: Readonly<Record<string, 'pods' | 'nodes'>> = { PodMetrics: 'pods', NodeMetrics: 'nodes' };
+const METRICS_KINDS: Readonly<Record<string, 'pods' | 'nodes'>> = { PodMetrics: 'pods', NodeMetrics: 'nodes' };
 
 const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 
 export type RequestVerb = 'discovery' | 'get' | 'list' | 'watch' | 'log';
 
-export interface FaultMatch {
+interface FaultMatch {
   /** Resource plural (`pods`, `routes`, …); any when omitted. */
   resource?: string;
   namespace?: string;
@@ -18,7 +18,7 @@ export interface FaultMatch {
   pathPrefix?: string;
 }
 
-export type FaultEffect =
+type FaultEffect =
   /** Answer with a Status of this code (403, 410, 500, 503, …). */
   | { type: 'status'; status: number; message?: string }
   /** Never answer; the request stays open until the client gives up or the server closes. */
@@ -48,7 +48,7 @@ export interface RequestFacts {
 }
 
 /** A uniform draw in [0, 1) from a hash, so the same request in the same position always draws the same number. */
-export function draw(seed: number, url: string, occurrence: number, salt: string): number {
+function draw(seed: number, url: string, occurrence: number, salt: string): number {
   const digest = createHash('sha256').update(`${seed}\u0000${salt}\u0000${occurrence}\u0000${url}`).digest();
   return digest.readUInt32BE(0) / 2 ** 32;
 }

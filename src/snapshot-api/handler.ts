@@ -21,7 +21,7 @@ export interface RouteRequest {
   res: ServerResponse;
 }
 
-export interface RouteEntry<T extends Route> {
+interface RouteEntry<T extends Route> {
   /** Any other method is a 405, whatever the path. */
   methods: ReadonlySet<string>;
   answer(target: T, request: RouteRequest): void | Promise<void>;

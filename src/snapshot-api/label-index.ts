@@ -19,7 +19,7 @@ export interface LabelKeyIndex {
 const NO_OBJECTS: LabelKeyIndex = { scope: [], byValue: new Map(), present: [] };
 
 /** Read the same way the selector's rule reads labels (`requirementHolds`): own keys only. */
-export function indexLabelKey(scope: readonly StoredObject[], key: string): LabelKeyIndex {
+function indexLabelKey(scope: readonly StoredObject[], key: string): LabelKeyIndex {
   const byValue = new Map<string, number[]>();
   const present: number[] = [];
   for (let position = 0; position < scope.length; position += 1) {

@@ -18,8 +18,8 @@ export type Route =
   | { type: 'metrics'; kind: 'group' | 'resources' | 'pods' | 'nodes'; namespace?: string; name?: string }
   | { type: 'unknown' };
 
-export const METRICS_GROUP = 'metrics.k8s.io';
-export const METRICS_VERSION = 'v1beta1';
+const METRICS_GROUP = 'metrics.k8s.io';
+const METRICS_VERSION = 'v1beta1';
 
 const RULES_REVIEW_PATH = ['apis', 'authorization.k8s.io', 'v1', 'selfsubjectrulesreviews'];
 

@@ -13,7 +13,7 @@ export class SelectorSyntaxError extends Error {
 
 export type LabelOperator = 'exists' | '!exists' | '=' | '!=' | 'in' | 'notin' | 'gt' | 'lt';
 
-export interface LabelRequirement {
+interface LabelRequirement {
   key: string;
   operator: LabelOperator;
   values: string[];
@@ -133,7 +133,7 @@ function matchesRequirement(req: LabelRequirement, labels: Readonly<Record<strin
   return requirementHolds({ key: req.key, operator: API_OPERATOR[req.operator], values: req.values }, labels);
 }
 
-export interface FieldRequirement {
+interface FieldRequirement {
   field: string;
   operator: '=' | '!=';
   value: string;

@@ -25,8 +25,7 @@ import { type RecordedRequest, SnapshotState } from './state.js';
  * logs, Table printing) that kubectl and @kubernetes/client-node work against it unchanged.
  */
 
-export type { FaultEffect, FaultMatch, FaultRule } from './faults.js';
-export type { RecordedRequest } from './state.js';
+export type { FaultRule } from './faults.js';
 
 export interface SnapshotServerOptions {
   /** Plain objects, or a loaded snapshot's stored ones (`LoadedSnapshot.stored`), which it serves without parsing. */

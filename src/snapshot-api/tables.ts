@@ -1,3 +1,4 @@
+import { conditionOf, isConditionTrue } from '../cluster/conditions.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
 
 /**
@@ -6,7 +7,7 @@ import type { KubeObject, ResourceKind } from '../cluster/types.js';
  * a real cluster's. Priority-1 columns appear only with `-o wide`.
  */
 
-export interface ColumnDefinition {
+interface ColumnDefinition {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
   format: string;
@@ -124,7 +125,7 @@ export function podStatus(pod: KubeObject): string {
       else if (c.ready && c.state?.running) hasRunning = true;
     }
     if (reason === 'Completed' && hasRunning) {
-      const ready = list(status.conditions).some((c: Json) => c.type === 'Ready' && c.status === 'True');
+      const ready = isConditionTrue(pod, 'Ready');
       reason = ready ? 'Running' : 'NotReady';
     }
   }
@@ -211,7 +212,7 @@ function ingressHosts(obj: KubeObject): string {
 }
 
 function nodeStatus(node: KubeObject): string {
-  const ready = list(node.status?.conditions).find((c: Json) => c.type === 'Ready');
+  const ready = conditionOf(node, 'Ready');
   const parts = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
   if (node.spec?.unschedulable) parts.push('SchedulingDisabled');
   return parts.join(',');
@@ -314,9 +315,7 @@ const COLUMNS: Partial<Record<ResourceKind, Column[]>> = {
       cell: (o) => {
         const gates = list(o.spec?.readinessGates);
         if (gates.length === 0) return '<none>';
-        const met = gates.filter((g: Json) =>
-          list(o.status?.conditions).some((c: Json) => c.type === g.conditionType && c.status === 'True'),
-        ).length;
+        const met = gates.filter((g: Json) => isConditionTrue(o, g.conditionType)).length;
         return `${met}/${gates.length}`;
       },
     },

@@ -1,6 +1,7 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
+import { clipLine } from '../limits.js';
 import { decisiveLogLine, parseQuantity } from '../triage/kube/index.js';
-import { clip, containerStates, names, plural, type RawObject, refOf, withCheck, workloadOf } from './objects.js';
+import { containerStates, names, plural, type RawObject, refOf, withCheck, workloadOf } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -15,7 +16,7 @@ async function pods(ctx: SpecialistContext): Promise<KubeObject[]> {
   return ctx.reads.list({ kind: 'pods', namespace: ctx.namespace, maxItems: 200 });
 }
 
-export const previousLogs: SpecialistAnalyzer = {
+const previousLogs: SpecialistAnalyzer = {
   id: 'previous-logs',
   domains: ['compute'],
   async run(ctx) {
@@ -70,8 +71,8 @@ export const previousLogs: SpecialistAnalyzer = {
         severity: verdict.score >= 80 ? 'high' : 'medium',
         resource: refOf(pod, 'Pod'),
         related: workload ? [workload] : [],
-        message: `Container ${c.name} of pod ${pod.metadata.name} ended its previous run (${plural(c.restartCount, 'restart')}, ${c.lastTerminated?.reason ?? 'exit'} ${c.lastTerminated?.exitCode ?? ''}) after: ${clip(verdict.readable ?? verdict.line, 240)}`,
-        evidence: [`previous log of ${pod.metadata.name}/${c.name}: ${clip(verdict.line, 240)}`],
+        message: `Container ${c.name} of pod ${pod.metadata.name} ended its previous run (${plural(c.restartCount, 'restart')}, ${c.lastTerminated?.reason ?? 'exit'} ${c.lastTerminated?.exitCode ?? ''}) after: ${clipLine(verdict.readable ?? verdict.line, 240)}`,
+        evidence: [`previous log of ${pod.metadata.name}/${c.name}: ${clipLine(verdict.line, 240)}`],
         confidence: verdict.score >= 80 ? 0.85 : 0.6,
         analyzer: this.id,
       });
@@ -126,7 +127,7 @@ export const probeHistory: SpecialistAnalyzer = {
       byPod.set(pod, { count: (prior?.count ?? 0) + count, message, kind: /^(\w+) probe/i.exec(message)?.[1] ?? 'A' });
     }
     const lines = [...byPod.entries()].map(
-      ([pod, p]) => `${pod}: ${p.kind} probe failed ×${p.count}: ${clip(p.message, 160)}`,
+      ([pod, p]) => `${pod}: ${p.kind} probe failed ×${p.count}: ${clipLine(p.message, 160)}`,
     );
     return {
       findings: [],
@@ -182,7 +183,7 @@ function diff(older: TemplateView, newer: TemplateView): string[] {
   return out;
 }
 
-export const rolloutHistory: SpecialistAnalyzer = {
+const rolloutHistory: SpecialistAnalyzer = {
   id: 'rollout-history',
   domains: ['compute'],
   async run(ctx) {
@@ -230,7 +231,7 @@ export const rolloutHistory: SpecialistAnalyzer = {
   },
 };
 
-export const limitsFit: SpecialistAnalyzer = {
+const limitsFit: SpecialistAnalyzer = {
   id: 'limits',
   domains: ['compute'],
   async run(ctx) {
@@ -305,7 +306,7 @@ export const nodePressure: SpecialistAnalyzer = {
         resource: { kind: 'Node', name },
         related: [],
         message: `Node ${name} hosts pods of ${ctx.namespace} and reports ${bad.map((c) => `${c.type}=${c.status}`).join(', ')}`,
-        evidence: bad.map((c) => `${c.type}=${c.status}: ${clip(c.message ?? '', 200)}`),
+        evidence: bad.map((c) => `${c.type}=${c.status}: ${clipLine(c.message ?? '', 200)}`),
         confidence: 0.8,
         analyzer: this.id,
         explains: true,

@@ -7,10 +7,10 @@ import { STORAGE_ANALYZERS } from './storage.js';
 import type { SpecialistAnalyzer, SpecialistCheck, SpecialistFinding } from './types.js';
 
 export { type RankingEffect, rankingEffect } from './ranking.js';
-export type { SpecialistCheck, SpecialistFinding } from './types.js';
+export type { SpecialistCheck } from './types.js';
 
 /** Reads one specialist may make: several times the triage's bounded sweep, still bounded. */
-export const SPECIALIST_READ_BUDGET = 40;
+const SPECIALIST_READ_BUDGET = 40;
 
 const BY_DOMAIN: Readonly<Record<Domain, readonly SpecialistAnalyzer[]>> = {
   compute: [...COMPUTE_ANALYZERS, unreadyPodLogs],
@@ -19,7 +19,7 @@ const BY_DOMAIN: Readonly<Record<Domain, readonly SpecialistAnalyzer[]>> = {
   platform: [...NETWORK_ANALYZERS, probeHistory, nodePressure],
 };
 
-export function analyzersFor(domain: Domain): readonly SpecialistAnalyzer[] {
+function analyzersFor(domain: Domain): readonly SpecialistAnalyzer[] {
   return BY_DOMAIN[domain];
 }
 

@@ -1,7 +1,8 @@
 import type { KubeObject } from '../cluster/types.js';
+import { clipLine } from '../limits.js';
 import { matchesMap, matchesSelector, parseDependencyFailure } from '../triage/kube/index.js';
-import { clip, isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
-import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
+import { isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
+import type { SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
  * The network and platform specialist: what the unready pods' own logs say they cannot reach, both directions of
@@ -100,7 +101,7 @@ export const unreadyPodLogs: SpecialistAnalyzer = {
         related: [...f.pods.map((p) => refOf(p, 'Pod')), ...(service ? [refOf(service, 'Service')] : [])],
         message: `${plural(f.pods.length, 'unready pod')} of ${workload ? `${workload.kind} ${workload.name}` : ctx.namespace} cannot reach ${what} (${how}); ${where}.`,
         evidence: [
-          `log of ${f.pods.map((p) => p.metadata.name).join(', ')}: ${clip(f.lines.at(-1) ?? '', 240)} (${plural(f.lines.length, 'line')} like it)`,
+          `log of ${f.pods.map((p) => p.metadata.name).join(', ')}: ${clipLine(f.lines.at(-1) ?? '', 240)} (${plural(f.lines.length, 'line')} like it)`,
         ],
         confidence: 0.9,
         analyzer: this.id,
@@ -112,7 +113,7 @@ export const unreadyPodLogs: SpecialistAnalyzer = {
       findings,
       `application logs of ${plural(Math.min(unready.length, MAX_UNREADY), 'unready pod')}`,
       findings.length > 0
-        ? findings.map((f) => clip(f.message, 160)).join('; ')
+        ? findings.map((f) => clipLine(f.message, 160)).join('; ')
         : `no failed connection or lookup in the logs of ${names(quiet)}`,
     );
   },
@@ -135,7 +136,7 @@ function allowsDns(policy: KubeObject): boolean {
   );
 }
 
-export const networkPolicies: SpecialistAnalyzer = {
+const networkPolicies: SpecialistAnalyzer = {
   id: 'network-policies',
   domains: ['networking', 'platform'],
   async run(ctx) {
@@ -188,7 +189,7 @@ export const networkPolicies: SpecialistAnalyzer = {
   },
 };
 
-export const clusterDns: SpecialistAnalyzer = {
+const clusterDns: SpecialistAnalyzer = {
   id: 'dns',
   domains: ['networking', 'platform'],
   async run(ctx) {
@@ -228,7 +229,7 @@ export const clusterDns: SpecialistAnalyzer = {
   },
 };
 
-export const routerLogs: SpecialistAnalyzer = {
+const routerLogs: SpecialistAnalyzer = {
   id: 'router-logs',
   domains: ['networking', 'platform'],
   async run(ctx) {
@@ -284,7 +285,7 @@ export const routerLogs: SpecialistAnalyzer = {
             outcome: errors.length > 0 ? 'found' : 'ruled-out',
             detail:
               errors.length > 0
-                ? `${plural(errors.length, 'error line')}, latest: ${clip(errors.at(-1) ?? '', 200)}`
+                ? `${plural(errors.length, 'error line')}, latest: ${clipLine(errors.at(-1) ?? '', 200)}`
                 : `${plural(mine.length, 'line')} for these hosts, none an error`,
           },
         ],
@@ -304,7 +305,7 @@ export const routerLogs: SpecialistAnalyzer = {
   },
 };
 
-export const endpointsPerPort: SpecialistAnalyzer = {
+const endpointsPerPort: SpecialistAnalyzer = {
   id: 'endpoints-per-port',
   domains: ['networking', 'platform'],
   async run(ctx) {
@@ -357,5 +358,3 @@ export const NETWORK_ANALYZERS: readonly SpecialistAnalyzer[] = [
   routerLogs,
   endpointsPerPort,
 ];
-
-export type { AnalyzerResult };

@@ -1,3 +1,4 @@
+import { isConditionTrue } from '../cluster/conditions.js';
 import type { KubeObject } from '../cluster/types.js';
 import type { ResourceRef } from '../triage/envelope/index.js';
 import type { AnalyzerResult, SpecialistFinding } from './types.js';
@@ -9,8 +10,7 @@ export function refOf(o: KubeObject, kind = o.kind ?? 'Object'): ResourceRef {
 }
 
 export function isReady(pod: KubeObject): boolean {
-  const conditions = (pod.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
-  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  return isConditionTrue(pod, 'Ready');
 }
 
 /** The Deployment (through its ReplicaSet), StatefulSet, DaemonSet or Job a pod belongs to, by name convention. */
@@ -56,11 +56,6 @@ export function plural(n: number, word: string): string {
 export function names(items: readonly string[], max = 4): string {
   const shown = items.slice(0, max).join(', ');
   return items.length > max ? `${shown} and ${items.length - max} more` : shown;
-}
-
-export function clip(text: string, max = 300): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
 }
 
 /** An analyzer's answer with its one check: found when it has findings, ruled out (with what was seen) otherwise. */

@@ -1,6 +1,7 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
+import { clipLine } from '../limits.js';
 import { parseQuantity } from '../triage/kube/index.js';
-import { clip, names, plural, refOf, withCheck } from './objects.js';
+import { names, plural, refOf, withCheck } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -14,7 +15,7 @@ async function claims(ctx: SpecialistContext): Promise<KubeObject[]> {
   return ctx.reads.list({ kind: 'persistentvolumeclaims', namespace: ctx.namespace, maxItems: 200 });
 }
 
-export const classesAndCapacity: SpecialistAnalyzer = {
+const classesAndCapacity: SpecialistAnalyzer = {
   id: 'classes-and-capacity',
   domains: ['storage'],
   async run(ctx) {
@@ -67,7 +68,7 @@ export const classesAndCapacity: SpecialistAnalyzer = {
   },
 };
 
-export const volumeAttachments: SpecialistAnalyzer = {
+const volumeAttachments: SpecialistAnalyzer = {
   id: 'volume-attachments',
   domains: ['storage'],
   async run(ctx) {
@@ -101,9 +102,9 @@ export const volumeAttachments: SpecialistAnalyzer = {
           { kind: 'PersistentVolume', name: String(va.spec?.source?.persistentVolumeName) },
           { kind: 'Node', name: String(va.spec?.nodeName) },
         ],
-        message: `Volume ${va.spec?.source?.persistentVolumeName} is not attached to node ${va.spec?.nodeName}${error ? `: ${clip(String(error), 200)}` : ''}`,
+        message: `Volume ${va.spec?.source?.persistentVolumeName} is not attached to node ${va.spec?.nodeName}${error ? `: ${clipLine(String(error), 200)}` : ''}`,
         evidence: [
-          `VolumeAttachment ${va.metadata.name}: attached=${String(va.status?.attached ?? false)}${error ? `, ${clip(String(error), 200)}` : ''}`,
+          `VolumeAttachment ${va.metadata.name}: attached=${String(va.status?.attached ?? false)}${error ? `, ${clipLine(String(error), 200)}` : ''}`,
         ],
         confidence: 0.85,
         analyzer: this.id,
@@ -132,7 +133,7 @@ function zonesOf(pv: KubeObject): string[] {
   );
 }
 
-export const volumeTopology: SpecialistAnalyzer = {
+const volumeTopology: SpecialistAnalyzer = {
   id: 'volume-topology',
   domains: ['storage'],
   async run(ctx) {
@@ -182,7 +183,7 @@ export const volumeTopology: SpecialistAnalyzer = {
 /** CSI controllers run their sidecars under these container names. */
 const SIDECARS = /^(csi-provisioner|csi-attacher|external-provisioner|provisioner)$/;
 
-export const provisionerLogs: SpecialistAnalyzer = {
+const provisionerLogs: SpecialistAnalyzer = {
   id: 'provisioner-logs',
   domains: ['storage'],
   async run(ctx) {
@@ -230,8 +231,8 @@ export const provisionerLogs: SpecialistAnalyzer = {
           severity: 'high',
           resource: refOf(pod, 'Pod'),
           related: pvcs.filter((p) => last.includes(p.metadata.name)).map((p) => refOf(p, 'PersistentVolumeClaim')),
-          message: `${c.name} in ${pod.metadata.namespace}/${pod.metadata.name} reports for ${ctx.namespace}: ${clip(last, 240)}`,
-          evidence: lines.slice(-2).map((l) => clip(l, 240)),
+          message: `${c.name} in ${pod.metadata.namespace}/${pod.metadata.name} reports for ${ctx.namespace}: ${clipLine(last, 240)}`,
+          evidence: lines.slice(-2).map((l) => clipLine(l, 240)),
           confidence: 0.8,
           analyzer: this.id,
           explains: true,

@@ -25,7 +25,7 @@ export interface SpecialistFinding {
   explains?: boolean;
 }
 
-export type CheckOutcome = 'found' | 'ruled-out' | 'not-read';
+type CheckOutcome = 'found' | 'ruled-out' | 'not-read';
 
 export interface SpecialistCheck {
   analyzer: string;

@@ -1,9 +1,10 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
+import { Code, KeyPart, RecordId } from '../limits.js';
 import type { StoreContext } from './client.js';
 import { conditional, getItem, parseInput, parseRecord } from './dynamo.js';
-import { IsoTimestampSchema, KeyPartSchema, keys, toIso } from './keys.js';
+import { IsoTimestampSchema, keys, toIso } from './keys.js';
 
 /**
  * Which session an alert group opened. An alerting system re-sends a group (repeats, updates, its resolution, and
@@ -16,35 +17,35 @@ export const ALERT_GROUP_PHASES = ['opening', 'bound'] as const;
 
 export const AlertGroupRecordSchema = z.object({
   /** A digest of the group's identity (source, cluster, group key); fits a key part. */
-  groupId: KeyPartSchema,
-  source: z.string().min(1).max(64),
+  groupId: KeyPart,
+  source: Code,
   /** The sender's own group key, kept for people reading the table. */
   groupKey: z.string().min(1).max(4096),
   phase: z.enum(ALERT_GROUP_PHASES),
-  channelId: KeyPartSchema,
+  channelId: KeyPart,
   /**
    * The session id the opening uses, chosen with the first claim and kept by every claim that takes over, so a
    * delivery that finishes an interrupted opening completes that session rather than opening a second one.
    */
-  plannedSessionId: KeyPartSchema.optional(),
+  plannedSessionId: KeyPart.optional(),
   /** The thread root the opening posted, once posted: a takeover opens the session there instead of posting again. */
-  rootTs: KeyPartSchema.optional(),
+  rootTs: KeyPart.optional(),
   /** Set once bound: the session the group opened and its thread. */
-  sessionId: KeyPartSchema.optional(),
-  threadTs: KeyPartSchema.optional(),
+  sessionId: KeyPart.optional(),
+  threadTs: KeyPart.optional(),
   claimedAt: IsoTimestampSchema,
   /** While opening: past this, the claim is presumed dead and may be taken over. */
   leaseUntil: IsoTimestampSchema.optional(),
   boundAt: IsoTimestampSchema.optional(),
-  writeId: z.string().min(1).max(64),
+  writeId: RecordId,
 });
 export type AlertGroupRecord = z.infer<typeof AlertGroupRecordSchema>;
 
 const ClaimInputSchema = z.object({
-  groupId: KeyPartSchema,
-  source: z.string().min(1).max(64),
+  groupId: KeyPart,
+  source: Code,
   groupKey: z.string().min(1).max(4096),
-  channelId: KeyPartSchema,
+  channelId: KeyPart,
 });
 export type AlertGroupClaimInput = z.input<typeof ClaimInputSchema>;
 
@@ -56,9 +57,9 @@ export const AlertGroupClaimOptionsSchema = z.strictObject({
    * The session a bound group pointed at when the caller found it no longer open: the group is taken over only if
    * it still points there, so of two deliveries that both saw it closed, one opens the next session.
    */
-  replacing: KeyPartSchema.optional(),
+  replacing: KeyPart.optional(),
   /** What an interrupted opening (the expired claim being taken over) had done: carried into the new claim. */
-  inherit: z.strictObject({ plannedSessionId: KeyPartSchema.optional(), rootTs: KeyPartSchema.optional() }).optional(),
+  inherit: z.strictObject({ plannedSessionId: KeyPart.optional(), rootTs: KeyPart.optional() }).optional(),
 });
 export type AlertGroupClaimOptions = z.input<typeof AlertGroupClaimOptionsSchema>;
 
@@ -71,7 +72,7 @@ export class AlertGroupRepository {
   constructor(private readonly ctx: StoreContext) {}
 
   async get(groupId: string): Promise<AlertGroupRecord | undefined> {
-    const id = parseInput(KeyPartSchema, groupId, 'alert group id');
+    const id = parseInput(KeyPart, groupId, 'alert group id');
     const item = await getItem(this.ctx, keys.alertGroup(id));
     return item === undefined ? undefined : parseRecord(AlertGroupRecordSchema, item);
   }
@@ -123,8 +124,8 @@ export class AlertGroupRepository {
 
   /** Records the thread root a claim posted, so a takeover reuses it. False when the claim was lost. */
   async noteRoot(claim: AlertGroupRecord, rootTs: string): Promise<boolean> {
-    const ts = parseInput(KeyPartSchema, rootTs, 'thread ts');
-    const key = keys.alertGroup(parseInput(KeyPartSchema, claim.groupId, 'alert group id'));
+    const ts = parseInput(KeyPart, rootTs, 'thread ts');
+    const key = keys.alertGroup(parseInput(KeyPart, claim.groupId, 'alert group id'));
     const result = await conditional('UpdateItem', key, () =>
       this.ctx.client.send(
         new UpdateCommand({
@@ -145,10 +146,10 @@ export class AlertGroupRepository {
     session: { sessionId: string; threadTs: string },
     now: Date = new Date(),
   ): Promise<AlertGroupRecord | undefined> {
-    const sessionId = parseInput(KeyPartSchema, session.sessionId, 'session id');
-    const threadTs = parseInput(KeyPartSchema, session.threadTs, 'thread ts');
+    const sessionId = parseInput(KeyPart, session.sessionId, 'session id');
+    const threadTs = parseInput(KeyPart, session.threadTs, 'thread ts');
     const at = toIso(now);
-    const key = keys.alertGroup(parseInput(KeyPartSchema, claim.groupId, 'alert group id'));
+    const key = keys.alertGroup(parseInput(KeyPart, claim.groupId, 'alert group id'));
     const result = await conditional('UpdateItem', key, () =>
       this.ctx.client.send(
         new UpdateCommand({
@@ -182,7 +183,7 @@ export class AlertGroupRepository {
    * root), so the sender's retry takes over and finishes rather than starting a second session and thread.
    */
   async abandon(claim: AlertGroupRecord, now: Date = new Date()): Promise<void> {
-    const key = keys.alertGroup(parseInput(KeyPartSchema, claim.groupId, 'alert group id'));
+    const key = keys.alertGroup(parseInput(KeyPart, claim.groupId, 'alert group id'));
     await conditional('UpdateItem', key, () =>
       this.ctx.client.send(
         new UpdateCommand({
@@ -198,7 +199,7 @@ export class AlertGroupRepository {
 
   /** Gives an unbound claim back after opening failed, so the sender's retry can open the session. */
   async release(claim: AlertGroupRecord): Promise<void> {
-    const key = keys.alertGroup(parseInput(KeyPartSchema, claim.groupId, 'alert group id'));
+    const key = keys.alertGroup(parseInput(KeyPart, claim.groupId, 'alert group id'));
     await conditional('DeleteItem', key, () =>
       this.ctx.client.send(
         new DeleteCommand({

@@ -2,6 +2,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { byCodePoint } from '../code-point-order.js';
+import { KeyPart, NoteText, SlackId, SummaryText } from '../limits.js';
 import type { StoreContext } from './client.js';
 import { conditional, getItem, invalid, parseInput, parseRecord, queryItems, request } from './dynamo.js';
 import {
@@ -12,7 +13,7 @@ import {
   ApprovalNotFoundError,
   StoreError,
 } from './errors.js';
-import { GSI1, gsi1, IsoTimestampSchema, KeyPartSchema, keys, toEpochSeconds, toIso } from './keys.js';
+import { GSI1, gsi1, IsoTimestampSchema, keys, toEpochSeconds, toIso } from './keys.js';
 import { TaskTokenSchema } from './waits.js';
 
 export const ApprovalStatusSchema = z.enum(['pending', 'approved', 'rejected', 'expired', 'cancelled']);
@@ -28,37 +29,37 @@ export const ApprovalKindSchema = z
   .regex(/^[a-z][a-z0-9_.-]*$/, 'use a lower-case name such as handoff');
 
 export const NewApprovalSchema = z.strictObject({
-  id: KeyPartSchema.optional(),
+  id: KeyPart.optional(),
   kind: ApprovalKindSchema,
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   /** The task token of the execution waiting for the decision; never put in a Slack button. */
   token: TaskTokenSchema.optional(),
   allowedDeciders: z
-    .array(KeyPartSchema)
+    .array(KeyPart)
     .min(1)
     .max(50)
     .refine((ids) => new Set(ids).size === ids.length, 'deciders must be unique'),
-  requester: z.string().min(1).max(64).optional(),
+  requester: SlackId.optional(),
   expiresAt: z.date(),
-  summary: z.string().max(2000).optional(),
+  summary: SummaryText.optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export type NewApproval = z.input<typeof NewApprovalSchema>;
 
 export const ApprovalRecordSchema = z.object({
-  id: KeyPartSchema,
+  id: KeyPart,
   kind: ApprovalKindSchema,
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   token: TaskTokenSchema.optional(),
-  allowedDeciders: z.array(KeyPartSchema).min(1),
-  requester: z.string().min(1).max(64).optional(),
+  allowedDeciders: z.array(KeyPart).min(1),
+  requester: SlackId.optional(),
   status: ApprovalStatusSchema,
   createdAt: IsoTimestampSchema,
   expiresAt: IsoTimestampSchema,
   decidedAt: IsoTimestampSchema.optional(),
-  decidedBy: z.string().min(1).max(64).optional(),
-  reason: z.string().max(2000).optional(),
-  summary: z.string().max(2000).optional(),
+  decidedBy: SlackId.optional(),
+  reason: NoteText.optional(),
+  summary: SummaryText.optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
@@ -154,7 +155,7 @@ export class ApprovalRepository {
   }
 
   async get(id: string): Promise<ApprovalRecord | undefined> {
-    const approvalId = parseInput(KeyPartSchema, id, 'approval id');
+    const approvalId = parseInput(KeyPart, id, 'approval id');
     const item = await getItem(this.ctx, keys.approval(approvalId));
     return item === undefined ? undefined : parseRecord(ApprovalRecordSchema, item);
   }
@@ -171,10 +172,10 @@ export class ApprovalRepository {
     now: Date = new Date(),
     options: { reason?: string } = {},
   ): Promise<ApprovalRecord> {
-    const approvalId = parseInput(KeyPartSchema, id, 'approval id');
+    const approvalId = parseInput(KeyPart, id, 'approval id');
     const verdict = parseInput(ApprovalDecisionSchema, decision, 'decision');
-    const user = parseInput(KeyPartSchema, userId, 'user id');
-    const reason = parseInput(z.string().max(2000).optional(), options.reason, 'reason');
+    const user = parseInput(KeyPart, userId, 'user id');
+    const reason = parseInput(NoteText.optional(), options.reason, 'reason');
     const at = toIso(now);
     const key = keys.approval(approvalId);
     const decisionId = ulid();
@@ -237,7 +238,7 @@ export class ApprovalRepository {
     now: Date = new Date(),
     options: { limit?: number } = {},
   ): Promise<ApprovalRecord[]> {
-    const user = parseInput(KeyPartSchema, userId, 'user id');
+    const user = parseInput(KeyPart, userId, 'user id');
     const at = toIso(now);
     const entries = await queryItems(
       this.ctx,
@@ -264,7 +265,7 @@ export class ApprovalRepository {
    * execution that waits on them may be gone.
    */
   async listPendingForSession(sessionId: string, options: { limit?: number } = {}): Promise<ApprovalRecord[]> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const entries = await queryItems(
       this.ctx,
       {
@@ -286,7 +287,7 @@ export class ApprovalRepository {
     extraCondition: string | undefined,
     now: Date,
   ): Promise<boolean> {
-    const approvalId = parseInput(KeyPartSchema, id, 'approval id');
+    const approvalId = parseInput(KeyPart, id, 'approval id');
     const key = keys.approval(approvalId);
     const result = await conditional('UpdateItem', key, () =>
       this.ctx.client.send(

@@ -21,7 +21,7 @@ import {
  * session's partition of the single table; each is written by one conditional put.
  */
 
-export class WorkflowConflictError extends StoreError {}
+class WorkflowConflictError extends StoreError {}
 
 const MAX = { evidence: 300, recentRequests: 10, panicHistory: 20, consumedKeys: 500 } as const;
 

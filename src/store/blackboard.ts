@@ -1,16 +1,17 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory, ulid } from 'ulid';
 import * as z from 'zod';
+import { KeyPart, SlackId, SummaryText } from '../limits.js';
 import { DomainSchema, ResourceRefSchema, SeveritySchema } from '../triage/envelope/index.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
 import { AppendConflictError } from './errors.js';
-import { FINDING_PREFIX, IsoTimestampSchema, KeyPartSchema, keys, SESSION_PK_PREFIX, toIso } from './keys.js';
+import { FINDING_PREFIX, IsoTimestampSchema, keys, SESSION_PK_PREFIX, toIso } from './keys.js';
 
 const sharedFindingShape = {
   /** The specialist domain that observed it. */
   specialist: DomainSchema,
-  summary: z.string().min(1).max(2000),
+  summary: SummaryText.min(1),
   confidence: z.number().min(0).max(1),
   /** Finding code when it matches an analyzer's (UPPER_SNAKE), so grouping and memory can use it. */
   code: z
@@ -24,7 +25,7 @@ const sharedFindingShape = {
   related: z.array(ResourceRefSchema).max(20).default([]),
   evidence: z.array(z.string().max(1000)).max(20).default([]),
   /** Who recorded it: a component name or a Slack user id. */
-  recordedBy: z.string().min(1).max(64).optional(),
+  recordedBy: SlackId.optional(),
 };
 
 export const SharedFindingInputSchema = z.strictObject(sharedFindingShape);
@@ -33,7 +34,7 @@ export type SharedFindingInput = z.input<typeof SharedFindingInputSchema>;
 export const SharedFindingSchema = z.object({
   ...sharedFindingShape,
   id: z.string().length(26),
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   recordedAt: IsoTimestampSchema,
 });
 export type SharedFinding = z.infer<typeof SharedFindingSchema>;
@@ -58,7 +59,7 @@ export class BlackboardRepository {
     input: SharedFindingInput,
     now: Date = new Date(),
   ): Promise<SharedFinding> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const parsed = parseInput(SharedFindingInputSchema, input, 'shared finding');
     const finding: SharedFinding = { ...parsed, id: nextId(now.getTime()), sessionId: id, recordedAt: toIso(now) };
     const key = keys.finding(id, finding.id);
@@ -78,7 +79,7 @@ export class BlackboardRepository {
 
   /** Findings in the order they were recorded, optionally narrowed to one specialist or a minimum confidence. */
   async getSharedContext(sessionId: string, filter: SharedContextFilter = {}): Promise<SharedFinding[]> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const items = await queryItems(
       this.ctx,
       {

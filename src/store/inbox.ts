@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory, ulid } from 'ulid';
 import * as z from 'zod';
+import { Code, KeyPart, SlackId, SlackTs } from '../limits.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
 import { AppendConflictError, ClaimContentionError } from './errors.js';
@@ -8,7 +9,6 @@ import {
   INBOX_PREFIX,
   IsoTimestampSchema,
   type ItemKey,
-  KeyPartSchema,
   keys,
   SESSION_PK_PREFIX,
   toEpochSeconds,
@@ -22,23 +22,23 @@ export const InboxMessageInputSchema = z.strictObject({
     .min(1)
     .max(64)
     .regex(/^[a-z][a-z0-9_.-]*$/, 'use a lower-case name such as message'),
-  userId: z.string().min(1).max(64),
+  userId: SlackId,
   /** Slack caps a message at 40,000 characters. */
   text: z.string().max(40_000),
   /** The Slack message timestamp, when the input came from a message. */
-  slackTs: z.string().min(1).max(64).optional(),
+  slackTs: SlackTs.optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export type InboxMessageInput = z.input<typeof InboxMessageInputSchema>;
 
 export const InboxMessageSchema = z.object({
   id: z.string().length(26),
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   receivedAt: IsoTimestampSchema,
-  kind: z.string().min(1).max(64),
-  userId: z.string().min(1).max(64),
+  kind: Code,
+  userId: SlackId,
   text: z.string().max(40_000),
-  slackTs: z.string().min(1).max(64).optional(),
+  slackTs: SlackTs.optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export type InboxMessage = z.infer<typeof InboxMessageSchema>;
@@ -72,7 +72,7 @@ export class InboxRepository {
   }
 
   async append(sessionId: string, input: InboxMessageInput, now: Date = new Date()): Promise<InboxMessage> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const parsed = parseInput(InboxMessageInputSchema, input, 'inbox message');
     const message: InboxMessage = { id: nextId(now.getTime()), sessionId: id, receivedAt: toIso(now), ...parsed };
     const key = keys.inboxMessage(id, message.id);
@@ -102,7 +102,7 @@ export class InboxRepository {
 
   /** Unconsumed messages, oldest first. */
   async list(sessionId: string, options: { limit?: number } = {}): Promise<InboxMessage[]> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const items = await this.queryUnclaimed(id, options.limit ?? 100);
     return items.map((item) => parseRecord(InboxMessageSchema, item));
   }
@@ -112,7 +112,7 @@ export class InboxRepository {
    * never receive the same message.
    */
   async claimOldest(sessionId: string, now: Date = new Date()): Promise<InboxMessage | undefined> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const page = await this.queryUnclaimed(id, PAGE);
       if (page.length === 0) return undefined;
@@ -130,7 +130,7 @@ export class InboxRepository {
 
   /** The message, while it is neither consumed nor removed. */
   async get(sessionId: string, messageId: string): Promise<InboxMessage | undefined> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const msgId = parseInput(z.string().length(26), messageId, 'message id');
     const item = await getItem(this.ctx, keys.inboxMessage(id, msgId));
     return item === undefined || item['claimId'] !== undefined ? undefined : parseRecord(InboxMessageSchema, item);
@@ -142,7 +142,7 @@ export class InboxRepository {
    * False when the message is gone.
    */
   async take(sessionId: string, messageId: string, now: Date = new Date()): Promise<boolean> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const msgId = parseInput(z.string().length(26), messageId, 'message id');
     const key = keys.inboxMessage(id, msgId);
     const result = await conditional('UpdateItem', key, () =>
@@ -161,14 +161,14 @@ export class InboxRepository {
 
   /** Removes a handled message. */
   async remove(sessionId: string, messageId: string): Promise<void> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const msgId = parseInput(z.string().length(26), messageId, 'message id');
     await this.ctx.client.send(new DeleteCommand({ TableName: this.ctx.tableName, Key: keys.inboxMessage(id, msgId) }));
   }
 
   /** Consumes one given message; undefined when it does not exist or another consumer already took it. */
   async claim(sessionId: string, messageId: string, now: Date = new Date()): Promise<InboxMessage | undefined> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const msgId = parseInput(z.string().length(26), messageId, 'message id');
     const key = keys.inboxMessage(id, msgId);
     const item = await getItem(this.ctx, key);

@@ -12,16 +12,6 @@ export interface ItemKey {
 
 export const GSI1 = 'GSI1';
 
-/**
- * Ids that end up inside keys. `#` separates key parts, so it is refused; the length bound keeps keys well below
- * DynamoDB's 2 KB partition key limit and session ids usable as Step Functions execution names (max 80).
- */
-export const KeyPartSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'only letters, digits and . _ : - are allowed');
-
 /** Canonical UTC timestamp, `Date.prototype.toISOString()` form, so string order equals time order. */
 export const IsoTimestampSchema = z.iso.datetime({ precision: 3 });
 

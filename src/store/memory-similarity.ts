@@ -6,7 +6,7 @@ import type { Fingerprint } from './memory-fingerprint.js';
  * key reasons; the intent and the kinds only separate otherwise equal candidates.
  */
 
-export const SIMILARITY_WEIGHTS = {
+const SIMILARITY_WEIGHTS = {
   intent: 0.15,
   rootCause: 0.25,
   findingCodes: 0.3,

@@ -9,11 +9,12 @@ import {
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { byCodePoint } from '../code-point-order.js';
+import { Code, KeyPart, KUBE_NAME_MAX, NoteText, SlackId, SummaryText } from '../limits.js';
 import { ResourceRefSchema } from '../triage/envelope/index.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
 import { StoreError } from './errors.js';
-import { GSI1, IsoTimestampSchema, KeyPartSchema, keys, MEMORY_SK_PREFIX } from './keys.js';
+import { GSI1, IsoTimestampSchema, keys, MEMORY_SK_PREFIX } from './keys.js';
 import {
   type Fingerprint,
   FingerprintSchema,
@@ -45,35 +46,35 @@ export class MemoryNotFoundError extends StoreError {
   }
 }
 
-export const ResolutionStepSchema = z.object({
-  command: z.string().min(1).max(2000),
+const ResolutionStepSchema = z.object({
+  command: SummaryText.min(1),
   description: z.string().max(1000).optional(),
-  rollback: z.string().max(2000).optional(),
+  rollback: SummaryText.optional(),
 });
 export type ResolutionStep = z.infer<typeof ResolutionStepSchema>;
 
 const IncidentFieldsSchema = z.object({
-  id: KeyPartSchema.optional(),
-  sessionId: KeyPartSchema.optional(),
+  id: KeyPart.optional(),
+  sessionId: KeyPart.optional(),
   title: z.string().min(1).max(300),
-  namespace: z.string().max(253).optional(),
+  namespace: z.string().max(KUBE_NAME_MAX).optional(),
   cluster: z.string().max(128).optional(),
   fingerprint: FingerprintSchema,
   symptoms: z.array(z.string().max(1000)).max(50),
   rootCause: z.object({
-    code: z.string().min(1).max(64),
-    summary: z.string().min(1).max(2000),
+    code: Code,
+    summary: SummaryText.min(1),
     resource: ResourceRefSchema.optional(),
   }),
   resolutionSteps: z.array(ResolutionStepSchema).min(1).max(30),
-  resolvedBy: z.string().min(1).max(64),
+  resolvedBy: SlackId,
   resolvedAt: IsoTimestampSchema,
   timeToResolveMs: z.number().int().min(0),
   /** How the fix was proven: a fresh triage after it no longer showed the root cause. */
   validation: z
     .object({
       passed: z.boolean(),
-      reason: z.string().min(1).max(2000),
+      reason: NoteText.min(1),
       /** Fresh triages it took; 1 means the first fix held. */
       attempts: z.number().int().min(1).max(1000),
       at: IsoTimestampSchema,
@@ -81,18 +82,18 @@ const IncidentFieldsSchema = z.object({
     .optional(),
 });
 export type IncidentValidation = NonNullable<z.infer<typeof IncidentFieldsSchema>['validation']>;
-export const NewIncidentSchema = IncidentFieldsSchema.strict();
+const NewIncidentSchema = IncidentFieldsSchema.strict();
 export type NewIncident = z.input<typeof NewIncidentSchema>;
 
 /** A stored incident as read back; key attributes are stripped. */
-export const StoredIncidentSchema = IncidentFieldsSchema.extend({
-  id: KeyPartSchema,
+const StoredIncidentSchema = IncidentFieldsSchema.extend({
+  id: KeyPart,
   tokens: z.array(z.string()),
 });
 export type StoredIncident = z.infer<typeof StoredIncidentSchema>;
 
 const TokenItemSchema = z.object({
-  memoryId: KeyPartSchema,
+  memoryId: KeyPart,
   resolvedAt: z.string(),
   fingerprint: FingerprintSchema,
 });
@@ -191,7 +192,7 @@ export class MemoryRepository {
   }
 
   async get(id: string): Promise<StoredIncident> {
-    const memoryId = parseInput(KeyPartSchema, id, 'memory id');
+    const memoryId = parseInput(KeyPart, id, 'memory id');
     const item = await getItem(this.ctx, keys.memory(memoryId));
     if (!item) throw new MemoryNotFoundError(memoryId);
     return parseRecord(StoredIncidentSchema, item);

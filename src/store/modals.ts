@@ -1,9 +1,10 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { KeyPart } from '../limits.js';
 import type { StoreContext } from './client.js';
 import { conditional, parseInput, parseRecord } from './dynamo.js';
 import { StoreError } from './errors.js';
-import { IsoTimestampSchema, KeyPartSchema, keys, toEpochSeconds, toIso } from './keys.js';
+import { IsoTimestampSchema, keys, toEpochSeconds, toIso } from './keys.js';
 
 /**
  * The modals calmops opened, so a submission can be checked against what was actually shown: which person it was
@@ -15,14 +16,14 @@ export const MODAL_KINDS = ['break-glass', 'request-changes'] as const;
 export type ModalKind = (typeof MODAL_KINDS)[number];
 
 export const ModalRecordSchema = z.object({
-  viewId: KeyPartSchema,
+  viewId: KeyPart,
   kind: z.enum(MODAL_KINDS),
-  userId: KeyPartSchema,
-  sessionId: KeyPartSchema,
-  channelId: KeyPartSchema,
-  threadTs: KeyPartSchema.optional(),
-  approvalId: KeyPartSchema.optional(),
-  messageTs: KeyPartSchema.optional(),
+  userId: KeyPart,
+  sessionId: KeyPart,
+  channelId: KeyPart,
+  threadTs: KeyPart.optional(),
+  approvalId: KeyPart.optional(),
+  messageTs: KeyPart.optional(),
   openedAt: IsoTimestampSchema,
   expiresAt: IsoTimestampSchema,
   submittedAt: IsoTimestampSchema.optional(),
@@ -97,8 +98,8 @@ export class ModalRepository {
     expected: { kind: ModalKind; userId: string },
     now: Date = new Date(),
   ): Promise<ModalRecord | undefined> {
-    const id = KeyPartSchema.safeParse(viewId);
-    const user = KeyPartSchema.safeParse(expected.userId);
+    const id = KeyPart.safeParse(viewId);
+    const user = KeyPart.safeParse(expected.userId);
     if (!id.success || !user.success) return undefined;
     const at = toIso(now);
     const key = keys.modal(id.data);
@@ -128,7 +129,7 @@ export class ModalRepository {
 
   /** Marks the modal's work done (the request filed, the decision sent); later submissions find no record. */
   async completed(viewId: string, now: Date = new Date()): Promise<boolean> {
-    const id = parseInput(KeyPartSchema, viewId, 'view id');
+    const id = parseInput(KeyPart, viewId, 'view id');
     const key = keys.modal(id);
     const result = await conditional('UpdateItem', key, () =>
       this.ctx.client.send(

@@ -1,10 +1,11 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
+import { Code, ID_MAX, KeyPart, KUBE_NAME_MAX, NoteText, RecordId, SlackId, SummaryText } from '../limits.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
 import { SessionAlreadyExistsError, SessionNotFoundError, StaleVersionError } from './errors.js';
-import { GSI1, gsi1, IsoTimestampSchema, KeyPartSchema, keys, toIso } from './keys.js';
+import { GSI1, gsi1, IsoTimestampSchema, keys, toIso } from './keys.js';
 
 export const DIAGNOSTIC_STATES = ['GATHERING', 'ANALYZING', 'HYPOTHESIZING', 'TESTING', 'RESOLVING'] as const;
 export const DiagnosticStateSchema = z.enum(DIAGNOSTIC_STATES);
@@ -15,25 +16,25 @@ export const SessionStatusSchema = z.enum(['open', 'resolved', 'closed']);
 /** One piece of evidence, summarized: raw reads stay out of the session to keep it small. */
 export const EvidenceItemSchema = z.object({
   /** Evidence type, e.g. `pods`, `events`, `logs`, `storageclasses`. */
-  kind: z.string().min(1).max(64),
+  kind: Code,
   /** Where it came from, e.g. `triage`, `user-read`, `specialist`. */
-  source: z.string().min(1).max(64),
-  summary: z.string().max(2000),
+  source: Code,
+  summary: SummaryText,
   at: IsoTimestampSchema,
   /** Finding codes this evidence supports. */
-  codes: z.array(z.string().max(64)).max(50).default([]),
+  codes: z.array(z.string().max(ID_MAX)).max(50).default([]),
 });
 export type EvidenceItem = z.infer<typeof EvidenceItemSchema>;
 
 export const EvidenceSummarySchema = z.object({
   completeness: z.number().min(0).max(1).default(0),
   items: z.array(EvidenceItemSchema).max(200).default([]),
-  findingCodes: z.array(z.string().max(64)).max(200).default([]),
+  findingCodes: z.array(z.string().max(ID_MAX)).max(200).default([]),
 });
 
 export const HypothesisSchema = z.object({
-  id: z.string().min(1).max(64),
-  statement: z.string().min(1).max(2000),
+  id: RecordId,
+  statement: SummaryText.min(1),
   confidence: z.number().min(0).max(1),
   status: z.enum(['proposed', 'testing', 'confirmed', 'rejected']).default('proposed'),
   evidence: z.array(z.string().max(500)).max(50).default([]),
@@ -44,23 +45,23 @@ export type Hypothesis = z.infer<typeof HypothesisSchema>;
 export const SessionOverrideSchema = z.object({
   state: DiagnosticStateSchema,
   expiresAt: IsoTimestampSchema,
-  approver: z.string().min(1).max(64),
+  approver: SlackId,
   grantedAt: IsoTimestampSchema.optional(),
-  justification: z.string().max(2000).optional(),
+  justification: NoteText.optional(),
 });
 
 export const SessionRecordSchema = z.object({
-  id: KeyPartSchema,
+  id: KeyPart,
   state: DiagnosticStateSchema,
   status: SessionStatusSchema,
-  intent: z.string().min(1).max(64),
-  namespace: z.string().max(253),
+  intent: Code,
+  namespace: z.string().max(KUBE_NAME_MAX),
   cluster: z.string().min(1).max(128).optional(),
   /** The namespaces the session may read: its channel's scope when it opened (read-only-guard.ts). */
-  scope: z.array(z.string().min(1).max(64)).max(50).optional(),
-  channelId: KeyPartSchema,
-  threadTs: KeyPartSchema.optional(),
-  requester: z.string().min(1).max(64),
+  scope: z.array(z.string().min(1).max(ID_MAX)).max(50).optional(),
+  channelId: KeyPart,
+  threadTs: KeyPart.optional(),
+  requester: SlackId,
   version: z.number().int().min(1),
   createdAt: IsoTimestampSchema,
   updatedAt: IsoTimestampSchema,
@@ -71,25 +72,25 @@ export const SessionRecordSchema = z.object({
   resumeCount: z.number().int().min(0).default(0),
   handoffCount: z.number().int().min(0).default(0),
   /** Stored incidents the session was shown and used; feeds the knowledge-reuse metric. */
-  memoryMatchIds: z.array(z.string().max(64)).max(20).default([]),
+  memoryMatchIds: z.array(z.string().max(ID_MAX)).max(20).default([]),
   /** The execution currently driving the session, if any. */
   executionArn: z.string().min(1).max(2048).optional(),
 });
 export type SessionRecord = z.infer<typeof SessionRecordSchema>;
 
 export const NewSessionSchema = z.strictObject({
-  id: KeyPartSchema.optional(),
+  id: KeyPart.optional(),
   state: DiagnosticStateSchema.default('GATHERING'),
-  intent: z.string().min(1).max(64),
-  namespace: z.string().max(253),
+  intent: Code,
+  namespace: z.string().max(KUBE_NAME_MAX),
   cluster: z.string().min(1).max(128).optional(),
-  scope: z.array(z.string().min(1).max(64)).max(50).optional(),
-  channelId: KeyPartSchema,
-  threadTs: KeyPartSchema.optional(),
-  requester: z.string().min(1).max(64),
+  scope: z.array(z.string().min(1).max(ID_MAX)).max(50).optional(),
+  channelId: KeyPart,
+  threadTs: KeyPart.optional(),
+  requester: SlackId,
   evidence: EvidenceSummarySchema.optional(),
   hypotheses: z.array(HypothesisSchema).max(50).optional(),
-  memoryMatchIds: z.array(z.string().max(64)).max(20).optional(),
+  memoryMatchIds: z.array(z.string().max(ID_MAX)).max(20).optional(),
   executionArn: z.string().min(1).max(2048).optional(),
 });
 export type NewSession = z.input<typeof NewSessionSchema>;
@@ -98,17 +99,17 @@ export type NewSession = z.input<typeof NewSessionSchema>;
 export const SessionPatchSchema = z.strictObject({
   state: DiagnosticStateSchema.optional(),
   status: SessionStatusSchema.optional(),
-  intent: z.string().min(1).max(64).optional(),
-  namespace: z.string().max(253).optional(),
+  intent: Code.optional(),
+  namespace: z.string().max(KUBE_NAME_MAX).optional(),
   cluster: z.string().min(1).max(128).nullable().optional(),
-  threadTs: KeyPartSchema.optional(),
+  threadTs: KeyPart.optional(),
   closedAt: IsoTimestampSchema.optional(),
   evidence: EvidenceSummarySchema.optional(),
   hypotheses: z.array(HypothesisSchema).max(50).optional(),
   override: SessionOverrideSchema.nullable().optional(),
   resumeCount: z.number().int().min(0).optional(),
   handoffCount: z.number().int().min(0).optional(),
-  memoryMatchIds: z.array(z.string().max(64)).max(20).optional(),
+  memoryMatchIds: z.array(z.string().max(ID_MAX)).max(20).optional(),
   executionArn: z.string().min(1).max(2048).nullable().optional(),
 });
 export type SessionPatch = z.input<typeof SessionPatchSchema>;
@@ -175,7 +176,7 @@ export class SessionRepository {
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    const sessionId = parseInput(KeyPartSchema, id, 'session id');
+    const sessionId = parseInput(KeyPart, id, 'session id');
     const item = await getItem(this.ctx, keys.session(sessionId));
     return item === undefined ? undefined : parseRecord(SessionRecordSchema, item);
   }
@@ -196,7 +197,7 @@ export class SessionRepository {
     patch: SessionPatch,
     now: Date = new Date(),
   ): Promise<SessionRecord> {
-    const sessionId = parseInput(KeyPartSchema, id, 'session id');
+    const sessionId = parseInput(KeyPart, id, 'session id');
     const version = parseInput(z.number().int().min(1), expectedVersion, 'expected version');
     const changes = parseInput(SessionPatchSchema, patch, 'session update');
     const at = toIso(now);
@@ -272,7 +273,7 @@ export class SessionRepository {
     namespace: string,
     now: Date = new Date(),
   ): Promise<{ settled: boolean; session: SessionRecord }> {
-    const sessionId = parseInput(KeyPartSchema, id, 'session id');
+    const sessionId = parseInput(KeyPart, id, 'session id');
     const value = parseInput(z.string().min(1).max(253), namespace, 'namespace');
     const key = keys.session(sessionId);
     const writeId = ulid();
@@ -322,7 +323,7 @@ export class SessionRepository {
 
   /** A person's open sessions in every channel, newest first (the App Home). */
   async listOpenByRequester(userId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
-    const user = parseInput(KeyPartSchema, userId, 'user id');
+    const user = parseInput(KeyPart, userId, 'user id');
     const entries = await queryItems(
       this.ctx,
       {
@@ -345,7 +346,7 @@ export class SessionRepository {
    * alone: cheap enough to ask on every alert, and an entry left by an unfinished close only counts a little high.
    */
   async countOpenByRequester(userId: string, limit: number): Promise<number> {
-    const user = parseInput(KeyPartSchema, userId, 'user id');
+    const user = parseInput(KeyPart, userId, 'user id');
     const entries = await queryItems(
       this.ctx,
       {
@@ -390,7 +391,7 @@ export class SessionRepository {
 
   /** Open sessions in a channel, newest first. Index reads are eventually consistent in DynamoDB. */
   async listOpenByChannel(channelId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
-    const channel = parseInput(KeyPartSchema, channelId, 'channel id');
+    const channel = parseInput(KeyPart, channelId, 'channel id');
     const items = await queryItems(
       this.ctx,
       {

@@ -1,14 +1,15 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { KeyPart } from '../limits.js';
 import type { StoreContext } from './client.js';
 import { conditional, getItem, parseInput, parseRecord } from './dynamo.js';
 import { ThreadAlreadyBoundError } from './errors.js';
-import { IsoTimestampSchema, KeyPartSchema, keys, toIso } from './keys.js';
+import { IsoTimestampSchema, keys, toIso } from './keys.js';
 
 export const ThreadRecordSchema = z.object({
-  channelId: KeyPartSchema,
-  threadTs: KeyPartSchema,
-  sessionId: KeyPartSchema,
+  channelId: KeyPart,
+  threadTs: KeyPart,
+  sessionId: KeyPart,
   createdAt: IsoTimestampSchema,
 });
 export type ThreadRecord = z.infer<typeof ThreadRecordSchema>;
@@ -44,8 +45,8 @@ export class ThreadRepository {
   }
 
   async lookup(channelId: string, threadTs: string): Promise<ThreadRecord | undefined> {
-    const channel = parseInput(KeyPartSchema, channelId, 'channel id');
-    const ts = parseInput(KeyPartSchema, threadTs, 'thread ts');
+    const channel = parseInput(KeyPart, channelId, 'channel id');
+    const ts = parseInput(KeyPart, threadTs, 'thread ts');
     const item = await getItem(this.ctx, keys.thread(channel, ts));
     return item === undefined ? undefined : parseRecord(ThreadRecordSchema, item);
   }

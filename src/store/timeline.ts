@@ -1,10 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
+import { KeyPart, SlackId, SummaryText } from '../limits.js';
 import type { StoreContext } from './client.js';
 import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
 import { AppendConflictError } from './errors.js';
-import { IsoTimestampSchema, KeyPartSchema, keys, SESSION_PK_PREFIX, TIMELINE_PREFIX, toIso } from './keys.js';
+import { IsoTimestampSchema, keys, SESSION_PK_PREFIX, TIMELINE_PREFIX, toIso } from './keys.js';
 
 /** Event types are dotted lower-case names such as `state.changed`, `tool.requested`, `approval.decided`. */
 export const TimelineEventTypeSchema = z
@@ -16,20 +17,20 @@ export const TimelineEventTypeSchema = z
 export const TimelineEventInputSchema = z.strictObject({
   type: TimelineEventTypeSchema,
   /** Who caused it: a Slack user id, or `system` / a component name. */
-  actor: z.string().min(1).max(64).default('system'),
-  summary: z.string().max(2000).optional(),
+  actor: SlackId.default('system'),
+  summary: SummaryText.optional(),
   /** Structured detail for audit and metrics; keep it small and free of secrets. */
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export type TimelineEventInput = z.input<typeof TimelineEventInputSchema>;
 
 export const TimelineEventSchema = z.object({
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   at: IsoTimestampSchema,
   seq: z.number().int().min(0),
   type: TimelineEventTypeSchema,
-  actor: z.string().min(1).max(64),
-  summary: z.string().max(2000).optional(),
+  actor: SlackId,
+  summary: SummaryText.optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export type TimelineEvent = z.infer<typeof TimelineEventSchema>;
@@ -50,7 +51,7 @@ export class TimelineRepository {
   constructor(private readonly ctx: StoreContext) {}
 
   async append(sessionId: string, input: TimelineEventInput, now: Date = new Date()): Promise<TimelineEvent> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const event = parseInput(TimelineEventInputSchema, input, 'timeline event');
     const at = toIso(now);
     const writeId = ulid();
@@ -81,7 +82,7 @@ export class TimelineRepository {
 
   /** Events in the order they were appended (time, then sequence). */
   async list(sessionId: string, options: TimelineListOptions = {}): Promise<TimelineEvent[]> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const lower =
       options.after === undefined
         ? TIMELINE_PREFIX

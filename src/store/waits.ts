@@ -1,10 +1,11 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
+import { Code, KeyPart } from '../limits.js';
 import type { StoreContext } from './client.js';
 import { conditional, getItem, invalid, parseInput, parseRecord } from './dynamo.js';
 import { WaitAlreadyPendingError } from './errors.js';
-import { IsoTimestampSchema, KeyPartSchema, keys, toEpochSeconds, toIso } from './keys.js';
+import { IsoTimestampSchema, keys, toEpochSeconds, toIso } from './keys.js';
 
 /** Step Functions task tokens are at most 2048 characters. */
 export const TaskTokenSchema = z.string().min(1).max(2048);
@@ -28,10 +29,10 @@ export const WaitInputSchema = z.strictObject({
 export type WaitInput = z.input<typeof WaitInputSchema>;
 
 export const WaitRecordSchema = z.object({
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   waitId: z.string().length(26),
   token: TaskTokenSchema,
-  purpose: z.string().min(1).max(64),
+  purpose: Code,
   createdAt: IsoTimestampSchema,
   expiresAt: IsoTimestampSchema,
   claimedAt: IsoTimestampSchema.optional(),
@@ -55,7 +56,7 @@ export class WaitRepository {
    * still valid, unclaimed wait is never overwritten (WaitAlreadyPendingError).
    */
   async put(sessionId: string, input: WaitInput, now: Date = new Date()): Promise<WaitRecord> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const parsed = parseInput(WaitInputSchema, input, 'wait');
     const at = toIso(now);
     const expiresAt = toIso(parsed.expiresAt);
@@ -93,7 +94,7 @@ export class WaitRepository {
   }
 
   async get(sessionId: string): Promise<WaitRecord | undefined> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const item = await getItem(this.ctx, keys.wait(id));
     return item === undefined ? undefined : parseRecord(WaitRecordSchema, item);
   }
@@ -107,7 +108,7 @@ export class WaitRepository {
     now: Date = new Date(),
     options: { waitId?: string } = {},
   ): Promise<WaitRecord | undefined> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const waitId =
       options.waitId === undefined ? undefined : parseInput(z.string().length(26), options.waitId, 'wait id');
     const key = keys.wait(id);
@@ -141,7 +142,7 @@ export class WaitRepository {
 
   /** Removes the given wait (e.g. after its execution timed out); false when a different wait is stored now. */
   async remove(sessionId: string, waitId: string): Promise<boolean> {
-    const id = parseInput(KeyPartSchema, sessionId, 'session id');
+    const id = parseInput(KeyPart, sessionId, 'session id');
     const wid = parseInput(z.string().length(26), waitId, 'wait id');
     const key = keys.wait(id);
     const result = await conditional('DeleteItem', key, () =>

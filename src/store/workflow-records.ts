@@ -4,8 +4,8 @@ import { OverrideSchema } from '../diagnosis/break-glass.js';
 import { EvidenceItemSchema as DiagnosisEvidenceSchema } from '../diagnosis/evidence.js';
 import { ValidationContextSchema } from '../diagnosis/fix-validation.js';
 import { PanicSignalSchema } from '../diagnosis/panic.js';
+import { ID_MAX, KeyPart, KUBE_NAME_MAX } from '../limits.js';
 import { ResourceRefSchema } from '../triage/envelope/index.js';
-import { KeyPartSchema } from './keys.js';
 
 /**
  * What the workflow keeps about a session beyond the session item the Slack side reads: the diagnostic evidence in
@@ -14,10 +14,10 @@ import { KeyPartSchema } from './keys.js';
  * writes them, each by one conditional put.
  */
 
-export const HypothesisSchema = z.object({
-  id: z.string().max(64),
+const HypothesisSchema = z.object({
+  id: z.string().max(ID_MAX),
   rank: z.number().int().min(1),
-  code: z.string().max(64),
+  code: z.string().max(ID_MAX),
   summary: z.string().max(1000),
   confidence: z.number().min(0).max(1),
   resource: ResourceRefSchema,
@@ -38,7 +38,7 @@ const RecordedRequestSchema = z.object({
 });
 
 export const WorkflowRecordSchema = z.object({
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   version: z.number().int().min(0),
   stateEnteredAt: z.string(),
   validation: ValidationContextSchema.nullable().default(null),
@@ -56,12 +56,12 @@ export const WorkflowRecordSchema = z.object({
   handoffDomainsProposed: z.array(z.string()).default([]),
   /** A specialist proposal whose buttons are still live: the thread goes on meanwhile, only changes wait. */
   pendingHandoff: z
-    .object({ approvalId: z.string().max(64), domain: z.string().max(64), expiresAt: z.string().max(64) })
+    .object({ approvalId: z.string().max(ID_MAX), domain: z.string().max(ID_MAX), expiresAt: z.string().max(ID_MAX) })
     .nullable()
     .default(null),
   /** Changes asked for while a proposal was open, answered in order once it is decided. */
   heldChanges: z
-    .array(z.object({ userId: z.string().max(64), text: z.string().max(40_000), kind: z.string().max(16) }))
+    .array(z.object({ userId: z.string().max(ID_MAX), text: z.string().max(40_000), kind: z.string().max(16) }))
     .max(10)
     .default([]),
   reviewSeq: z.number().int().min(0).default(0),
@@ -79,7 +79,7 @@ export const WorkflowRecordSchema = z.object({
   /** The namespaces offered when the triage could not tell where to look, and the message that offers them. */
   namespaceChoice: z
     .object({
-      candidates: z.array(z.object({ namespace: z.string().max(253), why: z.string().max(300) })).max(5),
+      candidates: z.array(z.object({ namespace: z.string().max(KUBE_NAME_MAX), why: z.string().max(300) })).max(5),
       channelId: z.string().optional(),
       messageTs: z.string().optional(),
       askedAt: z.string(),
@@ -90,7 +90,7 @@ export const WorkflowRecordSchema = z.object({
 export type WorkflowRecord = z.infer<typeof WorkflowRecordSchema>;
 
 export const PlanRecordSchema = z.object({
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   planId: z.string(),
   kind: z.enum(['plan', 'postmortem']),
   revision: z.number().int().min(0),
@@ -108,7 +108,7 @@ export type PlanRecord = z.infer<typeof PlanRecordSchema>;
 
 /** Which approval a wait is about, so a timeout can expire it and update its message. */
 export const PendingApprovalSchema = z.object({
-  sessionId: KeyPartSchema,
+  sessionId: KeyPart,
   kind: z.string(),
   approvalId: z.string(),
   channelId: z.string(),

@@ -27,7 +27,7 @@ export const BLOCK_LIMITS = {
 } as const;
 
 export { escapeText as escapeMrkdwn } from '../mrkdwn/escape.js';
-export { button, context, divider, fields, header, section, truncate as clip } from './limits.js';
+export { context, divider, fields, header, section, truncate as clip } from './limits.js';
 
 /**
  * Keeps a message within Slack's block limit: when there are more blocks than fit, the tail is replaced by one

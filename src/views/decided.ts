@@ -1,7 +1,7 @@
 import { escapeText, mention } from '../mrkdwn/escape.js';
 import { type Block, context, fitMessage, section, type ThreadMessage } from './limits.js';
 
-export type DecisionOutcome = 'approved' | 'denied' | 'changes-requested' | 'expired' | 'cancelled' | 'completed';
+type DecisionOutcome = 'approved' | 'denied' | 'changes-requested' | 'expired' | 'cancelled' | 'completed';
 
 const WORDS: Record<DecisionOutcome, string> = {
   approved: ':white_check_mark: Approved',

@@ -26,7 +26,7 @@ export function safetyBadge(label: 'SAFE' | 'REQUIRES_APPROVAL' | 'DANGEROUS'): 
   }
 }
 
-export function percent(value: number): string {
+function percent(value: number): string {
   return `${Math.round(value * 100)}%`;
 }
 

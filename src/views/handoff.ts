@@ -1,3 +1,4 @@
+import { MAX_HANDOFFS } from '../limits.js';
 import { escapeText, mention } from '../mrkdwn/escape.js';
 import { actions, button, context, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
 
@@ -57,6 +58,6 @@ export function handoffOutcomeView(
       ? `OK, not consulting the ${specialistName(domain)}${by ? ` (<@${by}> said no)` : ''}. Carry on in the thread.`
       : outcome === 'expired'
         ? `Nobody answered the handoff to the ${specialistName(domain)} in time, so it was not consulted.`
-        : 'This session already used its 3 handoffs; carry on with the evidence at hand.';
+        : `This session already used its ${MAX_HANDOFFS} handoffs; carry on with the evidence at hand.`;
   return fitMessage({ text, blocks: [context(`:information_source: ${text}`)] }, reportPointer(sessionId));
 }

@@ -50,7 +50,7 @@ export function truncate(text: string, max: number, pointer?: string): string {
  * calmops never addresses a whole channel, so a broadcast in a thread message is foreign text that escaped
  * escaping: it is made inert as a last resort.
  */
-export function withoutBroadcasts(text: string): string {
+function withoutBroadcasts(text: string): string {
   return text.replace(/<(!(?:channel|here|everyone)(?:\|[^>]*)?)>/g, '&lt;$1&gt;');
 }
 

@@ -1,5 +1,6 @@
 import { BREAK_GLASS_LIMITS } from '../diagnosis/break-glass.js';
 import type { DiagnosticState } from '../diagnosis/state-machine.js';
+import { NOTE_MAX } from '../limits.js';
 import { BLOCK_LIMITS, clip, context, type KnownBlock, type ModalView, section } from './blocks.js';
 
 export const BREAK_GLASS_CALLBACK = 'breakglass_request';
@@ -15,13 +16,13 @@ export const BREAK_GLASS_BLOCKS = {
 } as const;
 export const INPUT_ACTION = 'value';
 
-export interface BreakGlassMetadata {
+interface BreakGlassMetadata {
   s: string;
   c: string;
   t?: string;
 }
 
-export interface RequestChangesMetadata {
+interface RequestChangesMetadata {
   a: string;
   c?: string;
   m?: string;
@@ -58,7 +59,7 @@ export function breakGlassModal(input: {
         action_id: INPUT_ACTION,
         multiline: true,
         min_length: BREAK_GLASS_LIMITS.minJustificationLength,
-        max_length: 2000,
+        max_length: NOTE_MAX,
       },
     },
     {
@@ -103,7 +104,7 @@ export function breakGlassModal(input: {
         type: 'plain_text',
         text: 'The command you will run, e.g. kubectl rollout restart deployment/web -n shop. The override unlocks that change only.',
       },
-      element: { type: 'plain_text_input', action_id: INPUT_ACTION, max_length: 2000 },
+      element: { type: 'plain_text_input', action_id: INPUT_ACTION, max_length: NOTE_MAX },
     },
     context(`Session \`${input.sessionId}\`, currently ${input.currentState}.`),
   ];
@@ -141,7 +142,7 @@ export function requestChangesModal(input: { approvalId: string; channelId?: str
           action_id: INPUT_ACTION,
           multiline: true,
           min_length: 5,
-          max_length: 2000,
+          max_length: NOTE_MAX,
         },
       },
     ],

@@ -20,7 +20,7 @@ import {
 /** Shared prefix of the candidate buttons; each button adds its position, as Slack wants one action_id per button. */
 export const NAMESPACE_ACTION_PREFIX = 'namespace_choose';
 
-export interface NamespaceCandidateView {
+interface NamespaceCandidateView {
   namespace: string;
   why: string;
 }

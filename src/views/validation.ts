@@ -2,7 +2,7 @@ import { escapeText } from '../mrkdwn/escape.js';
 import { actions, button, code, context, fitMessage, reportPointer, section, type ThreadMessage } from './limits.js';
 
 /** A finding the fresh triage still shows, as the thread should see it. */
-export interface StillPresentFinding {
+interface StillPresentFinding {
   code: string;
   severity: string;
   /** e.g. `PersistentVolumeClaim student03/jupyter-data` */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { SCOPE_ENTRY } from '../cluster/read-only-guard.js';
+import { Code, KubeName, NoteText, RecordId, SessionId, SlackId, SlackTs } from '../limits.js';
 import type { TaskAnswer } from './engine.js';
 
 /**
@@ -17,13 +18,13 @@ export const StartSessionInputSchema = z.object({
     .string()
     .regex(/^[0-9A-Za-z-]{1,64}$/)
     .optional(),
-  channelId: z.string().min(1).max(64),
-  threadTs: z.string().min(1).max(64),
-  requester: z.string().min(1).max(64),
-  text: z.string().max(2000),
-  intent: z.string().min(1).max(64).optional(),
+  channelId: SlackId,
+  threadTs: SlackTs,
+  requester: SlackId,
+  text: NoteText,
+  intent: Code.optional(),
   /** Absent when the request names none: the first triage locates it, and the session keeps what it found. */
-  namespace: z.string().min(1).max(253).optional(),
+  namespace: KubeName.optional(),
   cluster: z.string().min(1).max(128),
   /** The channel's namespaces (read-only-guard.ts `ReadScope`): every read of the session stays inside them. */
   scope: z.array(z.string().regex(SCOPE_ENTRY)).min(1).max(50),
@@ -32,21 +33,21 @@ export const StartSessionInputSchema = z.object({
 export type StartSessionInput = z.input<typeof StartSessionInputSchema>;
 
 /** What a button in the thread asks of the session, delivered with the click. */
-export const ThreadActionSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('hypothesis'), hypothesisId: z.string().min(1).max(64) }),
+const ThreadActionSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('hypothesis'), hypothesisId: RecordId }),
   z.object({ type: z.literal('resolved') }),
-  z.object({ type: z.literal('break-glass'), requestId: z.string().min(1).max(64) }),
-  z.object({ type: z.literal('namespace'), namespace: z.string().min(1).max(253) }),
+  z.object({ type: z.literal('break-glass'), requestId: RecordId }),
+  z.object({ type: z.literal('namespace'), namespace: KubeName }),
   z.object({
     type: z.literal('handoff'),
-    approvalId: z.string().min(1).max(64),
+    approvalId: RecordId,
     decision: z.enum(['approve', 'deny']),
   }),
 ]);
 
 export const DeliverInputSchema = z.object({
-  sessionId: z.string().min(1).max(64),
-  userId: z.string().min(1).max(64),
+  sessionId: SessionId,
+  userId: SlackId,
   text: z.string().max(40_000),
   source: z.enum(['message', 'mention', 'button']),
   action: ThreadActionSchema.optional(),
@@ -59,10 +60,10 @@ export const DeliverInputSchema = z.object({
 export type DeliverInput = z.input<typeof DeliverInputSchema>;
 
 /** A human decision on an approval, as the Slack function sends it to the approval's waiting task. */
-export const ApprovalOutcomeSchema = z.object({
+const ApprovalOutcomeSchema = z.object({
   decision: z.enum(['approve', 'deny', 'request-changes']),
-  userId: z.string().min(1).max(64),
-  note: z.string().max(2000).optional(),
+  userId: SlackId,
+  note: NoteText.optional(),
   decidedAt: z.string(),
 });
 export type ApprovalOutcome = z.input<typeof ApprovalOutcomeSchema>;

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { type ApprovalFacts, decidersFor } from '../policy/channel-policy.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { decidedView } from '../views/decided.js';
@@ -15,8 +14,6 @@ export class StepInputError extends Error {
 export class NoEligibleApproverError extends Error {
   override readonly name = 'NoEligibleApproverError';
 }
-
-export const SessionIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'a session id');
 
 export async function postToSession(
   deps: WorkflowDeps,

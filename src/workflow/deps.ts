@@ -11,7 +11,7 @@ import type { ThreadMessage } from '../views/limits.js';
 import type { WorkflowEngine } from './engine.js';
 
 /** A text file shared into a thread: a long read's whole answer. */
-export interface ThreadFile {
+interface ThreadFile {
   filename: string;
   title: string;
   content: string;

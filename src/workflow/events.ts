@@ -1,3 +1,4 @@
+import { SUMMARY_MAX } from '../limits.js';
 import { redactDeep, redactText } from '../redact/index.js';
 import type { EventSink, WorkflowEvent } from '../review/events.js';
 import type { WorkflowDeps } from './deps.js';
@@ -30,7 +31,7 @@ export async function recordEvent(
     {
       type,
       actor: input.actor ?? 'calmops',
-      ...(input.summary ? { summary: input.summary.slice(0, 2000) } : {}),
+      ...(input.summary ? { summary: input.summary.slice(0, SUMMARY_MAX) } : {}),
       ...(input.data ? { data: input.data } : {}),
     },
     deps.now(),

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { BREAK_GLASS_LIMITS } from '../diagnosis/break-glass.js';
+import { RecordId, SessionId, SUMMARY_MAX } from '../limits.js';
 import { escapeText } from '../mrkdwn/escape.js';
 import { hasMutatingSteps, type RemediationPlan } from '../review/plan.js';
 import type { AutomatedReview } from '../review/rubric.js';
@@ -8,14 +9,7 @@ import type { SessionRecord } from '../store/sessions.js';
 import { breakGlassApprovalView } from '../views/break-glass.js';
 import type { ThreadMessage } from '../views/limits.js';
 import { planReviewView, postmortemReviewView } from '../views/plan.js';
-import {
-  approvalIdFor,
-  decidersOf,
-  NoEligibleApproverError,
-  postToSession,
-  SessionIdSchema,
-  StepInputError,
-} from './common.js';
+import { approvalIdFor, decidersOf, NoEligibleApproverError, postToSession, StepInputError } from './common.js';
 import type { WorkflowDeps } from './deps.js';
 import { recordEvent } from './events.js';
 import { tryDeliver } from './wait-delivery.js';
@@ -28,7 +22,7 @@ import { tryDeliver } from './wait-delivery.js';
 
 const Base = {
   step: z.literal('await'),
-  sessionId: SessionIdSchema,
+  sessionId: SessionId,
   taskToken: z.string().min(1).max(2048),
   executionArn: z.string().optional(),
   approvalTimeoutSeconds: z.number().int().min(1).optional(),
@@ -46,10 +40,10 @@ export const AwaitPayloadSchema = z.discriminatedUnion('kind', [
   z.object({
     ...Base,
     kind: z.literal('break-glass'),
-    requestId: z.string().min(1).max(64),
+    requestId: RecordId,
     approver: z.string().optional(),
   }),
-  z.object({ ...Base, kind: z.literal('postmortem'), planId: z.string(), requestId: z.string().min(1).max(64) }),
+  z.object({ ...Base, kind: z.literal('postmortem'), planId: z.string(), requestId: RecordId }),
 ]);
 export type AwaitPayload = z.infer<typeof AwaitPayloadSchema>;
 
@@ -154,7 +148,7 @@ async function awaitPlanReview(
     allowedDeciders: deciders,
     requester: session.requester,
     expiresAt,
-    summary: plan?.summary.slice(0, 2000) ?? 'Remediation plan',
+    summary: plan?.summary.slice(0, SUMMARY_MAX) ?? 'Remediation plan',
     data: { ...facts, planId: payload.planId, channelId: session.channelId, threadTs: session.threadTs },
   });
   const message: ThreadMessage = plan

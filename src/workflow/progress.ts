@@ -2,6 +2,7 @@ import { currentEvidence, type EvidenceItem, mergeEvidence } from '../diagnosis/
 import { evidenceFigure } from '../diagnosis/evidence-requirements.js';
 import { type DiagnosticState, type TransitionRules, transitionRules } from '../diagnosis/state-machine.js';
 import { advance, validationOutcome } from '../diagnosis/transitions.js';
+import { SUMMARY_MAX } from '../limits.js';
 import { fixValidatedEvent } from '../memory/metrics.js';
 import type { SessionPatch, SessionRecord } from '../store/sessions.js';
 import type { WorkflowRecord } from '../store/workflow-records.js';
@@ -14,7 +15,7 @@ import { recordEvent } from './events.js';
  * `advance` in src/diagnosis/transitions.ts; this module only stores what it decided.
  */
 
-export interface Transition {
+interface Transition {
   from: DiagnosticState;
   to: DiagnosticState;
   cause: string;
@@ -122,7 +123,7 @@ export async function forcePanicState(deps: WorkflowDeps, sessionId: string, rea
 }
 
 /** The session item's summary of the workflow: what status views and metrics read. */
-export async function syncSession(
+async function syncSession(
   deps: WorkflowDeps,
   sessionId: string,
   workflow: WorkflowRecord,
@@ -139,7 +140,7 @@ export async function syncSession(
         items: evidence.slice(-200).map((e) => ({
           kind: e.type,
           source: e.source,
-          summary: e.description.slice(0, 2000),
+          summary: e.description.slice(0, SUMMARY_MAX),
           at: new Date(e.at).toISOString(),
           codes: e.code ? [e.code.slice(0, 64)] : [],
         })),
@@ -147,7 +148,7 @@ export async function syncSession(
       },
       hypotheses: workflow.hypotheses.slice(0, 50).map((h) => ({
         id: h.id,
-        statement: `${h.code}: ${h.summary}`.slice(0, 2000),
+        statement: `${h.code}: ${h.summary}`.slice(0, SUMMARY_MAX),
         confidence: h.confidence,
         status: h.status,
         evidence: h.reads.map((r) => r.title.slice(0, 500)),

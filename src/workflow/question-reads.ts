@@ -1,3 +1,4 @@
+import { conditionOf, isConditionTrue } from '../cluster/conditions.js';
 import { ClusterReadError, type ClusterReader, type KubeObject } from '../cluster/types.js';
 import type { BoundQuestion, QuestionId } from '../diagnosis/question-bindings.js';
 import { parseQuantityExact } from '../kubectl/quantity.js';
@@ -61,7 +62,7 @@ async function freeCapacity(ctx: QuestionContext): Promise<string[]> {
     const here = pods.filter((p: Json) => p.spec?.nodeName === node.metadata.name);
     const cpu = num(node.status?.allocatable?.cpu) - here.reduce((n, p) => n + podRequests(p, 'cpu'), 0);
     const memory = num(node.status?.allocatable?.memory) - here.reduce((n, p) => n + podRequests(p, 'memory'), 0);
-    const ready = list(node.status?.conditions).some((c: Json) => c.type === 'Ready' && c.status === 'True');
+    const ready = isConditionTrue(node, 'Ready');
     const schedulable = ready && node.spec?.unschedulable !== true;
     const used = usage.find((u) => u.metadata.name === node.metadata.name) as Json;
     return {
@@ -243,7 +244,7 @@ async function containerPorts(ctx: QuestionContext): Promise<string[]> {
 function podReason(pod: Json | undefined): string {
   if (!pod) return 'no pod found for it';
   const waiting = list(pod.status?.containerStatuses).find((c: Json) => c.state?.waiting)?.state?.waiting?.reason;
-  const ready = list(pod.status?.conditions).find((c: Json) => c.type === 'Ready');
+  const ready = conditionOf(pod, 'Ready');
   const notReady = list(pod.status?.containerStatuses)
     .filter((c: Json) => !c.ready)
     .map((c: Json) => c.name);

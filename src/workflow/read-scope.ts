@@ -35,7 +35,7 @@ export function readScopeFor(
   return { namespace: session.namespace, extraNamespaces: extra.filter((ns) => ns !== session.namespace) };
 }
 
-export function namespacesIn(scope: ReadScope): string[] {
+function namespacesIn(scope: ReadScope): string[] {
   return [scope.namespace, ...scope.extraNamespaces];
 }
 

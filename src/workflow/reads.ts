@@ -1,3 +1,4 @@
+import { conditionOf } from '../cluster/conditions.js';
 import type { ReadSpec } from '../cluster/read-spec.js';
 import {
   ClusterReadError,
@@ -10,6 +11,7 @@ import { byCodePoint } from '../code-point-order.js';
 import { canonicalKind, isClusterScoped, kindLabel, LOG_OWNER_KINDS } from '../diagnosis/kinds.js';
 import { bindingOf, type QuestionId } from '../diagnosis/question-bindings.js';
 import type { UserRequest } from '../diagnosis/request.js';
+import { clip } from '../limits.js';
 import { redactText } from '../redact/index.js';
 import type { Hypothesis } from '../store/workflow-records.js';
 import type { RankedCause } from '../triage/envelope/index.js';
@@ -23,7 +25,7 @@ import { planTypedRead, replyLines, runPlannedRead } from './typed-read.js';
  * lines, never raw objects).
  */
 
-export const MAX_RESULT_LINES = 30;
+const MAX_RESULT_LINES = 30;
 const MAX_LINE = 220;
 
 export interface ReadResult {
@@ -54,7 +56,7 @@ async function runQuestionSpec(reader: ClusterReader, spec: ReadSpec, signal?: A
   return {
     title: spec.title,
     outcome: 'ok',
-    summary: clip(first),
+    summary: readLine(first),
     lines: rest.slice(0, MAX_RESULT_LINES).map((l) => l.slice(0, MAX_LINE)),
   };
 }
@@ -196,18 +198,13 @@ export function hypothesesFromCauses(causes: readonly RankedCause[], namespace: 
   });
 }
 
-function clip(line: string): string {
-  const clean = redactText(line.replace(/\s+/g, ' ').trim());
-  return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE - 1)}…` : clean;
-}
-
-function condition(obj: KubeObject, type: string): string | undefined {
-  const conditions = (obj.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
-  return conditions.find((c) => c.type === type)?.status;
+/** One line of a read's answer: on one line, redacted, clipped. */
+function readLine(line: string): string {
+  return clip(redactText(line.replace(/\s+/g, ' ').trim()), MAX_LINE);
 }
 
 /** One line per object, with the fields an on-call engineer looks at first. */
-export function describeObject(obj: KubeObject): string {
+function describeObject(obj: KubeObject): string {
   const name = obj.metadata.name;
   const kind = canonicalKind(obj.kind ?? '');
   switch (kind) {
@@ -227,7 +224,7 @@ export function describeObject(obj: KubeObject): string {
     case 'persistentvolumeclaims':
       return `${name} ${obj.status?.phase ?? '?'} storageClass=${obj.spec?.storageClassName ?? '(default)'} request=${obj.spec?.resources?.requests?.storage ?? '?'}`;
     case 'nodes':
-      return `${name} Ready=${condition(obj, 'Ready') ?? '?'}${obj.spec?.unschedulable ? ' SchedulingDisabled' : ''}`;
+      return `${name} Ready=${conditionOf(obj, 'Ready')?.status ?? '?'}${obj.spec?.unschedulable ? ' SchedulingDisabled' : ''}`;
     case 'deployments':
     case 'statefulsets':
       return `${name} ready ${obj.status?.readyReplicas ?? 0}/${obj.spec?.replicas ?? '?'}`;
@@ -302,7 +299,7 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
         ...base,
         outcome: 'ok',
         summary: `${current}${lines.length} log line(s)${lines.length > MAX_RESULT_LINES ? `, last ${MAX_RESULT_LINES} shown` : ''}`,
-        lines: lines.slice(-MAX_RESULT_LINES).map(clip),
+        lines: lines.slice(-MAX_RESULT_LINES).map(readLine),
       };
     }
     if (spec.verb === 'events') {
@@ -322,7 +319,7 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
         ...base,
         outcome: 'ok',
         summary: `${sorted.length} event(s), ${warnings} warning(s)`,
-        lines: sorted.slice(-MAX_RESULT_LINES).map((e) => clip(describeObject({ ...e, kind: 'Event' }))),
+        lines: sorted.slice(-MAX_RESULT_LINES).map((e) => readLine(describeObject({ ...e, kind: 'Event' }))),
       };
     }
     if (!isReadable(spec.kind)) {
@@ -336,12 +333,14 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
       const conditions = (
         (obj.status?.conditions ?? []) as Array<{ type?: string; status?: string; reason?: string; message?: string }>
       ).map((c) =>
-        clip(`condition ${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`),
+        readLine(
+          `condition ${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`,
+        ),
       );
       return {
         ...base,
         outcome: 'ok',
-        summary: clip(describeObject(obj)),
+        summary: readLine(describeObject(obj)),
         lines: conditions.slice(0, MAX_RESULT_LINES),
       };
     }
@@ -359,12 +358,12 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
       ...base,
       outcome: 'ok',
       summary: `${objects.length} ${spec.kind}${objects.length > MAX_RESULT_LINES ? `, first ${MAX_RESULT_LINES} shown` : ''}`,
-      lines: objects.slice(0, MAX_RESULT_LINES).map((o) => clip(describeObject(o))),
+      lines: objects.slice(0, MAX_RESULT_LINES).map((o) => readLine(describeObject(o))),
     };
   } catch (error) {
     if (error instanceof ClusterReadError || (error instanceof Error && error.name === 'ReadOnlyViolationError')) {
       const reason = (error as { reason?: string }).reason ?? 'invalid';
-      return { ...base, outcome: 'failed', summary: clip(`${reason}: ${error.message}`), lines: [] };
+      return { ...base, outcome: 'failed', summary: readLine(`${reason}: ${error.message}`), lines: [] };
     }
     throw error;
   }

@@ -27,7 +27,7 @@ export const ReconcilePayload = z.object({
 });
 
 /** A revoke this late after the deadline means the break-glass run that owns it is not going to. */
-export const OVERRIDE_GRACE_MS = 10_000;
+const OVERRIDE_GRACE_MS = 10_000;
 
 export interface ReconcileReport {
   sessions: number;

@@ -14,11 +14,11 @@ export class SessionClosedError extends Error {
 }
 
 /** A new session's first execution name was already taken: never expected, as session ids are unique. */
-export class SessionStartError extends Error {
+class SessionStartError extends Error {
   override readonly name = 'SessionStartError';
 }
 
-export class UnknownIntentForSessionError extends Error {
+class UnknownIntentForSessionError extends Error {
   override readonly name = 'UnknownIntentForSessionError';
 }
 
@@ -28,7 +28,7 @@ export type SessionDeps = Pick<
 >;
 
 /** The diagnostic execution's input: everything the cluster reader needs travels with it, nothing else. */
-export function executionInput(
+function executionInput(
   deps: Pick<SessionDeps, 'timeouts'>,
   session: {
     id: string;
@@ -56,7 +56,7 @@ export function executionInput(
 }
 
 /** A session kept from before scopes were recorded reads its own namespace only. */
-export function sessionScope(session: { namespace: string; scope?: readonly string[] | undefined }): string[] {
+function sessionScope(session: { namespace: string; scope?: readonly string[] | undefined }): string[] {
   if (session.scope !== undefined && session.scope.length > 0) return [...session.scope];
   return session.namespace === '' ? [] : [session.namespace];
 }
@@ -127,7 +127,7 @@ export async function startSession(
 }
 
 /** An execution's ARN, as Step Functions forms it from its state machine's and its name. */
-export function executionArnOf(stateMachineArn: string, name: string): string {
+function executionArnOf(stateMachineArn: string, name: string): string {
   return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 }
 

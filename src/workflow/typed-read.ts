@@ -5,6 +5,7 @@ import { applyPipeline } from '../diagnosis/commands/pipeline.js';
 import { extractCommandLines, normalizeSlackText } from '../diagnosis/commands/slack-text.js';
 import { parseTypedRead, type TypedRead } from '../kubectl/parse.js';
 import { runKubectl } from '../kubectl/run.js';
+import { clip, SUMMARY_MAX } from '../limits.js';
 import { redactText } from '../redact/index.js';
 import { checkReadScope, type ReadScope, type ScopeDecision } from './read-scope.js';
 
@@ -111,7 +112,7 @@ export function planTypedRead(line: string, options: PlanOptions): TypedReadPlan
     ...(namespaced && !read.allNamespaces ? { namespace } : {}),
     ...(read.labelSelector ? { labelSelector: read.labelSelector.slice(0, 500) } : {}),
     ...(read.fieldSelector ? { fieldSelector: read.fieldSelector.slice(0, 500) } : {}),
-    command: read.command.slice(0, 2000),
+    command: read.command.slice(0, SUMMARY_MAX),
   };
   return { kind: 'read', read, spec };
 }
@@ -176,8 +177,8 @@ export async function answerTypedRead(
 }
 
 /** A thread reply holds this many characters of an answer; the rest goes into the attached file. */
-export const REPLY_CHARS = 2600;
-export const REPLY_LINES = 40;
+const REPLY_CHARS = 2600;
+const REPLY_LINES = 40;
 
 /** The first lines of an answer that fit a reply, and how many lines it has in all. */
 export function replyLines(text: string): { lines: string[]; total: number } {
@@ -185,7 +186,7 @@ export function replyLines(text: string): { lines: string[]; total: number } {
   const lines: string[] = [];
   let size = 0;
   for (const line of all) {
-    const clipped = line.length > 400 ? `${line.slice(0, 399)}…` : line;
+    const clipped = clip(line, 400);
     if (lines.length >= REPLY_LINES || size + clipped.length + 1 > REPLY_CHARS) break;
     lines.push(clipped);
     size += clipped.length + 1;

@@ -14,7 +14,7 @@ export type DeliveryOutcome = 'delivered' | 'recovered' | 'empty' | 'busy' | 'st
  * A claim's lease: a claimed wait whose send never happened (the claimer died) is re-sent after this long. A send
  * takes milliseconds; a token that was used answers TaskTimedOut, so a re-send never wakes a task twice.
  */
-export const RECOVER_AFTER_MS = 5_000;
+const RECOVER_AFTER_MS = 5_000;
 
 function send(deps: Pick<WorkflowDeps, 'engine'>, token: string, messageId: string): Promise<TaskAnswer> {
   return deps.engine.succeed(token, { messageId });

@@ -12,9 +12,9 @@ import { locate } from '../prerequisites.mjs';
  */
 
 /** Found on PATH as the prerequisites check finds it (test/prerequisites.mjs); Debian installs it in /usr/bin. */
-export const ALERTMANAGER_BINARY = locate('prometheus-alertmanager') ?? '/usr/bin/prometheus-alertmanager';
+const ALERTMANAGER_BINARY = locate('prometheus-alertmanager') ?? '/usr/bin/prometheus-alertmanager';
 
-export class AlertmanagerProcessError extends Error {
+class AlertmanagerProcessError extends Error {
   override readonly name = 'AlertmanagerProcessError';
 }
 

@@ -29,7 +29,7 @@ export interface AlertsStack {
  * The whole local stack for the alert tests: a Slack stand-in with the on-call channel, the crash-looping `orders`
  * namespace as the cluster, and a policy that sends alerts to the incident channel, and `orders` ones to on-call.
  */
-export async function startAlertsStack(alertsToken?: string, options: { policy?: unknown } = {}): Promise<AlertsStack> {
+async function startAlertsStack(alertsToken?: string, options: { policy?: unknown } = {}): Promise<AlertsStack> {
   const slack = await startSlackStandIn({
     channels: [...demoChannels(), { id: ONCALL, name: 'orders-oncall', is_member: true }],
   });

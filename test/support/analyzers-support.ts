@@ -6,7 +6,7 @@ import type { KubeObject } from '../../src/cluster/types.js';
 import { ANALYZERS, contextFromObjects, runAnalyzers } from '../../src/triage/analyze/index.js';
 import type { Finding } from '../../src/triage/envelope/findings.js';
 
-export const SNAPSHOTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'snapshots');
+const SNAPSHOTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'snapshots');
 
 export interface Fixture {
   file: string;

@@ -3,8 +3,8 @@
  * guide (Alarm events and EventBridge, single metric alarm), and Container Insights alarms built the same way.
  */
 
-export const ACCOUNT = '123456789012';
-export const REGION = 'us-east-1';
+const ACCOUNT = '123456789012';
+const REGION = 'us-east-1';
 
 /** The user guide's example: an EC2 CPU alarm going from OK to ALARM. */
 export function awsGuideExample(): Record<string, unknown> {

@@ -4,7 +4,7 @@ import { writeYaml as stringify } from '../../src/yaml-text.js';
 
 /** A tiny stand-in for a Kubernetes API server that records every request it receives. */
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   query: URLSearchParams;

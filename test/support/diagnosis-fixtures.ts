@@ -115,7 +115,7 @@ export function envelope(overrides: Partial<TriageEnvelope> = {}): TriageEnvelop
   };
 }
 
-export const T0 = Date.parse('2025-08-10T04:00:00.000Z');
+const T0 = Date.parse('2025-08-10T04:00:00.000Z');
 export const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
 export const when = (seconds: number) => new Date(T0 + seconds * 1000);
 

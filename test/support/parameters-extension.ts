@@ -9,7 +9,7 @@ import { type ExtensionAccess, PARAMETER_PATH, SECRET_PATH, TOKEN_HEADER } from 
  * put is what the next request gets.
  */
 
-export interface ExtensionRequest {
+interface ExtensionRequest {
   path: string;
   query: Record<string, string>;
   /** Whether the request carried the expected session token. */

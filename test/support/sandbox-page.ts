@@ -24,7 +24,7 @@ export interface SandboxPageOptions {
   openAs?: string;
 }
 
-export async function openSandboxPage(options: SandboxPageOptions = {}): Promise<SandboxPage> {
+async function openSandboxPage(options: SandboxPageOptions = {}): Promise<SandboxPage> {
   const dataDir = await mkdtemp(join(tmpdir(), 'calmops-sandbox-page-'));
   const closers: Array<() => Promise<unknown>> = [() => rm(dataDir, { recursive: true, force: true })];
   const close = async () => {

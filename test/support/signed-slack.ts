@@ -20,7 +20,7 @@ import { DEMO_IDS } from '../../local/slack/index.js';
  * is the sandbox's bot client, so tests, the page and the benchmark send the same bytes.
  */
 
-export type SlackContentType = 'application/json' | 'application/x-www-form-urlencoded';
+type SlackContentType = 'application/json' | 'application/x-www-form-urlencoded';
 
 /** One request as Slack would send it: the exact body that is signed and put on the wire. */
 export interface SlackRequest {
@@ -211,10 +211,10 @@ export function viewSubmission(input: {
 }
 
 /** Why Slack retries an event: it got no 200 in time, a connection failed, or the app answered an error. */
-export type SlackRetryReason = 'http_timeout' | 'http_error' | 'connection_failed' | 'too_many_requests';
+type SlackRetryReason = 'http_timeout' | 'http_error' | 'connection_failed' | 'too_many_requests';
 
 /** The headers of Slack's n-th retry of an event (Slack retries up to three times). */
-export function retryHeaders(num: number, reason: SlackRetryReason = 'http_timeout'): Record<string, string> {
+function retryHeaders(num: number, reason: SlackRetryReason = 'http_timeout'): Record<string, string> {
   return { 'x-slack-retry-num': String(num), 'x-slack-retry-reason': reason };
 }
 

@@ -21,10 +21,10 @@ import { type ButtonClickInput, buttonClick, eventCallback, slashCommand, viewSu
 import { startedForSuite } from './suite-lifecycle.js';
 
 export const SECRET = 'test-signing-secret-8f1d2c';
-export const TOKEN = 'xoxb-test-token';
+const TOKEN = 'xoxb-test-token';
 
 /** The workflow as the Slack function sees it: sessions are created as the real startSession would, calls recorded. */
-export interface RecordingWorkflow {
+interface RecordingWorkflow {
   started: StartSessionInput[];
   delivered: DeliverInput[];
   decisions: { token: string; output: ApprovalOutcome }[];

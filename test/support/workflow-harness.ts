@@ -1,11 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Logger } from '@aws-lambda-powertools/logger';
-import {
-  DescribeExecutionCommand,
-  GetExecutionHistoryCommand,
-  type HistoryEvent,
-  SendTaskSuccessCommand,
-} from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import { DEMO_IDS } from '../../local/slack/index.js';
 import { DEMO_SCOPE, type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.js';
 import { createWorkflowRuntime } from '../../src/app/workflow-runtime.js';
@@ -226,19 +221,6 @@ export async function requestPlanChanges(h: Harness, sessionId: string, userId: 
     const p = await h.deps.artifacts.getPending(sessionId, 'plan-review');
     return p && p.approvalId !== reviewed.id ? p : undefined;
   });
-}
-
-export async function history(h: Harness, executionArn: string): Promise<HistoryEvent[]> {
-  const events: HistoryEvent[] = [];
-  let nextToken: string | undefined;
-  do {
-    const out = await h.stack.sfnClient.send(
-      new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }),
-    );
-    events.push(...(out.events ?? []));
-    nextToken = out.nextToken;
-  } while (nextToken);
-  return events;
 }
 
 export async function executionStatus(h: Harness, executionArn: string) {

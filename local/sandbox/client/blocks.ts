@@ -20,15 +20,15 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** The block_id the page reports for a block that has none (Slack would assign one). */
-export function blockIdOf(block: Json, index: number): string {
+function blockIdOf(block: Json, index: number): string {
   return str(block['block_id']) ?? `b${index}`;
 }
 
-export function actionIdOf(element: Json, index: number): string {
+function actionIdOf(element: Json, index: number): string {
   return str(element['action_id']) ?? `a${index}`;
 }
 
-export function textObject(value: unknown, context: MrkdwnContext): string {
+function textObject(value: unknown, context: MrkdwnContext): string {
   if (!isObject(value)) return '';
   const text = str(value['text']) ?? '';
   return value['type'] === 'mrkdwn' ? mrkdwnToHtml(text, context) : plainToHtml(text, value['emoji'] !== false);

@@ -1,5 +1,6 @@
 import { formatReport } from '../../doctor/report.js';
 import { awsDeps, type DoctorDeps, environmentTarget, runDoctor, stackTarget } from '../../doctor/run.js';
+import { isKubeLabel } from '../../limits.js';
 import { type Paint, painterFor } from '../colour.js';
 import { parseCommandLine } from '../flags.js';
 import { type CliCommand, type CliIo, UsageError } from '../io.js';
@@ -70,7 +71,7 @@ function parse(args: string[]): DoctorOptions | 'help' {
     throw new UsageError('--clusters: cluster names as deployed (lowercase letters, digits and dashes)');
   }
   const namespace = values.namespace ?? 'default';
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) throw new UsageError('--namespace: a namespace name');
+  if (!isKubeLabel(namespace)) throw new UsageError('--namespace: a namespace name');
   return {
     ...(values.stack === undefined ? {} : { stack: values.stack }),
     clusters,

@@ -4,6 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { KubeconfigError, resolveKubeconfigSource } from '../../cluster/kubeconfig.js';
 import { SnapshotFileError, SnapshotFormatError, secretsSkippedNotice } from '../../cluster/snapshot.js';
 import type { ClusterReader } from '../../cluster/types.js';
+import { isKubeLabel } from '../../limits.js';
 import type { NamespaceScope } from '../../mcp/scope.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { NamespaceWitness } from '../../mcp/triage-tool.js';
@@ -63,7 +64,6 @@ reads the cluster, within the namespaces given. Register it with your assistant 
 const SNAPSHOT_DEADLINE_MS = 120_000;
 /** How long the check that a triaged namespace exists may take, after the triage. */
 const NAMESPACE_CHECK_MS = 10_000;
-const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 interface McpOptions {
   namespaces?: string;
@@ -123,7 +123,7 @@ function parse(args: string[]): McpOptions | 'help' {
   if (values.context !== undefined && values.snapshot !== undefined) {
     throw new UsageError('--context applies to --kubeconfig, not --snapshot');
   }
-  if (values.namespace !== undefined && !NAMESPACE.test(values.namespace)) {
+  if (values.namespace !== undefined && !isKubeLabel(values.namespace)) {
     throw new UsageError(`--namespace: "${shown(values.namespace, 80)}" is not a namespace name`);
   }
   const stepBudget = values['step-budget'] === undefined ? DEFAULT_STEP_BUDGET : parseStepBudget(values['step-budget']);
@@ -169,7 +169,7 @@ export function parseNamespaces(text: string): NamespaceScope {
   if (names.length === 1 && names[0] === '*') return { kind: 'all' };
   for (const name of names) {
     if (name === '*') throw new UsageError("--namespaces: '*' stands alone, for any one namespace at a time");
-    if (!NAMESPACE.test(name)) throw new UsageError(`--namespaces: "${shown(name, 80)}" is not a namespace name`);
+    if (!isKubeLabel(name)) throw new UsageError(`--namespaces: "${shown(name, 80)}" is not a namespace name`);
   }
   return scopeOf([...new Set(names)], '--namespaces');
 }

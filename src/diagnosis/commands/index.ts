@@ -9,7 +9,7 @@ import { tokenizeCommandLine } from './shell.js';
 import { extractCommandLines, normalizeSlackText, redactCredentials } from './slack-text.js';
 
 export { type ParsedKube, parseKubeArgs } from './kubectl.js';
-export { type ShellScan, scanShell, type TokenizedLine, tokenizeCommandLine } from './shell.js';
+export { tokenizeCommandLine } from './shell.js';
 export { extractCommandLines, normalizeSlackText, redactCredentials } from './slack-text.js';
 
 /**

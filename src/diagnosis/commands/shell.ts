@@ -2,14 +2,14 @@ import { parse as parseShell } from 'shell-quote';
 
 // Shell tokenising
 
-export interface ShellScan {
+interface ShellScan {
   /** `$(…)`, backticks or process substitution outside single quotes. */
   substitutions: string[];
   unbalancedQuote: boolean;
 }
 
 /** Walks the line as a shell would for quoting, to find what shell-quote does not report. */
-export function scanShell(line: string): ShellScan {
+function scanShell(line: string): ShellScan {
   const substitutions: string[] = [];
   let quote: '"' | "'" | undefined;
   for (let i = 0; i < line.length; i++) {

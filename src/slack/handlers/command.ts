@@ -14,7 +14,7 @@ import { channelAccess, nowOf } from './common.js';
 import { openRecordedModal, sessionInChannel } from './session-scope.js';
 import { startTriage } from './start.js';
 
-export const SLASH_COMMAND = '/triage';
+const SLASH_COMMAND = '/triage';
 
 type Reply = { response_type: 'ephemeral'; text: string; blocks?: KnownBlock[] };
 
@@ -30,7 +30,7 @@ function noSessionHere(sessionId: string): string {
 }
 
 /** Everything `/triage` can answer; the reply is the slash command's ack (ephemeral), or undefined for an empty ack. */
-export async function answerCommand(deps: SlackAppDeps, command: SlashCommand): Promise<Reply | undefined> {
+async function answerCommand(deps: SlackAppDeps, command: SlashCommand): Promise<Reply | undefined> {
   const parsed = parseTriageCommand(command.text ?? '', deps.registry, { invocation: SLASH_COMMAND });
   if (!parsed.ok) return reply(parsed.problem.message);
   const cmd = parsed.command;

@@ -1,3 +1,4 @@
+import { SUMMARY_MAX } from '../../limits.js';
 import type { ApprovalFacts, PolicyDecision } from '../../policy/channel-policy.js';
 import type { ApprovalRecord } from '../../store/approvals.js';
 import type { SlackAppDeps } from '../deps.js';
@@ -71,7 +72,7 @@ export async function auditRefusal(
     await deps.store.timeline.append(sessionId, {
       type: 'policy.refused',
       actor: input.actor,
-      summary: `${input.action} refused: ${input.decision.reason}`.slice(0, 2000),
+      summary: `${input.action} refused: ${input.decision.reason}`.slice(0, SUMMARY_MAX),
       data: { action: input.action, code: input.decision.code, ...input.detail },
     });
   } catch (error) {

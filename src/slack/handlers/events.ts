@@ -23,7 +23,7 @@ interface MessageLike {
 /** Subtypes that are still a person writing in the thread; every other subtype (edits, joins, bots) is ignored. */
 const HUMAN_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
 
-export function isFromBot(event: MessageLike): boolean {
+function isFromBot(event: MessageLike): boolean {
   return event.bot_id !== undefined || event.subtype === 'bot_message';
 }
 
@@ -166,7 +166,7 @@ export type EventArgs<T extends string> = Pick<SlackEventMiddlewareArgs<T>, 'eve
   Pick<AllMiddlewareArgs, 'context'>;
 
 /** Someone @-mentioned calmops: thread input for a session, or a request to start one. */
-export async function onAppMention(deps: SlackAppDeps, { event, body, context }: EventArgs<'app_mention'>) {
+async function onAppMention(deps: SlackAppDeps, { event, body, context }: EventArgs<'app_mention'>) {
   const logger = deps.logger ?? console;
   const mention = event as unknown as MessageLike;
   if (isFromBot(mention)) return;
@@ -191,7 +191,7 @@ export async function onAppMention(deps: SlackAppDeps, { event, body, context }:
 }
 
 /** A message in a channel calmops is in: thread input when it is a reply in a session's thread. */
-export async function onMessage(deps: SlackAppDeps, { event, body, context }: EventArgs<'message'>) {
+async function onMessage(deps: SlackAppDeps, { event, body, context }: EventArgs<'message'>) {
   const logger = deps.logger ?? console;
   const message = event as unknown as MessageLike;
   // Cheap filters first: most channel traffic is not for a session and must not cost a DynamoDB write.

@@ -1,3 +1,4 @@
+import { isStoredId } from '../../limits.js';
 import type { PolicyDecision } from '../../policy/channel-policy.js';
 import type { ModalKind } from '../../store/modals.js';
 import type { SessionRecord } from '../../store/sessions.js';
@@ -30,9 +31,7 @@ export async function sessionInChannel(
   deps: SlackAppDeps,
   input: { sessionId: string; channelId: string | undefined; userId: string; action: string },
 ): Promise<SessionRecord | undefined> {
-  const session = /^[A-Za-z0-9._:-]{1,64}$/.test(input.sessionId)
-    ? await deps.store.sessions.get(input.sessionId)
-    : undefined;
+  const session = isStoredId(input.sessionId) ? await deps.store.sessions.get(input.sessionId) : undefined;
   if (session === undefined) return undefined;
   if (inSessionChannel(session, input.channelId)) return session;
   await auditRefusal(deps, session.id, {

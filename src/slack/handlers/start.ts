@@ -2,7 +2,7 @@ import { checkIntent, checkNamespace, noChannelPolicy } from '../../policy/chann
 import { redactText } from '../../redact/index.js';
 import type { SlackAppDeps } from '../deps.js';
 import type { StartCommand } from '../grammar.js';
-import { startedNotice, threadRootView } from '../notices.js';
+import { threadRootView } from '../notices.js';
 import { auditRefusal } from './common.js';
 
 export type StartOutcome = { ok: true; sessionId: string; threadTs: string } | { ok: false; message: string };
@@ -94,5 +94,3 @@ export async function startTriage(
     return { ok: false, message: 'The triage could not be started; the thread says why. Nothing is running.' };
   }
 }
-
-export { startedNotice };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { App, SlackViewMiddlewareArgs, ViewOutput } from '@slack/bolt';
 import * as z from 'zod';
 import { BreakGlassValidationError, normalizeUser, validateBreakGlassRequest } from '../../diagnosis/break-glass.js';
+import { RecordId, SUMMARY_MAX } from '../../limits.js';
 import { type ChannelPolicy, seniorsOf } from '../../policy/channel-policy.js';
 import type { ModalRecord } from '../../store/modals.js';
 import type { SessionRecord } from '../../store/sessions.js';
@@ -17,12 +18,12 @@ import { decideApproval } from './actions/decide-approval.js';
 import { auditRefusal, ephemeral, nowOf } from './common.js';
 
 const BreakGlassMetadataSchema = z.object({
-  s: z.string().min(1).max(64),
+  s: RecordId,
   c: z.string().min(1),
   t: z.string().optional(),
 });
 const RequestChangesMetadataSchema = z.object({
-  a: z.string().min(1).max(64),
+  a: RecordId,
   c: z.string().optional(),
   m: z.string().optional(),
 });
@@ -30,7 +31,7 @@ const RequestChangesMetadataSchema = z.object({
 type Values = ViewOutput['state']['values'];
 
 /** The submitted value of an input block, whatever its element type. */
-export function inputValue(values: Values, blockId: string): string | undefined {
+function inputValue(values: Values, blockId: string): string | undefined {
   const element = values[blockId]?.[INPUT_ACTION] as
     | { value?: string | null; selected_user?: string | null; selected_option?: { value?: string } | null }
     | undefined;
@@ -93,7 +94,7 @@ async function checkedBreakGlassRequest(
  * Validates a break-glass request from the modal and, when valid, stores it as a `break-glass` approval for the
  * named senior and hands it to the session; the override itself waits for the senior's click.
  */
-export async function submitBreakGlass(
+async function submitBreakGlass(
   deps: SlackAppDeps,
   input: { userId: string; metadata: string; values: Values; modal: ModalRecord },
 ): Promise<{ ok: true; requestId: string } | { ok: false; errors: Errors }> {
@@ -136,7 +137,7 @@ export async function submitBreakGlass(
       summary:
         `Break glass to ${request.skipToState} for ${request.timeLimitMinutes} min: ${request.justification}`.slice(
           0,
-          2000,
+          SUMMARY_MAX,
         ),
       data: {
         phase: 'requested',
@@ -160,7 +161,7 @@ export async function submitBreakGlass(
       summary:
         `Break glass to ${request.skipToState} for ${request.timeLimitMinutes} min${request.change ? ` to run ${request.change}` : ''}`.slice(
           0,
-          2000,
+          SUMMARY_MAX,
         ),
       data: {
         requestId: approval.id,
@@ -213,7 +214,7 @@ async function openedModal(
 }
 
 /** The break-glass modal submitted: files the request for the named senior's approval. */
-export async function onBreakGlassSubmitted(deps: SlackAppDeps, { ack, body, view }: ViewArgs): Promise<void> {
+async function onBreakGlassSubmitted(deps: SlackAppDeps, { ack, body, view }: ViewArgs): Promise<void> {
   try {
     // A double click on Submit must not file two requests, but a corrected resubmission after a validation error
     // must go through: Slack keeps the view hash across it, so the submitted values are part of the key.
@@ -255,7 +256,7 @@ export async function onBreakGlassSubmitted(deps: SlackAppDeps, { ack, body, vie
 }
 
 /** The request-changes modal submitted: decides the approval with the note as what should change. */
-export async function onRequestChangesSubmitted(deps: SlackAppDeps, { ack, body, view }: ViewArgs): Promise<void> {
+async function onRequestChangesSubmitted(deps: SlackAppDeps, { ack, body, view }: ViewArgs): Promise<void> {
   try {
     const meta = RequestChangesMetadataSchema.safeParse(safeJson(view.private_metadata));
     const note = inputValue(view.state.values, 'note')?.trim() ?? '';

@@ -19,10 +19,10 @@ export class ManifestSourceError extends Error {
 }
 
 /** The path every Slack request arrives on (the stack's only API route). */
-export const SLACK_REQUEST_PATH = '/slack/events';
+const SLACK_REQUEST_PATH = '/slack/events';
 
 /** Checks a request URL the way Slack will: https, a host, and here also the stack's route. */
-export function checkRequestUrl(raw: string): string {
+function checkRequestUrl(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw.trim());

@@ -8,6 +8,7 @@ import {
   type ValidBreakGlassRequest,
   validateBreakGlassRequest,
 } from '../../diagnosis/break-glass.js';
+import { RecordId, SessionId, SUMMARY_MAX } from '../../limits.js';
 import { breakGlassEvent } from '../../memory/metrics.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import {
@@ -17,7 +18,7 @@ import {
   breakGlassWarningView,
 } from '../../views/break-glass.js';
 import { DecisionSchema } from '../api.js';
-import { expireApproval, postToSession, SessionIdSchema, StepInputError } from '../common.js';
+import { expireApproval, postToSession, StepInputError } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 
@@ -26,7 +27,7 @@ import { recordEvent } from '../events.js';
  * Every step writes an enhanced audit entry to the timeline.
  */
 
-const P = { sessionId: SessionIdSchema, requestId: z.string().min(1).max(64) };
+const P = { sessionId: SessionId, requestId: RecordId };
 export const ValidatePayload = z.object({ step: z.literal('break-glass-validate'), ...P });
 export const WarnPayload = z.object({ step: z.literal('break-glass-warn'), ...P });
 export const ExpiredPayload = z.object({ step: z.literal('break-glass-expired'), ...P });
@@ -182,7 +183,7 @@ export async function breakGlassGrant(deps: WorkflowDeps, p: z.infer<typeof Gran
         expiresAt: override.expiresAt,
         approver: override.approver,
         grantedAt: override.grantedAt,
-        justification: override.justification.slice(0, 2000),
+        justification: override.justification.slice(0, SUMMARY_MAX),
       },
     }),
     { now: deps.now },

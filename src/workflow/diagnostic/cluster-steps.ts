@@ -5,6 +5,7 @@ import { createClusterReader, type KubeClusterReader } from '../../cluster/reade
 import { scopeReader } from '../../cluster/scoped-reader.js';
 import { ClusterReadError, type ClusterReader, ReadOnlyViolationError } from '../../cluster/types.js';
 import { type ClusterEntry, resolveKubeconfig } from '../../config.js';
+import { Code, KUBE_NAME_MAX, KubeName, NoteText, SessionId } from '../../limits.js';
 import { runSpecialist, type SpecialistCheck } from '../../specialists/index.js';
 import { ANALYZERS } from '../../triage/analyze/index.js';
 import type { TriageEnvelope } from '../../triage/envelope/index.js';
@@ -19,7 +20,7 @@ import { type ReadResult, runRead } from '../reads.js';
  * and return compact results; this side has no table and no state machine access, only the read-only kubeconfig.
  */
 
-export class UnknownClusterError extends Error {
+class UnknownClusterError extends Error {
   override readonly name = 'UnknownClusterError';
 }
 
@@ -69,30 +70,30 @@ async function clusterReader(deps: ClusterDeps, cluster: string): Promise<Cluste
 const Scope = z.array(z.string().regex(SCOPE_ENTRY)).max(50);
 
 const Where = {
-  sessionId: z.string().min(1).max(64),
-  namespace: z.string().min(1).max(253),
+  sessionId: SessionId,
+  namespace: KubeName,
   cluster: z.string().min(1).max(128),
   scope: Scope,
 };
 
-export const TriagePayloadSchema = z.object({
+const TriagePayloadSchema = z.object({
   step: z.literal('triage'),
   ...Where,
   /** Empty while the session has none: the triage locates it from the words and the cluster. */
-  namespace: z.string().max(253),
-  intent: z.string().min(1).max(64),
-  text: z.string().max(2000).optional(),
+  namespace: z.string().max(KUBE_NAME_MAX),
+  intent: Code,
+  text: NoteText.optional(),
 });
-export const SpecialistPayloadSchema = z.object({ step: z.literal('specialist'), ...Where, domain: DomainSchema });
-export const ReadPayloadSchema = z.object({
+const SpecialistPayloadSchema = z.object({ step: z.literal('specialist'), ...Where, domain: DomainSchema });
+const ReadPayloadSchema = z.object({
   step: z.literal('read'),
-  sessionId: z.string().min(1).max(64),
+  sessionId: SessionId,
   scope: Scope,
   request: ReadSpecSchema.extend({ cluster: z.string().min(1).max(128) }),
 });
-export const TestPayloadSchema = z.object({
+const TestPayloadSchema = z.object({
   step: z.literal('test'),
-  sessionId: z.string().min(1).max(64),
+  sessionId: SessionId,
   scope: Scope,
   hypothesis: z.object({
     id: z.string(),
@@ -110,7 +111,7 @@ export const ClusterPayloadSchema = z.discriminatedUnion('step', [
 ]);
 export type ClusterPayload = z.infer<typeof ClusterPayloadSchema>;
 
-export interface CompactFinding {
+interface CompactFinding {
   code: string;
   domain: Finding['domain'];
   severity: Finding['severity'];
@@ -123,7 +124,7 @@ export interface CompactFinding {
 }
 
 /** A triage that could not tell where to look: what the thread shows so that a person can say. */
-export interface UnlocatedResult {
+interface UnlocatedResult {
   unlocated: {
     reason: 'ambiguous' | 'not-found';
     message: string;

@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { ID_MAX, MAX_HANDOFFS, NoteText, SessionId } from '../../limits.js';
 import { ApprovalAlreadyExistsError } from '../../store/errors.js';
 import type { InboxMessage } from '../../store/inbox.js';
 import type { WorkflowRecord } from '../../store/workflow-records.js';
 import { DomainSchema } from '../../triage/envelope/index.js';
 import { handoffOutcomeView, handoffProposalView } from '../../views/handoff.js';
-import { decidersOf, expireApproval, NoEligibleApproverError, postToSession, SessionIdSchema } from '../common.js';
+import { decidersOf, expireApproval, NoEligibleApproverError, postToSession } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 
@@ -16,16 +17,16 @@ import { recordEvent } from '../events.js';
 
 export const ProposeHandoffPayload = z.object({
   step: z.literal('propose-handoff'),
-  sessionId: SessionIdSchema,
+  sessionId: SessionId,
   domain: DomainSchema,
-  reason: z.string().max(2000),
+  reason: NoteText,
   /** The Slack user who asked; empty when calmops proposed it from the findings. */
-  askedBy: z.string().max(64).default(''),
+  askedBy: z.string().max(ID_MAX).default(''),
   approvalTimeoutSeconds: z.number().int().min(1).optional(),
 });
 
 /** The approval a proposal is decided through; the inbox, not a task token, carries the decision back. */
-export const HANDOFF_DELIVERY = 'inbox';
+const HANDOFF_DELIVERY = 'inbox';
 
 export async function proposeHandoff(deps: WorkflowDeps, p: z.infer<typeof ProposeHandoffPayload>) {
   const session = await deps.store.sessions.getRequired(p.sessionId);
@@ -84,7 +85,7 @@ export async function proposeHandoff(deps: WorkflowDeps, p: z.infer<typeof Propo
       domain: p.domain,
       reason: p.reason,
       ...(p.askedBy ? { askedBy: p.askedBy } : {}),
-      remaining: Math.max(0, 3 - session.handoffCount - 1),
+      remaining: Math.max(0, MAX_HANDOFFS - session.handoffCount - 1),
       expiresAt: expiresAt.toISOString(),
     }),
   );

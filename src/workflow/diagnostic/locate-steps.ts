@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { classifyRequest } from '../../diagnosis/commands/index.js';
+import { KubeName, SessionId, SUMMARY_MAX } from '../../limits.js';
 import { escapeText } from '../../mrkdwn/escape.js';
 import type { InboxMessage } from '../../store/inbox.js';
 import type { SessionRecord } from '../../store/sessions.js';
@@ -8,7 +9,7 @@ import { explainInvalidNamespace, InvalidNamespaceError, parseNamespace } from '
 import { replyView } from '../../views/intervention.js';
 import { code } from '../../views/limits.js';
 import { namespaceChosenView, namespaceQuestionView } from '../../views/namespace-choice.js';
-import { postToSession, SessionIdSchema } from '../common.js';
+import { postToSession } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 
@@ -19,11 +20,11 @@ import { recordEvent } from '../events.js';
  * with one conditional write; the state machine then triages there.
  */
 
-const CandidateSchema = z.object({ namespace: z.string().min(1).max(253), why: z.string().max(300) });
+const CandidateSchema = z.object({ namespace: KubeName, why: z.string().max(300) });
 
 export const AskNamespacePayload = z.object({
   step: z.literal('ask-namespace'),
-  sessionId: SessionIdSchema,
+  sessionId: SessionId,
   unlocated: z.object({
     reason: z.enum(['ambiguous', 'not-found']),
     message: z.string().max(1000),
@@ -49,7 +50,7 @@ export async function askNamespace(deps: WorkflowDeps, p: z.infer<typeof AskName
     namespaceChoice: { candidates, channelId: session.channelId, messageTs, askedAt: deps.now().toISOString() },
   }));
   await recordEvent(deps, session.id, 'namespace.unlocated', {
-    summary: p.unlocated.message.slice(0, 2000),
+    summary: p.unlocated.message.slice(0, SUMMARY_MAX),
     data: { reason: p.unlocated.reason, candidates: candidates.map((c) => c.namespace) },
   });
   return { asked: candidates.length };
@@ -156,7 +157,7 @@ export async function routeNamespace(
   }
   await recordEvent(deps, session.id, 'namespace.chosen', {
     actor: message.userId,
-    summary: `Continuing in ${picked}${why ? `: ${why}` : ''}`.slice(0, 2000),
+    summary: `Continuing in ${picked}${why ? `: ${why}` : ''}`.slice(0, SUMMARY_MAX),
     data: { namespace: picked, from: answer.from, offered },
   });
   return { action: 'locate', namespace: picked };

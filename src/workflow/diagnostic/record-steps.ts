@@ -2,10 +2,11 @@ import * as z from 'zod';
 import { ReadSpecSchema } from '../../cluster/read-spec.js';
 import { evidenceFromRead } from '../../diagnosis/evidence-sources.js';
 import type { UserRequest } from '../../diagnosis/request.js';
+import { SessionId, SUMMARY_MAX } from '../../limits.js';
 import { hypothesisChoiceBlocks } from '../../views/envelope.js';
 import { context, fitMessage, reportPointer, section } from '../../views/limits.js';
 import { readResultView } from '../../views/read-result.js';
-import { postToSession, SessionIdSchema } from '../common.js';
+import { postToSession } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 import { addEvidence } from '../progress.js';
@@ -17,7 +18,7 @@ import { addEvidence } from '../progress.js';
 
 export const RecordReadPayload = z.object({
   step: z.literal('record-read'),
-  sessionId: SessionIdSchema,
+  sessionId: SessionId,
   request: ReadSpecSchema.extend({ cluster: z.string() }),
   result: z.object({
     title: z.string(),
@@ -72,7 +73,7 @@ export async function recordRead(deps: WorkflowDeps, p: z.infer<typeof RecordRea
     ),
   );
   await recordEvent(deps, p.sessionId, 'read.done', {
-    summary: `${p.request.title}: ${p.result.summary}`.slice(0, 2000),
+    summary: `${p.request.title}: ${p.result.summary}`.slice(0, SUMMARY_MAX),
     data: { outcome: p.result.outcome, lines: p.result.lines.length },
   });
   const moved = progress.transitions.at(-1);
@@ -111,7 +112,7 @@ export async function recordRead(deps: WorkflowDeps, p: z.infer<typeof RecordRea
 
 export const RecordTestPayload = z.object({
   step: z.literal('record-test'),
-  sessionId: SessionIdSchema,
+  sessionId: SessionId,
   hypothesis: z.object({ id: z.string(), code: z.string(), summary: z.string() }).passthrough(),
   result: z.object({ hypothesisId: z.string(), results: z.array(RecordReadPayload.shape.result) }),
 });
@@ -131,7 +132,7 @@ export async function recordTest(deps: WorkflowDeps, p: z.infer<typeof RecordTes
   await recordEvent(deps, p.sessionId, 'hypothesis.tested', {
     summary: `${p.hypothesis.code}: ${p.result.results.map((r) => `${r.title} ${r.outcome}`).join('; ')}`.slice(
       0,
-      2000,
+      SUMMARY_MAX,
     ),
     data: { hypothesisId: p.hypothesis.id, reads: p.result.results.length },
   });

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { groupFindings } from '../../diagnosis/blackboard.js';
 import type { EvidenceItem } from '../../diagnosis/evidence.js';
 import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../diagnosis/evidence-sources.js';
-import { STATE_MACHINE } from '../../diagnosis/state-machine.js';
+import { EVIDENCE_PER_FINDING, ID_MAX, MAX_HANDOFFS, SessionId, SUMMARY_MAX } from '../../limits.js';
 import { resolutionFromSession } from '../../memory/resolution.js';
 import type { RemediationPlan } from '../../review/plan.js';
 import { rankingEffect } from '../../specialists/index.js';
@@ -20,7 +20,7 @@ import { handoffOutcomeView, specialistName } from '../../views/handoff.js';
 import { replyView } from '../../views/intervention.js';
 import { similarIncidentsView } from '../../views/similar.js';
 import { DecisionSchema } from '../api.js';
-import { expireApproval, postToSession, SessionIdSchema } from '../common.js';
+import { expireApproval, postToSession } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 import { addEvidence } from '../progress.js';
@@ -28,23 +28,22 @@ import { hypothesesFromCauses } from '../reads.js';
 import { resumeSession } from '../session-lifecycle.js';
 import type { SpecialistResult } from './cluster-steps.js';
 
-export const MAX_HANDOFFS = 3;
 const SPECIALISTS = ['compute', 'storage', 'networking'] as const;
 
-const S = { sessionId: SessionIdSchema };
+const S = { sessionId: SessionId };
 
 export const ResumePayload = z.object({ step: z.literal('resume'), ...S, resume: z.number().int().min(1) });
 export const EvaluatePayload = z.object({ step: z.literal('evaluate'), ...S, envelope: z.unknown() });
 export const MemorySearchPayload = z.object({ step: z.literal('memory-search'), ...S });
 export const IdleTimeoutPayload = z.object({ step: z.literal('idle-timeout'), ...S, execution: z.string().optional() });
-export const ClosePayload = z.object({ step: z.literal('close'), ...S, reason: z.string().max(64) });
+export const ClosePayload = z.object({ step: z.literal('close'), ...S, reason: z.string().max(ID_MAX) });
 export const NotifyFailurePayload = z.object({
   step: z.literal('notify-failure'),
   ...S,
   failure: z.object({ Error: z.string().optional(), Cause: z.string().optional() }).passthrough().optional(),
   execution: z.string().optional(),
 });
-export const TimeoutNoticePayload = z.object({ step: z.literal('timeout-notice'), ...S, kind: z.string().max(64) });
+export const TimeoutNoticePayload = z.object({ step: z.literal('timeout-notice'), ...S, kind: z.string().max(ID_MAX) });
 export const HandoffDeniedPayload = z.object({
   step: z.literal('handoff-denied'),
   ...S,
@@ -137,7 +136,7 @@ async function adoptRouting(deps: WorkflowDeps, sessionId: string, envelope: Tri
     session = settled.session;
     if (settled.settled) {
       await recordEvent(deps, sessionId, 'namespace.located', {
-        summary: envelope.routing.why.slice(0, 2000),
+        summary: envelope.routing.why.slice(0, SUMMARY_MAX),
         data: { namespace: envelope.routing.namespace },
       });
     }
@@ -162,7 +161,7 @@ export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePay
   await deps.artifacts.putEnvelope(p.sessionId, envelope, deps.now());
   if (postedTs !== undefined) await deps.artifacts.markEnvelopePosted(p.sessionId, postedTs);
   await recordEvent(deps, p.sessionId, 'discovery_done', {
-    summary: envelope.summary.slice(0, 2000),
+    summary: envelope.summary.slice(0, SUMMARY_MAX),
     data: {
       intent: envelope.routing.intent,
       findings: envelope.findings.length,
@@ -179,13 +178,13 @@ export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePay
       p.sessionId,
       {
         specialist: f.domain,
-        summary: f.message.slice(0, 2000),
+        summary: f.message.slice(0, SUMMARY_MAX),
         confidence: f.confidence,
         code: f.code,
         severity: f.severity,
         resource: f.resource,
         related: f.related.slice(0, 20),
-        evidence: f.evidence.slice(0, 5).map((e) => e.slice(0, 1000)),
+        evidence: f.evidence.slice(0, EVIDENCE_PER_FINDING).map((e) => e.slice(0, 1000)),
         recordedBy: 'triage',
       },
       deps.now(),
@@ -391,7 +390,7 @@ export async function blackboard(deps: WorkflowDeps, p: z.infer<typeof Blackboar
       p.sessionId,
       {
         specialist: p.domain,
-        summary: f.message.slice(0, 2000),
+        summary: f.message.slice(0, SUMMARY_MAX),
         confidence: f.confidence,
         code: f.code,
         severity: f.severity,
@@ -408,7 +407,7 @@ export async function blackboard(deps: WorkflowDeps, p: z.infer<typeof Blackboar
       type: 'symptoms',
       description: `${f.code} on ${f.resource.kind} ${f.resource.name} (${p.domain} specialist): ${f.message}`.slice(
         0,
-        2000,
+        SUMMARY_MAX,
       ),
       source: 'envelope',
       resource: f.resource,
@@ -480,7 +479,7 @@ export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMem
   const confirmed = [...workflow.evidence].reverse().find((e) => e.type === 'confirmed_root_cause' && e.code);
   const cause = envelope.rootCause.find((c) => c.code === confirmed?.code) ?? envelope.rootCause[0];
   const rootCause = cause
-    ? { code: cause.code, summary: cause.summary.slice(0, 2000), resource: cause.resource }
+    ? { code: cause.code, summary: cause.summary.slice(0, SUMMARY_MAX), resource: cause.resource }
     : { code: 'UNDETERMINED', summary: 'The root cause was not determined before the incident was resolved' };
   const planRecord = workflow.approvedPlanId
     ? await deps.artifacts.getPlan(p.sessionId, workflow.approvedPlanId)
@@ -513,7 +512,7 @@ export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMem
       ? {
           validation: {
             passed: p.validation.passed,
-            reason: p.validation.reason.slice(0, 2000),
+            reason: p.validation.reason.slice(0, SUMMARY_MAX),
             attempts: p.validation.attempts,
             at: now.toISOString(),
           },
@@ -535,8 +534,4 @@ export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMem
     },
   });
   return { memoryId };
-}
-
-export function stateGuidance(state: keyof typeof STATE_MACHINE): string {
-  return STATE_MACHINE[state].guidance;
 }

@@ -2,10 +2,11 @@ import * as z from 'zod';
 import { evidenceFromEnvelope } from '../../diagnosis/evidence-sources.js';
 import { describeTarget, isStillPresent, validationTargetsOf } from '../../diagnosis/fix-validation.js';
 import { describeResource } from '../../diagnosis/resource-text.js';
+import { SessionId, SUMMARY_MAX } from '../../limits.js';
 import { fixValidatedEvent } from '../../memory/metrics.js';
 import { TriageEnvelopeSchema } from '../../triage/envelope/index.js';
 import { fixValidationView } from '../../views/validation.js';
-import { postToSession, SessionIdSchema, StepInputError } from '../common.js';
+import { postToSession, StepInputError } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent } from '../events.js';
 import { addEvidence, type ValidationResult } from '../progress.js';
@@ -19,11 +20,11 @@ import { addEvidence, type ValidationResult } from '../progress.js';
 
 export const ValidateFixPayload = z.object({
   step: z.literal('validate-fix'),
-  sessionId: SessionIdSchema,
+  sessionId: SessionId,
   envelope: z.unknown(),
 });
 
-export type FixValidationOutcome = 'validated' | 'still-present' | 'incomplete';
+type FixValidationOutcome = 'validated' | 'still-present' | 'incomplete';
 
 export interface ValidateFixResult {
   passed: boolean;
@@ -93,7 +94,7 @@ export async function validateFix(
   return {
     passed: verdict.passed,
     outcome,
-    reason: verdict.reason.slice(0, 2000),
+    reason: verdict.reason.slice(0, SUMMARY_MAX),
     attempts,
     state: progress.session.state,
   };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { isOverrideActive } from '../../diagnosis/break-glass.js';
 import { evidenceFromPlan } from '../../diagnosis/evidence-sources.js';
+import { SessionId, SUMMARY_MAX } from '../../limits.js';
 import { synthesizePlan } from '../../review/guided-regeneration.js';
 import { planInputFrom } from '../../review/input.js';
 import type { RemediationPlan } from '../../review/plan.js';
@@ -11,7 +12,7 @@ import { breakGlassAuditLine } from '../../views/break-glass.js';
 import { timeoutNoticeView } from '../../views/failure.js';
 import { approvedPlanView, planOutcomeView } from '../../views/plan.js';
 import { DecisionSchema } from '../api.js';
-import { expireApproval, postToSession, SessionIdSchema, StepInputError } from '../common.js';
+import { expireApproval, postToSession, StepInputError } from '../common.js';
 import type { WorkflowDeps } from '../deps.js';
 import { recordEvent, timelineSink } from '../events.js';
 import { addEvidence } from '../progress.js';
@@ -21,7 +22,7 @@ import { addEvidence } from '../progress.js';
  * reviewer's note, and the final decision, each recorded as a structured event.
  */
 
-const S = { sessionId: SessionIdSchema };
+const S = { sessionId: SessionId };
 
 export const SynthesizePayload = z.object({
   step: z.literal('plan-synthesize'),
@@ -95,7 +96,7 @@ async function reviseFromNote(
     known: [...known, ...(envelope?.rootCause ?? []).flatMap((c) => [c.resource, ...(c.chain ?? [])])],
   });
   await recordEvent(deps, p.sessionId, 'plan_revised', {
-    summary: revised.applied.length > 0 ? revised.applied.join('; ').slice(0, 2000) : 'No change applied',
+    summary: revised.applied.length > 0 ? revised.applied.join('; ').slice(0, SUMMARY_MAX) : 'No change applied',
     data: {
       revision: p.revision,
       basedOn: current.planId,
@@ -176,7 +177,7 @@ export async function planReviewAuto(deps: WorkflowDeps, p: z.infer<typeof AutoR
       : failed
           .map((c) => `${c.id}: ${c.detail}`)
           .join('; ')
-          .slice(0, 2000),
+          .slice(0, SUMMARY_MAX),
     data: { planId: p.planId, checks: review.checks, humanReviewRequired: review.humanReviewRequired },
   });
   return {
@@ -197,7 +198,7 @@ export async function planRevise(deps: WorkflowDeps, p: z.infer<typeof RevisePay
   });
   await recordEvent(deps, p.sessionId, 'human_review_changes_requested', {
     actor: p.decision.userId ?? 'calmops',
-    summary: note.slice(0, 2000),
+    summary: note.slice(0, SUMMARY_MAX),
     data: { planId: p.planId, revision: p.revision },
   });
   return { feedback: [note] };

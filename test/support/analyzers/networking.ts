@@ -5,9 +5,9 @@ import { type Finding, FindingSchema } from '../../../src/triage/envelope/findin
 
 /** The objects and helpers the analyzer tests of this family build their cases from. */
 
-export const NOW = new Date('2026-02-17T14:32:00Z');
+const NOW = new Date('2026-02-17T14:32:00Z');
 export const NS = 'web';
-export const LONG_AGO = '2025-01-01T00:00:00Z';
+const LONG_AGO = '2025-01-01T00:00:00Z';
 
 // --- tiny object builders ---------------------------------------------------------------------------------------
 

@@ -106,7 +106,7 @@ export function event(
     : { ...base, count: opts.count ?? 5, firstTimestamp: ago(30), lastTimestamp: last };
 }
 
-export function hash(s: string): number {
+function hash(s: string): number {
   let h = 0;
   for (const c of s) h = (h * 31 + c.charCodeAt(0)) | 0;
   return h;

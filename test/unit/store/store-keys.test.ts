@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { KeyPart } from '../../../src/limits.js';
 import {
   formatSeq,
   gsi1,
   IsoTimestampSchema,
-  KeyPartSchema,
   keys,
   parseTimelineSk,
   toEpochSeconds,
@@ -46,12 +46,12 @@ describe('key layout', () => {
   });
 
   it('refuses key parts that would break the layout', () => {
-    expect(KeyPartSchema.safeParse('C0123ABC').success).toBe(true);
-    expect(KeyPartSchema.safeParse('1712345678.000100').success).toBe(true);
-    expect(KeyPartSchema.safeParse('a#b').success).toBe(false);
-    expect(KeyPartSchema.safeParse('').success).toBe(false);
-    expect(KeyPartSchema.safeParse('x'.repeat(65)).success).toBe(false);
-    expect(KeyPartSchema.safeParse('has space').success).toBe(false);
+    expect(KeyPart.safeParse('C0123ABC').success).toBe(true);
+    expect(KeyPart.safeParse('1712345678.000100').success).toBe(true);
+    expect(KeyPart.safeParse('a#b').success).toBe(false);
+    expect(KeyPart.safeParse('').success).toBe(false);
+    expect(KeyPart.safeParse('x'.repeat(65)).success).toBe(false);
+    expect(KeyPart.safeParse('has space').success).toBe(false);
   });
 
   it('keeps timestamps canonical so string comparison is time comparison', () => {

@@ -1,4 +1,5 @@
 import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { isStoredId } from '../../../limits.js';
 import type { SessionRecord } from '../../../store/sessions.js';
 import type { KnownBlock } from '../../../views/blocks.js';
 import type { SlackAppDeps } from '../../deps.js';
@@ -23,7 +24,7 @@ export type ClickHandler = (deps: SlackAppDeps, click: ClickContext) => Promise<
 /** The parts of Bolt's listener arguments a button listener reads; a test passes a fake payload of this shape. */
 export type ButtonArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'ack' | 'body' | 'action'>;
 
-export function clickOf(body: BlockAction, action: ButtonAction): ClickContext {
+function clickOf(body: BlockAction, action: ButtonAction): ClickContext {
   const message = body.message as { ts?: string; thread_ts?: string; blocks?: KnownBlock[] } | undefined;
   return {
     userId: body.user.id,
@@ -80,7 +81,7 @@ export async function sessionOfClick(
   sessionId: string,
   action: string,
 ): Promise<SessionRecord | undefined> {
-  const session = /^[A-Za-z0-9._:-]{1,64}$/.test(sessionId) ? await deps.store.sessions.get(sessionId) : undefined;
+  const session = isStoredId(sessionId) ? await deps.store.sessions.get(sessionId) : undefined;
   if (session === undefined) {
     await tell(deps, click, 'This session no longer exists.');
     return undefined;

@@ -1,3 +1,4 @@
+import { isStoredId, NOTE_MAX, SUMMARY_MAX } from '../../../limits.js';
 import { checkApproval, noChannelPolicy, type PolicyDecision } from '../../../policy/channel-policy.js';
 import type { ApprovalRecord } from '../../../store/approvals.js';
 import {
@@ -30,7 +31,7 @@ function isExpired(approval: ApprovalRecord, now: Date): boolean {
 }
 
 export async function loadDecidable(deps: SlackAppDeps, approvalId: string, now: Date): Promise<Loaded> {
-  const approval = /^[A-Za-z0-9._:-]{1,64}$/.test(approvalId) ? await deps.store.approvals.get(approvalId) : undefined;
+  const approval = isStoredId(approvalId) ? await deps.store.approvals.get(approvalId) : undefined;
   if (approval === undefined) return { ok: false, message: 'This approval no longer exists; nothing was changed.' };
   if (isExpired(approval, now)) return { ok: false, message: EXPIRED_TEXT };
   if (approval.status !== 'pending') {
@@ -86,7 +87,7 @@ async function repeatedDecision(
   input: { approvalId: string; userId: string; decision: ApprovalOutcome['decision'] },
   now: Date,
 ): Promise<ApprovalRecord | undefined> {
-  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(input.approvalId)) return undefined;
+  if (!isStoredId(input.approvalId)) return undefined;
   const approval = await deps.store.approvals.get(input.approvalId);
   if (approval === undefined || approval.status === 'pending') return undefined;
   if (approval.token === undefined && !viaInbox(approval)) return undefined;
@@ -168,10 +169,10 @@ async function recordDecision(
       input.userId,
       now,
       input.decision === 'request-changes'
-        ? { reason: `request-changes${input.note === undefined ? '' : `: ${input.note}`}`.slice(0, 2000) }
+        ? { reason: `request-changes${input.note === undefined ? '' : `: ${input.note}`}`.slice(0, NOTE_MAX) }
         : input.note === undefined
           ? {}
-          : { reason: input.note.slice(0, 2000) },
+          : { reason: input.note.slice(0, NOTE_MAX) },
     );
     return { ok: true, decided, redelivery: false };
   } catch (error) {
@@ -218,7 +219,10 @@ async function appendDecidedToTimeline(deps: SlackAppDeps, approval: ApprovalRec
     .append(approval.sessionId, {
       type: 'approval.decided',
       actor: input.userId,
-      summary: `${approval.kind} ${input.decision}${input.note === undefined ? '' : `: ${input.note}`}`.slice(0, 2000),
+      summary: `${approval.kind} ${input.decision}${input.note === undefined ? '' : `: ${input.note}`}`.slice(
+        0,
+        SUMMARY_MAX,
+      ),
       data: { approvalId: approval.id, kind: approval.kind, decision: input.decision },
     })
     .catch((error: Error) => (deps.logger ?? console).error('timeline append failed', { error: error.message }));

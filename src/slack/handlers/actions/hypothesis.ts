@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { ID_MAX, RecordId } from '../../../limits.js';
 import type { SlackAppDeps } from '../../deps.js';
 import { type ClickContext, clickMessageKey, sessionOfClick, tell } from './click.js';
 
-const HypothesisValueSchema = z.object({ s: z.string().min(1).max(64), h: z.string().min(1).max(64) });
+const HypothesisValueSchema = z.object({ s: z.string().min(1).max(ID_MAX), h: RecordId });
 
 /** A hypothesis button: the session tests the chosen hypothesis next. */
 export async function chooseHypothesis(deps: SlackAppDeps, click: ClickContext): Promise<void> {

@@ -14,7 +14,7 @@ import { answerUnknownButton } from './unknown-button.js';
  * Every button calmops puts on a message and the handler that answers it. A button that only opens a modal is not
  * deduplicated: opening a modal is not a decision, so a second click may open it again.
  */
-export const BUTTONS: ReadonlyArray<{ actionId: string | RegExp; handler: ClickHandler; dedupe: boolean }> = [
+const BUTTONS: ReadonlyArray<{ actionId: string | RegExp; handler: ClickHandler; dedupe: boolean }> = [
   { actionId: ACTIONS.approve, handler: approveClicked, dedupe: true },
   { actionId: ACTIONS.deny, handler: denyClicked, dedupe: true },
   { actionId: ACTIONS.requestChanges, handler: openRequestChanges, dedupe: false },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ID_MAX, KUBE_LABEL_PATTERN } from '../../../limits.js';
 import { escapeText } from '../../../mrkdwn/escape.js';
 import { checkIntent, noChannelPolicy } from '../../../policy/channel-policy.js';
 import type { SessionRecord } from '../../../store/sessions.js';
@@ -8,8 +9,8 @@ import { auditRefusal } from '../common.js';
 import { type ClickContext, clickMessageKey, sessionOfClick, tell } from './click.js';
 
 const NamespaceValueSchema = z.object({
-  s: z.string().min(1).max(64),
-  n: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/),
+  s: z.string().min(1).max(ID_MAX),
+  n: z.string().regex(KUBE_LABEL_PATTERN),
 });
 
 /** Why a session that already runs in a namespace does not take the clicked one. */

@@ -1,6 +1,7 @@
 import { type ReadSpec, ReadSpecSchema } from '../../../cluster/read-spec.js';
 import { breakGlassAudit } from '../../../diagnosis/break-glass.js';
 import { describeHold, walkTo } from '../../../diagnosis/transitions.js';
+import { clip } from '../../../limits.js';
 import { breakGlassEvent, panicSignalEvent } from '../../../memory/metrics.js';
 import { escapeText } from '../../../mrkdwn/escape.js';
 import { withStepDone } from '../../../review/plan-progress.js';
@@ -66,8 +67,7 @@ const none = (reason: string): RouteResult => ({ action: 'none', reason });
  * A read as the cluster reader's payload accepts it: what a person typed becomes its title, cut to the payload's
  * bound; whatever still does not fit (a name longer than Kubernetes allows) is said in the thread, not sent.
  */
-export function fitReadSpec(spec: ReadSpec): { ok: true; spec: ReadSpec } | { ok: false; reason: string } {
-  const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+function fitReadSpec(spec: ReadSpec): { ok: true; spec: ReadSpec } | { ok: false; reason: string } {
   const parsed = ReadSpecSchema.safeParse({ ...spec, title: clip(spec.title, 300) });
   if (parsed.success) return { ok: true, spec: parsed.data };
   const issue = parsed.error.issues[0];
@@ -92,7 +92,7 @@ const lines = (items: readonly string[]) => items.map((l) => escapeText(l)).join
  * proposed that it followed), its panic signals join the history, `tool.requested` and each signal are recorded,
  * and a change under an override is audited. A plan step a person is answered for counts as done.
  */
-export async function recordRequest(deps: WorkflowDeps, ctx: RouteContext, decision: GatedDecision): Promise<void> {
+async function recordRequest(deps: WorkflowDeps, ctx: RouteContext, decision: GatedDecision): Promise<void> {
   const { request, gate, followed } = decision;
   const at = ctx.now.toISOString();
   const step = followed.planStep;
@@ -171,7 +171,7 @@ async function caution(deps: WorkflowDeps, ctx: RouteContext, decision: GatedDec
   );
 }
 
-export const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
+const ANSWERS: { [K in DecisionKind]: Answer<K> } = {
   async 'break-glass'(deps, ctx, d) {
     // The request itself is audited once, by the break-glass run (`break-glass.requested`); this only says it arrived.
     await recordEvent(deps, ctx.session.id, 'break-glass.received', {

@@ -24,6 +24,7 @@ import {
 } from '../../../diagnosis/resolving.js';
 import { STATE_MACHINE, type TransitionRules } from '../../../diagnosis/state-machine.js';
 import { describeHold, type Hold, type TransitionResult, walkTo } from '../../../diagnosis/transitions.js';
+import { KubeName } from '../../../limits.js';
 import type { RemediationPlan } from '../../../review/plan.js';
 import { type PlanProgress, type PlanStepMatch, planStepOf } from '../../../review/plan-progress.js';
 import type { InboxMessage } from '../../../store/inbox.js';
@@ -48,7 +49,7 @@ const ActionSchema = z
     z.object({ type: z.literal('hypothesis'), hypothesisId: z.string() }),
     z.object({ type: z.literal('resolved') }),
     z.object({ type: z.literal('break-glass'), requestId: z.string() }),
-    z.object({ type: z.literal('namespace'), namespace: z.string().min(1).max(253) }),
+    z.object({ type: z.literal('namespace'), namespace: KubeName }),
     z.object({ type: z.literal('handoff'), approvalId: z.string(), decision: z.enum(['approve', 'deny']) }),
   ])
   .optional();
@@ -74,7 +75,7 @@ export interface DecideContext {
 }
 
 /** How a request is remembered for the panic detector: what calmops proposed that it followed. */
-export interface Followed {
+interface Followed {
   guided: boolean;
   /** The approved plan's step, when the request was one (in order or not). */
   planStep?: PlanStepMatch;
@@ -262,7 +263,7 @@ function followedOf(
 }
 
 /** The requests the panic detector has seen, as stored. */
-export function recordedRequests(workflow: WorkflowRecord): RecordedRequest[] {
+function recordedRequests(workflow: WorkflowRecord): RecordedRequest[] {
   return workflow.recentRequests.map((r) => ({
     request: r.request as unknown as UserRequest,
     at: r.at,

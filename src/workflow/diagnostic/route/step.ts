@@ -1,13 +1,12 @@
 import * as z from 'zod';
 import { advance } from '../../../diagnosis/transitions.js';
+import { MAX_HANDOFFS, SessionId } from '../../../limits.js';
 import type { RemediationPlan } from '../../../review/plan.js';
 import type { InboxMessage } from '../../../store/inbox.js';
-import { SessionIdSchema } from '../../common.js';
 import type { WorkflowDeps } from '../../deps.js';
 import { addEvidence, rulesOf, stateEnteredAt } from '../../progress.js';
 import { readScopeFor } from '../../read-scope.js';
 import { lapseExpiredProposal } from '../handoff-steps.js';
-import { MAX_HANDOFFS } from '../session-steps.js';
 import { answer, type RouteContext, type RouteResult } from './answers.js';
 import { consume, finishInput } from './consume.js';
 import { decide, type LoadedPlan } from './decide.js';
@@ -22,7 +21,7 @@ export type { RouteResult } from './answers.js';
  * mutating is ever run: a change the gate allows is answered with the approved plan's own step.
  */
 
-export const RoutePayload = z.object({ step: z.literal('route'), sessionId: SessionIdSchema, message: z.unknown() });
+export const RoutePayload = z.object({ step: z.literal('route'), sessionId: SessionId, message: z.unknown() });
 
 export async function route(deps: WorkflowDeps, p: z.infer<typeof RoutePayload>): Promise<RouteResult> {
   const message = await consume(deps, p.sessionId);
