@@ -3,6 +3,15 @@ import type { ClusterReader, KubeObject, ResourceKind } from '../cluster/types.j
 import { byCodePoint } from '../code-point-order.js';
 import { stripChatMarkup } from './dictionary.js';
 import { AmbiguousNamespaceError, InvalidNamespaceError, type NamespaceCandidate } from './errors.js';
+import {
+  type CurrentFault,
+  currentFaults,
+  healthSubjects,
+  hostPointers,
+  hostsIn,
+  imagePointers,
+  symptomsIn,
+} from './locate-evidence.js';
 
 /**
  * People name what they see (a pod, a deployment, a service, the team's namespace) rather than `in <namespace>`.
@@ -21,8 +30,19 @@ const KINDS: ReadonlyArray<{ kind: ResourceKind; label: string; weight: number }
   { kind: 'routes', label: 'Route', weight: 5 },
   { kind: 'ingresses', label: 'Ingress', weight: 4 },
   { kind: 'persistentvolumeclaims', label: 'PersistentVolumeClaim', weight: 5 },
+  { kind: 'configmaps', label: 'ConfigMap', weight: 4 },
   { kind: 'pods', label: 'Pod', weight: 4 },
 ];
+
+/** What the words can point at besides names, and what says whether a namespace is in trouble now. */
+const EVIDENCE: readonly ResourceKind[] = ['virtualservices', 'httproutes', 'endpoints', 'jobs', 'certificates'];
+
+/** A host names one entry of the cluster: it outweighs a namespace's name. */
+const HOST_WEIGHT = 12;
+/** An image reference with a tag or registry path names what runs it. */
+const IMAGE_WEIGHT = 8;
+/** "is shop ok?": the subject of a question about health is where to look. */
+const SUBJECT_WEIGHT = 6;
 
 /** What current trouble adds to a namespace the words matched: a Deployment's name is 6, a namespace's 10. */
 const TROUBLE_WEIGHT = 4;
@@ -37,14 +57,23 @@ export interface LocatedNamespace {
   requests: number;
 }
 
+export interface LocateOptions {
+  /**
+   * The namespace an "in x" phrase of the words named. It wins when the cluster holds it and the evidence does not
+   * point elsewhere more strongly; one the cluster does not hold ("in grafana") is only a word.
+   */
+  spoken?: string;
+}
+
 export async function locateNamespace(
   text: string,
   reader: ClusterReader,
   signal: AbortSignal,
+  options: LocateOptions = {},
 ): Promise<LocatedNamespace> {
   const words = candidateWords(text);
   // Every list of the search shares the one deadline signal.
-  setMaxListeners(KINDS.length * 4, signal);
+  setMaxListeners((KINDS.length + EVIDENCE.length) * 4, signal);
   let requests = 0;
   const list = async (kind: ResourceKind): Promise<KubeObject[]> => {
     requests++;
@@ -55,11 +84,14 @@ export async function locateNamespace(
       return [];
     }
   };
-  const [namespaces, nodes, ...byKind] = await Promise.all([
+  const [namespaces, nodes, evidence, ...byKind] = await Promise.all([
     list('namespaces'),
     list('nodes'),
+    Promise.all(EVIDENCE.map((kind) => list(kind))),
     ...KINDS.map((k) => list(k.kind)),
   ]);
+  const [virtualServices = [], httpRoutes = [], endpoints = [], jobs = [], certificates = []] = evidence;
+  const of = (kind: ResourceKind) => byKind[KINDS.findIndex((k) => k.kind === kind)] ?? [];
   // A cluster always lists its namespaces; a snapshot may hold none, and then its objects say which exist.
   const listed = (namespaces ?? []).map((n) => n.metadata.name);
   const names =
@@ -88,15 +120,23 @@ export async function locateNamespace(
       if (words.has(name)) add(o.metadata.namespace, k.weight + 2, `"${name}" is a ${k.label} there`);
       else if (base !== name && words.has(base)) add(o.metadata.namespace, k.weight, `"${base}" runs pods there`);
       else if (app && words.has(app)) add(o.metadata.namespace, k.weight, `pods of app "${app}" run there`);
-      else if (k.kind !== 'pods') {
+      else if (k.kind !== 'pods' && k.kind !== 'configmaps') {
         // "the exports" for CronJob nightly-export: a word that is one part of a longer name, weakly.
         const part = base.split('-').find((p) => p.length >= 2 && (words.has(p) || words.has(`${p}s`)));
         if (part) add(o.metadata.namespace, k.weight / 3, `"${part}" is part of ${k.label} ${name}`);
       }
     }
   });
+  // A host is served by one entry; an image reference is run by one workload; a question about health has a subject.
+  const entries = [...of('ingresses'), ...of('routes'), ...virtualServices, ...httpRoutes];
+  for (const p of hostPointers(hostsIn(text), entries, HOST_WEIGHT)) add(p.namespace, p.weight, p.reason);
+  const runners = [...of('deployments'), ...of('statefulsets'), ...of('daemonsets'), ...of('cronjobs')];
+  for (const p of imagePointers(words, runners, IMAGE_WEIGHT)) add(p.namespace, p.weight, p.reason);
+  for (const subject of healthSubjects(stripChatMarkup(text))) {
+    if (names.includes(subject)) add(subject, SUBJECT_WEIGHT, `the question asks whether ${subject} is fine`);
+  }
   // A node named in the request points at the applications whose pods run there, the unhealthy ones most.
-  const pods = byKind[KINDS.findIndex((k) => k.kind === 'pods')] ?? [];
+  const pods = of('pods');
   for (const node of nodes ?? []) {
     const full = node.metadata.name;
     const short = full.split('.')[0] as string;
@@ -111,31 +151,54 @@ export async function locateNamespace(
   }
   // Words point; the cluster decides between what they point at: a namespace the words matched that is in trouble
   // now outweighs one that only shares a word with the request.
+  const faults = faultsByNamespace(pods, currentFaults(of('services'), endpoints, jobs, of('cronjobs'), certificates));
   if (scores.size > 1) {
-    const trouble = new Map<string, string>();
-    for (const pod of pods) {
-      const ns = pod.metadata.namespace;
-      if (!ns || !scores.has(ns) || trouble.has(ns)) continue;
-      const why = podTrouble(pod);
-      if (why) trouble.set(ns, why);
-    }
-    for (const [ns, why] of trouble) add(ns, TROUBLE_WEIGHT, why);
+    for (const [ns, list] of faults) if (scores.has(ns) && list[0]) add(ns, TROUBLE_WEIGHT, list[0].reason);
   }
+  const spoken = options.spoken !== undefined && names.includes(options.spoken) ? options.spoken : undefined;
   const ranked = [...scores.entries()]
     .map(([namespace, s]) => ({ namespace, ...s }))
     .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
   const [best, second] = ranked;
   if (!best) {
+    if (spoken) return { namespace: spoken, why: `namespace from "in ${spoken}"`, requests };
     if (names.length === 0) {
       throw new InvalidNamespaceError(
         '',
         'no namespace given, and the cluster lists none that could be read; name it ("in payments") or pass it explicitly',
       );
     }
-    return sweepCluster(names, byKind[KINDS.findIndex((k) => k.kind === 'pods')] ?? [], byKind[0] ?? [], requests);
+    return sweepCluster(names, pods, of('deployments'), requests);
   }
   if (second && second.score * 1.5 > best.score) {
     const close = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+    // Several namespaces fit the words about equally: the one whose current fault explains what the person noticed is
+    // the one they mean; failing that, the only one in trouble at all.
+    const symptoms = symptomsIn(text);
+    const explains = (ns: string) => {
+      const list = faults.get(ns) ?? [];
+      if (list.length === 0) return 0;
+      return list.some((f) => f.fits.some((s) => symptoms.includes(s))) ? 2 : 1;
+    };
+    const byFit = close.map((c) => ({ ...c, fit: explains(c.namespace) })).sort((a, b) => b.fit - a.fit);
+    const [top, next] = byFit;
+    if (top && top.fit > 0 && (!next || next.fit < top.fit)) {
+      const fault =
+        (faults.get(top.namespace) ?? []).find((f) => f.fits.some((s) => symptoms.includes(s))) ??
+        faults.get(top.namespace)?.[0];
+      return {
+        namespace: top.namespace,
+        why: `namespace "${top.namespace}" from the cluster: ${top.reasons.join('; ')}; of ${close.map((c) => c.namespace).join(', ')}, only it holds a current fault that explains the request (${fault?.reason ?? 'trouble now'})`,
+        requests,
+      };
+    }
+    if (spoken && close.some((c) => c.namespace === spoken)) {
+      return {
+        namespace: spoken,
+        why: `namespace from "in ${spoken}"; the cluster does not point elsewhere more strongly`,
+        requests,
+      };
+    }
     const candidates: NamespaceCandidate[] = close.map((c) => ({ namespace: c.namespace, why: c.reasons.join('; ') }));
     throw new AmbiguousNamespaceError(
       `no namespace given, and the request matches several: ${candidates.map((c) => `${c.namespace} (${c.why})`).join(', ')}; name one ("in ${candidates[0]?.namespace}")`,
@@ -213,6 +276,25 @@ function sweepCluster(
     why: `no namespace named; the cluster sweep (${checked}) finds no pod or Deployment in trouble in any namespace; the busiest, "${busiest}", is triaged in full`,
     requests,
   };
+}
+
+/** Each namespace's current faults: its pods' troubles, then what its Services, Jobs and Certificates say. */
+function faultsByNamespace(pods: readonly KubeObject[], others: readonly CurrentFault[]): Map<string, CurrentFault[]> {
+  const out = new Map<string, CurrentFault[]>();
+  const push = (f: CurrentFault) => out.set(f.namespace, [...(out.get(f.namespace) ?? []), f]);
+  const seen = new Set<string>();
+  for (const pod of pods) {
+    const ns = pod.metadata.namespace;
+    if (!ns || seen.has(ns)) continue;
+    const why = podTrouble(pod);
+    if (!why) continue;
+    seen.add(ns);
+    // A pod that cannot serve breaks whatever it serves; a Job's pod is a scheduled run that fails.
+    const batch = pod.metadata.ownerReferences?.some((o) => o.kind === 'Job') === true;
+    push({ namespace: ns, reason: why, fits: batch ? ['batch'] : ['serving'] });
+  }
+  for (const f of others) push(f);
+  return out;
 }
 
 /** Why a pod is in trouble now, or undefined when it is not. */
