@@ -98,13 +98,34 @@ function backendNamespaces(o: KubeObject): string[] {
   return [...out];
 }
 
+/** Image references as typed: with a tag or a registry path ("ledger-sync:2.7.1", "ghcr.io/acme/ledger-sync"). */
+export function imageRefsIn(text: string): string[] {
+  const refs = new Set<string>();
+  for (const raw of text.split(/\s+/)) {
+    const token = raw.replace(/^[`'"(<[]+|[`'")>\],;!?.]+$/g, '').toLowerCase();
+    if (token.includes('://') || !/[:/]/.test(token) || !/[a-z]/.test(token)) continue;
+    if (/^[a-z0-9][a-z0-9._/-]*(?::[a-z0-9_][a-z0-9_.-]*)?(?:@sha256:[a-f0-9]+)?$/.test(token)) refs.add(token);
+  }
+  return [...refs];
+}
+
+/** An image's repository name without registry, path or tag: `ghcr.io/acme/ledger-sync:2.7.1` → `ledger-sync`. */
+function repositoryName(image: string): string {
+  const last = image.toLowerCase().split('@')[0]?.split('/').pop() ?? '';
+  return last.split(':')[0] ?? '';
+}
+
 /**
- * The namespaces whose pods or CronJobs run an image the words name: a reference with a tag or a registry path
- * ("ledger-sync:2.7.1", "ghcr.io/acme/ledger-sync"). A bare word is a name, matched elsewhere.
+ * The namespaces whose workloads or CronJobs run an image the words name: a reference names it outright; a word that
+ * is only the repository's name ("the ledger-sync pods") points at it with half the weight.
  */
-export function imagePointers(words: ReadonlySet<string>, objects: readonly KubeObject[], weight: number): Pointer[] {
-  const fragments = [...words].filter((w) => /[:/]/.test(w) && /[a-z]/.test(w) && w.length >= 4);
-  if (fragments.length === 0) return [];
+export function imagePointers(
+  text: string,
+  words: ReadonlySet<string>,
+  objects: readonly KubeObject[],
+  weight: number,
+): Pointer[] {
+  const refs = imageRefsIn(text);
   const out: Pointer[] = [];
   const seen = new Set<string>();
   for (const o of objects) {
@@ -112,10 +133,16 @@ export function imagePointers(words: ReadonlySet<string>, objects: readonly Kube
     if (!ns) continue;
     for (const image of imagesOf(o)) {
       const ref = image.toLowerCase();
-      const fragment = fragments.find((f) => ref === f || ref.endsWith(`/${f}`) || ref.includes(`${f}`));
-      if (!fragment || seen.has(`${ns}/${fragment}`)) continue;
-      seen.add(`${ns}/${fragment}`);
-      out.push({ namespace: ns, weight, reason: `${o.kind} ${o.metadata.name} runs ${image}` });
+      const named = refs.find((r) => ref === r || ref.endsWith(`/${r}`) || ref.startsWith(r) || ref.includes(`/${r}`));
+      const repository = repositoryName(ref);
+      const byName = !named && repository.length >= 4 && words.has(repository) && o.metadata.name !== repository;
+      if ((!named && !byName) || seen.has(`${ns}/${ref}`)) continue;
+      seen.add(`${ns}/${ref}`);
+      out.push({
+        namespace: ns,
+        weight: named ? weight : weight / 2,
+        reason: `${o.kind} ${o.metadata.name} runs ${image}`,
+      });
     }
   }
   return out;

@@ -42,7 +42,7 @@ const HOST_WEIGHT = 12;
 /** An image reference with a tag or registry path names what runs it. */
 const IMAGE_WEIGHT = 8;
 /** "is shop ok?": the subject of a question about health is where to look. */
-const SUBJECT_WEIGHT = 6;
+const SUBJECT_WEIGHT = 12;
 
 /** What current trouble adds to a namespace the words matched: a Deployment's name is 6, a namespace's 10. */
 const TROUBLE_WEIGHT = 4;
@@ -131,8 +131,9 @@ export async function locateNamespace(
   const entries = [...of('ingresses'), ...of('routes'), ...virtualServices, ...httpRoutes];
   for (const p of hostPointers(hostsIn(text), entries, HOST_WEIGHT)) add(p.namespace, p.weight, p.reason);
   const runners = [...of('deployments'), ...of('statefulsets'), ...of('daemonsets'), ...of('cronjobs')];
-  for (const p of imagePointers(words, runners, IMAGE_WEIGHT)) add(p.namespace, p.weight, p.reason);
-  for (const subject of healthSubjects(stripChatMarkup(text))) {
+  for (const p of imagePointers(text, words, runners, IMAGE_WEIGHT)) add(p.namespace, p.weight, p.reason);
+  const subjects = healthSubjects(stripChatMarkup(text));
+  for (const subject of subjects) {
     if (names.includes(subject)) add(subject, SUBJECT_WEIGHT, `the question asks whether ${subject} is fine`);
   }
   // A node named in the request points at the applications whose pods run there, the unhealthy ones most.
@@ -151,7 +152,8 @@ export async function locateNamespace(
   }
   // Words point; the cluster decides between what they point at: a namespace the words matched that is in trouble
   // now outweighs one that only shares a word with the request.
-  const faults = faultsByNamespace(pods, currentFaults(of('services'), endpoints, jobs, of('cronjobs'), certificates));
+  const faultsOutsidePods = currentFaults(of('services'), endpoints, jobs, of('cronjobs'), certificates);
+  const faults = faultsByNamespace(pods, faultsOutsidePods);
   if (scores.size > 1) {
     for (const [ns, list] of faults) if (scores.has(ns) && list[0]) add(ns, TROUBLE_WEIGHT, list[0].reason);
   }
@@ -168,10 +170,19 @@ export async function locateNamespace(
         'no namespace given, and the cluster lists none that could be read; name it ("in payments") or pass it explicitly',
       );
     }
-    return sweepCluster(names, pods, of('deployments'), requests);
+    return sweepCluster(names, pods, of('deployments'), requests, faultsOutsidePods);
   }
   if (second && second.score * 1.5 > best.score) {
     const close = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+    // A question about one of them ("is shop ok after the kyverno hiccup?") is about that one.
+    const asked = close.filter((c) => subjects.includes(c.namespace));
+    if (asked.length === 1 && asked[0]) {
+      return {
+        namespace: asked[0].namespace,
+        why: `namespace "${asked[0].namespace}" from the cluster: the question asks whether ${asked[0].namespace} is fine; ${asked[0].reasons.join('; ')}`,
+        requests,
+      };
+    }
     // Several namespaces fit the words about equally: the one whose current fault explains what the person noticed is
     // the one they mean; failing that, the only one in trouble at all.
     const symptoms = symptomsIn(text);
@@ -223,12 +234,14 @@ function sweepCluster(
   pods: readonly KubeObject[],
   deployments: readonly KubeObject[],
   requests: number,
+  faults: readonly CurrentFault[] = [],
 ): LocatedNamespace {
   const trouble = new Map<string, { score: number; reasons: string[] }>();
   const note = (namespace: string | undefined, score: number, reason: string) => {
     if (!namespace) return;
     const entry = trouble.get(namespace) ?? { score: 0, reasons: [] };
-    entry.score += score;
+    // A platform namespace's trouble is reached from the application it hurts; alone, it is still the answer.
+    entry.score += PLATFORM.test(namespace) ? score / 4 : score;
     if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
     trouble.set(namespace, entry);
   };
@@ -245,6 +258,7 @@ function sweepCluster(
     if (want > 0 && have < want)
       note(d.metadata.namespace, 1, `Deployment ${d.metadata.name} has ${have}/${want} available`);
   }
+  for (const f of faults) note(f.namespace, 1, f.reason);
   const ranked = [...trouble.entries()]
     .map(([namespace, t]) => ({ namespace, ...t }))
     .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
@@ -261,7 +275,14 @@ function sweepCluster(
   if (worst) {
     return {
       namespace: worst.namespace,
-      why: `no namespace named; the cluster sweep (${checked}) finds current trouble only in "${worst.namespace}": ${worst.reasons.join('; ')}`,
+      why: `no namespace named; the cluster sweep (${checked}) finds ${next ? 'the most' : 'current'} trouble ${next ? '' : 'only '}in "${worst.namespace}": ${worst.reasons.join('; ')}${
+        next
+          ? `; less in ${ranked
+              .slice(1, 4)
+              .map((r) => r.namespace)
+              .join(', ')}`
+          : ''
+      }`,
       requests,
     };
   }
@@ -273,7 +294,7 @@ function sweepCluster(
     (names[0] as string);
   return {
     namespace: busiest,
-    why: `no namespace named; the cluster sweep (${checked}) finds no pod or Deployment in trouble in any namespace; the busiest, "${busiest}", is triaged in full`,
+    why: `no namespace named; the cluster sweep (${checked}) finds no pod or Deployment in trouble, no Service without a ready endpoint, failed Job or unready Certificate, in any namespace; the busiest, "${busiest}", is triaged in full`,
     requests,
   };
 }
@@ -285,12 +306,13 @@ function faultsByNamespace(pods: readonly KubeObject[], others: readonly Current
   const seen = new Set<string>();
   for (const pod of pods) {
     const ns = pod.metadata.namespace;
-    if (!ns || seen.has(ns)) continue;
-    const why = podTrouble(pod);
-    if (!why) continue;
-    seen.add(ns);
     // A pod that cannot serve breaks whatever it serves; a Job's pod is a scheduled run that fails.
     const batch = pod.metadata.ownerReferences?.some((o) => o.kind === 'Job') === true;
+    const key = `${ns}/${batch}`;
+    if (!ns || seen.has(key)) continue;
+    const why = podTrouble(pod);
+    if (!why) continue;
+    seen.add(key);
     push({ namespace: ns, reason: why, fits: batch ? ['batch'] : ['serving'] });
   }
   for (const f of others) push(f);
