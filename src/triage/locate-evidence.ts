@@ -58,15 +58,15 @@ export function hostPointers(hosts: readonly string[], entries: readonly KubeObj
   for (const o of entries) {
     const ns = o.metadata.namespace;
     if (!ns) continue;
-    const spec = (o.spec ?? {}) as Record<string, unknown>;
+    const spec = records([o.spec])[0] ?? {};
     const declared: string[] = [];
     if (o.kind === 'Ingress') {
-      for (const r of (spec.rules as Array<{ host?: string }> | undefined) ?? []) if (r.host) declared.push(r.host);
-      for (const t of (spec.tls as Array<{ hosts?: string[] }> | undefined) ?? []) declared.push(...(t.hosts ?? []));
+      for (const r of records(spec.rules)) declared.push(...strings([r.host]));
+      for (const t of records(spec.tls)) declared.push(...strings(t.hosts));
     } else if (o.kind === 'Route') {
-      if (typeof spec.host === 'string') declared.push(spec.host);
+      declared.push(...strings([spec.host]));
     } else {
-      declared.push(...((spec.hosts ?? spec.hostnames ?? []) as string[]).filter((h) => typeof h === 'string'));
+      declared.push(...strings(spec.hosts), ...strings(spec.hostnames));
     }
     const host = hosts.find((h) => declared.some((d) => serves(d, h)));
     if (!host) continue;
@@ -80,19 +80,20 @@ export function hostPointers(hosts: readonly string[], entries: readonly KubeObj
 
 /** Namespaces a VirtualService or HTTPRoute sends its traffic to, when not its own. */
 function backendNamespaces(o: KubeObject): string[] {
-  const spec = (o.spec ?? {}) as Record<string, unknown>;
+  const spec = records([o.spec])[0] ?? {};
   const out = new Set<string>();
   if (o.kind === 'VirtualService') {
-    for (const h of (spec.http as Array<{ route?: Array<{ destination?: { host?: string } }> }> | undefined) ?? []) {
-      for (const r of h.route ?? []) {
+    for (const h of records(spec.http)) {
+      for (const r of records(h.route)) {
         // `svc.ns.svc.cluster.local` or `svc.ns`: the second label is the namespace.
-        const parts = (r.destination?.host ?? '').split('.');
+        const destination = records([r.destination])[0];
+        const parts = (strings([destination?.host])[0] ?? '').split('.');
         if (parts.length >= 2 && parts[1]) out.add(parts[1]);
       }
     }
   } else if (o.kind === 'HTTPRoute') {
-    for (const rule of (spec.rules as Array<{ backendRefs?: Array<{ namespace?: string }> }> | undefined) ?? []) {
-      for (const b of rule.backendRefs ?? []) if (b.namespace) out.add(b.namespace);
+    for (const rule of records(spec.rules)) {
+      for (const b of records(rule.backendRefs)) for (const ns of strings([b.namespace])) out.add(ns);
     }
   }
   return [...out];
@@ -154,7 +155,7 @@ function imagesOf(o: KubeObject): string[] {
     | (Spec & { template?: { spec?: Spec }; jobTemplate?: { spec?: { template?: { spec?: Spec } } } })
     | undefined;
   const pod: Spec | undefined = spec?.jobTemplate?.spec?.template?.spec ?? spec?.template?.spec ?? spec;
-  return [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].flatMap((c) => (c.image ? [c.image] : []));
+  return [...records(pod?.initContainers), ...records(pod?.containers)].flatMap((c) => strings([c.image]));
 }
 
 /**
@@ -194,9 +195,7 @@ export function currentFaults(
   const out: CurrentFault[] = [];
   const ready = new Set(
     endpoints
-      .filter((e) =>
-        ((e.subsets as Array<{ addresses?: unknown[] }> | undefined) ?? []).some((s) => (s.addresses ?? []).length > 0),
-      )
+      .filter((e) => records(e.subsets).some((s) => records(s.addresses).length > 0))
       .map((e) => `${e.metadata.namespace}/${e.metadata.name}`),
   );
   const listed = new Set(endpoints.map((e) => `${e.metadata.namespace}/${e.metadata.name}`));
@@ -218,9 +217,13 @@ export function currentFaults(
   for (const j of jobs) {
     const ns = j.metadata.namespace;
     if (!ns) continue;
-    const conditions = (j.status?.conditions ?? []) as Array<{ type?: string; status?: string; reason?: string }>;
+    const conditions = conditionsOf(j);
     const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
-    const owner = j.metadata.ownerReferences?.find((o) => o.kind === 'CronJob')?.name;
+    const owner = strings(
+      records(j.metadata.ownerReferences)
+        .filter((o) => o.kind === 'CronJob')
+        .map((o) => o.name),
+    )[0];
     const started = Date.parse(String(j.status?.startTime ?? j.metadata.creationTimestamp ?? ''));
     const since = owner ? lastSuccess.get(`${ns}/${owner}`) : undefined;
     if (since !== undefined && Number.isFinite(started) && since > started) continue;
@@ -246,7 +249,7 @@ export function currentFaults(
   }
   for (const c of certificates) {
     const ns = c.metadata.namespace;
-    const conditions = (c.status?.conditions ?? []) as Array<{ type?: string; status?: string; reason?: string }>;
+    const conditions = conditionsOf(c);
     const readyCondition = conditions.find((x) => x.type === 'Ready');
     if (ns && readyCondition && readyCondition.status !== 'True') {
       out.push({
@@ -269,4 +272,23 @@ export function healthSubjects(text: string): string[] {
     /\b(?:is|are)\s+(?:the\s+)?([a-z0-9][a-z0-9.-]*)(?:\s+(?:namespace|app|service|pods?|ns))?\s+(?:still\s+|now\s+|really\s+)?(?:ok|okay|fine|healthy|alright|all right|up|down|broken|working)\b/gi;
   for (const m of text.matchAll(re)) if (m[1]) out.push(m[1].toLowerCase());
   return out;
+}
+
+/** The objects of a list field, whatever a malformed object holds there (a string, nulls among entries). */
+export function records(value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value)
+    ? value.filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v))
+    : [];
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
+}
+
+function conditionsOf(o: KubeObject): Array<{ type?: string; status?: string; reason?: string }> {
+  return records(o.status?.conditions).map((c) => ({
+    type: strings([c.type])[0],
+    status: strings([c.status])[0],
+    reason: strings([c.reason])[0],
+  }));
 }

@@ -10,6 +10,7 @@ import {
   hostPointers,
   hostsIn,
   imagePointers,
+  records,
   symptomsIn,
 } from './locate-evidence.js';
 
@@ -98,14 +99,21 @@ export async function locateNamespace(
     listed.length > 0
       ? listed
       : [...new Set(byKind.flat().flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])))].sort();
+  // A cluster whose namespaces could not be listed cannot deny the one an "in x" named: it stands.
+  const spoken =
+    options.spoken !== undefined && (listed.length === 0 || names.includes(options.spoken))
+      ? options.spoken
+      : undefined;
   const scores = new Map<string, { score: number; reasons: string[] }>();
   const add = (namespace: string | undefined, score: number, reason: string) => {
     if (!namespace) return;
     const entry = scores.get(namespace) ?? { score: 0, reasons: [] };
-    entry.score += PLATFORM.test(namespace) ? score / 4 : score;
+    // A platform namespace weighs a quarter, unless the words say "in" it.
+    entry.score += PLATFORM.test(namespace) && namespace !== spoken ? score / 4 : score;
     if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
     scores.set(namespace, entry);
   };
+  if (spoken && !names.includes(spoken)) add(spoken, 10, `"${spoken}" holds objects that were read`);
   for (const name of names) {
     if (words.has(name)) add(name, 10, `"${name}" is a namespace`);
     else
@@ -144,9 +152,7 @@ export async function locateNamespace(
     if (!words.has(full) && !words.has(short)) continue;
     for (const pod of pods) {
       if (pod.spec?.nodeName !== full) continue;
-      const ready = (pod.status?.conditions ?? []).some(
-        (c: { type?: string; status?: string }) => c.type === 'Ready' && c.status === 'True',
-      );
+      const ready = records(pod.status?.conditions).some((c) => c.type === 'Ready' && c.status === 'True');
       add(pod.metadata.namespace, ready ? 1 : 3, `its pods run on node ${short}`);
     }
   }
@@ -157,13 +163,13 @@ export async function locateNamespace(
   if (scores.size > 1) {
     for (const [ns, list] of faults) if (scores.has(ns) && list[0]) add(ns, TROUBLE_WEIGHT, list[0].reason);
   }
-  const spoken = options.spoken !== undefined && names.includes(options.spoken) ? options.spoken : undefined;
   const ranked = [...scores.entries()]
     .map(([namespace, s]) => ({ namespace, ...s }))
     .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
   const [best, second] = ranked;
   if (!best) {
-    if (spoken) return { namespace: spoken, why: `namespace from "in ${spoken}"`, requests };
+    // Nothing else the words name is in the cluster: the "in x" is all there is to go on.
+    if (options.spoken) return { namespace: options.spoken, why: `namespace from "in ${options.spoken}"`, requests };
     if (names.length === 0) {
       throw new InvalidNamespaceError(
         '',
@@ -173,7 +179,19 @@ export async function locateNamespace(
     return sweepCluster(names, pods, of('deployments'), requests, faultsOutsidePods);
   }
   if (second && second.score * 1.5 > best.score) {
-    const close = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+    const near = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+    // An "in x" the cluster holds is set aside only for another namespace the words also name outright.
+    const close =
+      spoken && near.some((c) => c.namespace === spoken)
+        ? near.filter((c) => c.namespace === spoken || words.has(c.namespace))
+        : near;
+    if (spoken && close.length === 1) {
+      return {
+        namespace: spoken,
+        why: `namespace from "in ${spoken}"; the cluster does not point elsewhere more strongly`,
+        requests,
+      };
+    }
     // A question about one of them ("is shop ok after the kyverno hiccup?") is about that one.
     const asked = close.filter((c) => subjects.includes(c.namespace));
     if (asked.length === 1 && asked[0]) {
@@ -307,7 +325,8 @@ function faultsByNamespace(pods: readonly KubeObject[], others: readonly Current
   for (const pod of pods) {
     const ns = pod.metadata.namespace;
     // A pod that cannot serve breaks whatever it serves; a Job's pod is a scheduled run that fails.
-    const batch = pod.metadata.ownerReferences?.some((o) => o.kind === 'Job') === true;
+    const owners: unknown = pod.metadata.ownerReferences;
+    const batch = Array.isArray(owners) && owners.some((o) => (o as { kind?: unknown } | null)?.kind === 'Job');
     const key = `${ns}/${batch}`;
     if (!ns || seen.has(key)) continue;
     const why = podTrouble(pod);
@@ -323,15 +342,15 @@ function faultsByNamespace(pods: readonly KubeObject[], others: readonly Current
 function podTrouble(pod: KubeObject): string | undefined {
   const phase = pod.status?.phase;
   if (phase === 'Succeeded') return undefined;
-  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])] as Array<{
-    state?: { waiting?: { reason?: string } };
+  const statuses = [...records(pod.status?.initContainerStatuses), ...records(pod.status?.containerStatuses)] as Array<{
+    state?: { waiting?: { reason?: string } | null } | null;
     ready?: boolean;
   }>;
   const waiting = statuses.find((s) => s.state?.waiting?.reason && s.state.waiting.reason !== 'PodInitializing');
   if (waiting) return `pod ${pod.metadata.name} is ${waiting.state?.waiting?.reason}`;
   if (phase === 'Pending') return `pod ${pod.metadata.name} is Pending`;
   if (phase === 'Failed' && pod.status?.reason !== 'Evicted') return `pod ${pod.metadata.name} failed`;
-  const ready = ((pod.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find(
+  const ready = (records(pod.status?.conditions) as Array<{ type?: string; status?: string }>).find(
     (c) => c.type === 'Ready',
   );
   if (phase === 'Running' && (ready?.status === 'False' || statuses.some((s) => s.ready === false))) {
