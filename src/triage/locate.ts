@@ -202,7 +202,7 @@ export async function locateNamespace(
       };
     }
     // Several namespaces fit the words about equally: the one whose current fault explains what the person noticed is
-    // the one they mean; failing that, the only one in trouble at all.
+    // the one they mean; among namespaces the words name with "in", the only one in trouble at all.
     const symptoms = symptomsIn(text);
     const explains = (ns: string) => {
       const list = faults.get(ns) ?? [];
@@ -211,7 +211,7 @@ export async function locateNamespace(
     };
     const byFit = close.map((c) => ({ ...c, fit: explains(c.namespace) })).sort((a, b) => b.fit - a.fit);
     const [top, next] = byFit;
-    if (top && top.fit > 0 && (!next || next.fit < top.fit)) {
+    if (top && (top.fit === 2 || (top.fit === 1 && spoken)) && (!next || next.fit < top.fit)) {
       const fault =
         (faults.get(top.namespace) ?? []).find((f) => f.fits.some((s) => symptoms.includes(s))) ??
         faults.get(top.namespace)?.[0];
