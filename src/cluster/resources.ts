@@ -361,6 +361,22 @@ export const RESOURCES: Readonly<Record<ResourceKind, ResourceInfo>> = {
     namespaced: true,
     shortNames: ['dr'],
   },
+  virtualservices: {
+    kind: 'VirtualService',
+    plural: 'virtualservices',
+    group: 'networking.istio.io',
+    version: 'v1',
+    namespaced: true,
+    shortNames: ['vs'],
+  },
+  httproutes: {
+    kind: 'HTTPRoute',
+    plural: 'httproutes',
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    namespaced: true,
+    shortNames: [],
+  },
   nodepools: {
     kind: 'NodePool',
     plural: 'nodepools',

@@ -89,6 +89,8 @@ export const READABLE_KINDS = [
   'peerauthentications',
   'authorizationpolicies',
   'destinationrules',
+  'virtualservices',
+  'httproutes',
   'nodepools',
   'nodeclaims',
   'ipaddresspools',

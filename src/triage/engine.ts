@@ -130,6 +130,18 @@ export async function runTriage(request: TriageRequest, deps: TriageDeps): Promi
   let why = route.why;
   let namespace = route.namespace;
   let locateRequests = 0;
+  if (route.namespaceFromWords && namespace && request.text?.trim()) {
+    // "in grafana", "in the events", "in prod": an "in x" phrase is a word until the cluster confirms the namespace,
+    // and a request that names two ("in shipping … fine in shipping-staging") is settled by the evidence.
+    const located = await locateNamespace(request.text, deps.reader, AbortSignal.timeout(remaining()), {
+      spoken: namespace,
+    });
+    locateRequests = located.requests;
+    if (located.namespace !== namespace) {
+      why = `${why.replace(/; namespace from "[^"]*"/, '')}; "${namespace}" was not taken as the namespace; ${located.why}`;
+    }
+    namespace = located.namespace;
+  }
   if (namespace === undefined || namespace === '') {
     const ignored = /\(("[^"]*" ignored: [^)]*)\)/.exec(route.why)?.[1];
     if (!request.text?.trim()) {

@@ -143,7 +143,7 @@ export function resolveEntry(text: string, registry: TemplateRegistry): EntryRes
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || byCodePoint(a.id, b.id));
 
-  const base = { ...(ns.namespace ? { namespace: ns.namespace } : {}) };
+  const base = { ...(ns.namespace ? { namespace: ns.namespace, namespaceExplicit: ns.explicit } : {}) };
   const [best, second] = scores;
   if (!best) {
     const near = nearestByLooseSpelling(words, index);

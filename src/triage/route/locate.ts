@@ -3,6 +3,16 @@ import type { ClusterReader, KubeObject, ResourceKind } from '../../cluster/type
 import { byCodePoint } from '../../code-point-order.js';
 import { stripChatMarkup } from './dictionary.js';
 import { AmbiguousNamespaceError, InvalidNamespaceError, type NamespaceCandidate } from './errors.js';
+import {
+  type CurrentFault,
+  currentFaults,
+  healthSubjects,
+  hostPointers,
+  hostsIn,
+  imagePointers,
+  records,
+  symptomsIn,
+} from './locate-evidence.js';
 
 /**
  * People name what they see (a pod, a deployment, a service, the team's namespace) rather than `in <namespace>`.
@@ -21,8 +31,19 @@ const KINDS: ReadonlyArray<{ kind: ResourceKind; label: string; weight: number }
   { kind: 'routes', label: 'Route', weight: 5 },
   { kind: 'ingresses', label: 'Ingress', weight: 4 },
   { kind: 'persistentvolumeclaims', label: 'PersistentVolumeClaim', weight: 5 },
+  { kind: 'configmaps', label: 'ConfigMap', weight: 4 },
   { kind: 'pods', label: 'Pod', weight: 4 },
 ];
+
+/** What the words can point at besides names, and what says whether a namespace is in trouble now. */
+const EVIDENCE: readonly ResourceKind[] = ['virtualservices', 'httproutes', 'endpoints', 'jobs', 'certificates'];
+
+/** A host names one entry of the cluster: it outweighs a namespace's name. */
+const HOST_WEIGHT = 12;
+/** An image reference with a tag or registry path names what runs it. */
+const IMAGE_WEIGHT = 8;
+/** "is shop ok?": the subject of a question about health is where to look. */
+const SUBJECT_WEIGHT = 12;
 
 /** What current trouble adds to a namespace the words matched: a Deployment's name is 6, a namespace's 10. */
 const TROUBLE_WEIGHT = 4;
@@ -37,14 +58,23 @@ export interface LocatedNamespace {
   requests: number;
 }
 
+export interface LocateOptions {
+  /**
+   * The namespace an "in x" phrase of the words named. It wins when the cluster holds it and the evidence does not
+   * point elsewhere more strongly; one the cluster does not hold ("in grafana") is only a word.
+   */
+  spoken?: string;
+}
+
 export async function locateNamespace(
   text: string,
   reader: ClusterReader,
   signal: AbortSignal,
+  options: LocateOptions = {},
 ): Promise<LocatedNamespace> {
   const words = candidateWords(text);
   // Every list of the search shares the one deadline signal.
-  setMaxListeners(KINDS.length * 4, signal);
+  setMaxListeners((KINDS.length + EVIDENCE.length) * 4, signal);
   let requests = 0;
   const list = async (kind: ResourceKind): Promise<KubeObject[]> => {
     requests++;
@@ -55,25 +85,35 @@ export async function locateNamespace(
       return [];
     }
   };
-  const [namespaces, nodes, ...byKind] = await Promise.all([
+  const [namespaces, nodes, evidence, ...byKind] = await Promise.all([
     list('namespaces'),
     list('nodes'),
+    Promise.all(EVIDENCE.map((kind) => list(kind))),
     ...KINDS.map((k) => list(k.kind)),
   ]);
+  const [virtualServices = [], httpRoutes = [], endpoints = [], jobs = [], certificates = []] = evidence;
+  const of = (kind: ResourceKind) => byKind[KINDS.findIndex((k) => k.kind === kind)] ?? [];
   // A cluster always lists its namespaces; a snapshot may hold none, and then its objects say which exist.
   const listed = (namespaces ?? []).map((n) => n.metadata.name);
   const names =
     listed.length > 0
       ? listed
       : [...new Set(byKind.flat().flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])))].sort();
+  // A cluster whose namespaces could not be listed cannot deny the one an "in x" named: it stands.
+  const spoken =
+    options.spoken !== undefined && (listed.length === 0 || names.includes(options.spoken))
+      ? options.spoken
+      : undefined;
   const scores = new Map<string, { score: number; reasons: string[] }>();
   const add = (namespace: string | undefined, score: number, reason: string) => {
     if (!namespace) return;
     const entry = scores.get(namespace) ?? { score: 0, reasons: [] };
-    entry.score += PLATFORM.test(namespace) ? score / 4 : score;
+    // A platform namespace weighs a quarter, unless the words say "in" it.
+    entry.score += PLATFORM.test(namespace) && namespace !== spoken ? score / 4 : score;
     if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
     scores.set(namespace, entry);
   };
+  if (spoken && !names.includes(spoken)) add(spoken, 10, `"${spoken}" holds objects that were read`);
   for (const name of names) {
     if (words.has(name)) add(name, 10, `"${name}" is a namespace`);
     else
@@ -88,54 +128,106 @@ export async function locateNamespace(
       if (words.has(name)) add(o.metadata.namespace, k.weight + 2, `"${name}" is a ${k.label} there`);
       else if (base !== name && words.has(base)) add(o.metadata.namespace, k.weight, `"${base}" runs pods there`);
       else if (app && words.has(app)) add(o.metadata.namespace, k.weight, `pods of app "${app}" run there`);
-      else if (k.kind !== 'pods') {
+      else if (k.kind !== 'pods' && k.kind !== 'configmaps') {
         // "the exports" for CronJob nightly-export: a word that is one part of a longer name, weakly.
         const part = base.split('-').find((p) => p.length >= 2 && (words.has(p) || words.has(`${p}s`)));
         if (part) add(o.metadata.namespace, k.weight / 3, `"${part}" is part of ${k.label} ${name}`);
       }
     }
   });
+  // A host is served by one entry; an image reference is run by one workload; a question about health has a subject.
+  const entries = [...of('ingresses'), ...of('routes'), ...virtualServices, ...httpRoutes];
+  for (const p of hostPointers(hostsIn(text), entries, HOST_WEIGHT)) add(p.namespace, p.weight, p.reason);
+  const runners = [...of('deployments'), ...of('statefulsets'), ...of('daemonsets'), ...of('cronjobs')];
+  for (const p of imagePointers(text, words, runners, IMAGE_WEIGHT)) add(p.namespace, p.weight, p.reason);
+  const subjects = healthSubjects(stripChatMarkup(text));
+  for (const subject of subjects) {
+    if (names.includes(subject)) add(subject, SUBJECT_WEIGHT, `the question asks whether ${subject} is fine`);
+  }
   // A node named in the request points at the applications whose pods run there, the unhealthy ones most.
-  const pods = byKind[KINDS.findIndex((k) => k.kind === 'pods')] ?? [];
+  const pods = of('pods');
   for (const node of nodes ?? []) {
     const full = node.metadata.name;
     const short = full.split('.')[0] as string;
     if (!words.has(full) && !words.has(short)) continue;
     for (const pod of pods) {
       if (pod.spec?.nodeName !== full) continue;
-      const ready = (pod.status?.conditions ?? []).some(
-        (c: { type?: string; status?: string }) => c.type === 'Ready' && c.status === 'True',
-      );
+      const ready = records(pod.status?.conditions).some((c) => c.type === 'Ready' && c.status === 'True');
       add(pod.metadata.namespace, ready ? 1 : 3, `its pods run on node ${short}`);
     }
   }
   // Words point; the cluster decides between what they point at: a namespace the words matched that is in trouble
   // now outweighs one that only shares a word with the request.
+  const faultsOutsidePods = currentFaults(of('services'), endpoints, jobs, of('cronjobs'), certificates);
+  const faults = faultsByNamespace(pods, faultsOutsidePods);
   if (scores.size > 1) {
-    const trouble = new Map<string, string>();
-    for (const pod of pods) {
-      const ns = pod.metadata.namespace;
-      if (!ns || !scores.has(ns) || trouble.has(ns)) continue;
-      const why = podTrouble(pod);
-      if (why) trouble.set(ns, why);
-    }
-    for (const [ns, why] of trouble) add(ns, TROUBLE_WEIGHT, why);
+    for (const [ns, list] of faults) if (scores.has(ns) && list[0]) add(ns, TROUBLE_WEIGHT, list[0].reason);
   }
   const ranked = [...scores.entries()]
     .map(([namespace, s]) => ({ namespace, ...s }))
     .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
   const [best, second] = ranked;
   if (!best) {
+    // Nothing else the words name is in the cluster: the "in x" is all there is to go on.
+    if (options.spoken) return { namespace: options.spoken, why: `namespace from "in ${options.spoken}"`, requests };
     if (names.length === 0) {
       throw new InvalidNamespaceError(
         '',
         'no namespace given, and the cluster lists none that could be read; name it ("in payments") or pass it explicitly',
       );
     }
-    return sweepCluster(names, byKind[KINDS.findIndex((k) => k.kind === 'pods')] ?? [], byKind[0] ?? [], requests);
+    return sweepCluster(names, pods, of('deployments'), requests, faultsOutsidePods);
   }
   if (second && second.score * 1.5 > best.score) {
-    const close = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+    const near = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+    // An "in x" the cluster holds is set aside only for another namespace the words also name outright.
+    const close =
+      spoken && near.some((c) => c.namespace === spoken)
+        ? near.filter((c) => c.namespace === spoken || words.has(c.namespace))
+        : near;
+    if (spoken && close.length === 1) {
+      return {
+        namespace: spoken,
+        why: `namespace from "in ${spoken}"; the cluster does not point elsewhere more strongly`,
+        requests,
+      };
+    }
+    // A question about one of them ("is shop ok after the kyverno hiccup?") is about that one.
+    const asked = close.filter((c) => subjects.includes(c.namespace));
+    if (asked.length === 1 && asked[0]) {
+      return {
+        namespace: asked[0].namespace,
+        why: `namespace "${asked[0].namespace}" from the cluster: the question asks whether ${asked[0].namespace} is fine; ${asked[0].reasons.join('; ')}`,
+        requests,
+      };
+    }
+    // Several namespaces fit the words about equally: the one whose current fault explains what the person noticed is
+    // the one they mean; among namespaces the words name with "in", the only one in trouble at all.
+    const symptoms = symptomsIn(text);
+    const explains = (ns: string) => {
+      const list = faults.get(ns) ?? [];
+      if (list.length === 0) return 0;
+      return list.some((f) => f.fits.some((s) => symptoms.includes(s))) ? 2 : 1;
+    };
+    const byFit = close.map((c) => ({ ...c, fit: explains(c.namespace) })).sort((a, b) => b.fit - a.fit);
+    const [top, next] = byFit;
+    if (top && (top.fit === 2 || (top.fit === 1 && spoken)) && (!next || next.fit < top.fit)) {
+      const fault =
+        (faults.get(top.namespace) ?? []).find((f) => f.fits.some((s) => symptoms.includes(s))) ??
+        faults.get(top.namespace)?.[0];
+      return {
+        namespace: top.namespace,
+        why: `namespace "${top.namespace}" from the cluster: ${top.reasons.join('; ')}; of ${close.map((c) => c.namespace).join(', ')}, only it holds a current fault that explains the request (${fault?.reason ?? 'trouble now'})`,
+        requests,
+      };
+    }
+    if (spoken && close.some((c) => c.namespace === spoken)) {
+      return {
+        namespace: spoken,
+        why: `namespace from "in ${spoken}"; the cluster does not point elsewhere more strongly`,
+        requests,
+      };
+    }
     const candidates: NamespaceCandidate[] = close.map((c) => ({ namespace: c.namespace, why: c.reasons.join('; ') }));
     throw new AmbiguousNamespaceError(
       `no namespace given, and the request matches several: ${candidates.map((c) => `${c.namespace} (${c.why})`).join(', ')}; name one ("in ${candidates[0]?.namespace}")`,
@@ -160,12 +252,14 @@ function sweepCluster(
   pods: readonly KubeObject[],
   deployments: readonly KubeObject[],
   requests: number,
+  faults: readonly CurrentFault[] = [],
 ): LocatedNamespace {
   const trouble = new Map<string, { score: number; reasons: string[] }>();
   const note = (namespace: string | undefined, score: number, reason: string) => {
     if (!namespace) return;
     const entry = trouble.get(namespace) ?? { score: 0, reasons: [] };
-    entry.score += score;
+    // A platform namespace's trouble is reached from the application it hurts; alone, it is still the answer.
+    entry.score += PLATFORM.test(namespace) ? score / 4 : score;
     if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
     trouble.set(namespace, entry);
   };
@@ -182,6 +276,7 @@ function sweepCluster(
     if (want > 0 && have < want)
       note(d.metadata.namespace, 1, `Deployment ${d.metadata.name} has ${have}/${want} available`);
   }
+  for (const f of faults) note(f.namespace, 1, f.reason);
   const ranked = [...trouble.entries()]
     .map(([namespace, t]) => ({ namespace, ...t }))
     .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
@@ -198,7 +293,14 @@ function sweepCluster(
   if (worst) {
     return {
       namespace: worst.namespace,
-      why: `no namespace named; the cluster sweep (${checked}) finds current trouble only in "${worst.namespace}": ${worst.reasons.join('; ')}`,
+      why: `no namespace named; the cluster sweep (${checked}) finds ${next ? 'the most' : 'current'} trouble ${next ? '' : 'only '}in "${worst.namespace}": ${worst.reasons.join('; ')}${
+        next
+          ? `; less in ${ranked
+              .slice(1, 4)
+              .map((r) => r.namespace)
+              .join(', ')}`
+          : ''
+      }`,
       requests,
     };
   }
@@ -210,24 +312,45 @@ function sweepCluster(
     (names[0] as string);
   return {
     namespace: busiest,
-    why: `no namespace named; the cluster sweep (${checked}) finds no pod or Deployment in trouble in any namespace; the busiest, "${busiest}", is triaged in full`,
+    why: `no namespace named; the cluster sweep (${checked}) finds no pod or Deployment in trouble, no Service without a ready endpoint, failed Job or unready Certificate, in any namespace; the busiest, "${busiest}", is triaged in full`,
     requests,
   };
+}
+
+/** Each namespace's current faults: its pods' troubles, then what its Services, Jobs and Certificates say. */
+function faultsByNamespace(pods: readonly KubeObject[], others: readonly CurrentFault[]): Map<string, CurrentFault[]> {
+  const out = new Map<string, CurrentFault[]>();
+  const push = (f: CurrentFault) => out.set(f.namespace, [...(out.get(f.namespace) ?? []), f]);
+  const seen = new Set<string>();
+  for (const pod of pods) {
+    const ns = pod.metadata.namespace;
+    // A pod that cannot serve breaks whatever it serves; a Job's pod is a scheduled run that fails.
+    const owners: unknown = pod.metadata.ownerReferences;
+    const batch = Array.isArray(owners) && owners.some((o) => (o as { kind?: unknown } | null)?.kind === 'Job');
+    const key = `${ns}/${batch}`;
+    if (!ns || seen.has(key)) continue;
+    const why = podTrouble(pod);
+    if (!why) continue;
+    seen.add(key);
+    push({ namespace: ns, reason: why, fits: batch ? ['batch'] : ['serving'] });
+  }
+  for (const f of others) push(f);
+  return out;
 }
 
 /** Why a pod is in trouble now, or undefined when it is not. */
 function podTrouble(pod: KubeObject): string | undefined {
   const phase = pod.status?.phase;
   if (phase === 'Succeeded') return undefined;
-  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])] as Array<{
-    state?: { waiting?: { reason?: string } };
+  const statuses = [...records(pod.status?.initContainerStatuses), ...records(pod.status?.containerStatuses)] as Array<{
+    state?: { waiting?: { reason?: string } | null } | null;
     ready?: boolean;
   }>;
   const waiting = statuses.find((s) => s.state?.waiting?.reason && s.state.waiting.reason !== 'PodInitializing');
   if (waiting) return `pod ${pod.metadata.name} is ${waiting.state?.waiting?.reason}`;
   if (phase === 'Pending') return `pod ${pod.metadata.name} is Pending`;
   if (phase === 'Failed' && pod.status?.reason !== 'Evicted') return `pod ${pod.metadata.name} failed`;
-  const ready = ((pod.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find(
+  const ready = (records(pod.status?.conditions) as Array<{ type?: string; status?: string }>).find(
     (c) => c.type === 'Ready',
   );
   if (phase === 'Running' && (ready?.status === 'False' || statuses.some((s) => s.ready === false))) {

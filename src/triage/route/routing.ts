@@ -21,6 +21,8 @@ import type { TriageTemplate } from '../templates/template-schema.js';
 export interface EntryResolution {
   intent?: string;
   namespace?: string;
+  /** The namespace was named by a flag or the word namespace/ns/project, not only by "in x". */
+  namespaceExplicit?: boolean;
   confidence: number;
   why: string;
   suggestions: ReadonlyArray<string | { intent?: string; id?: string }>;
@@ -49,6 +51,11 @@ export interface RouteDecision {
   why: string;
   /** The namespace the request names (explicitly or in its words), if any. */
   namespace?: string;
+  /**
+   * The namespace comes only from an "in x" phrase of the words: x may be an app, a tool or a place ("in grafana",
+   * "in the events") rather than a namespace, so the cluster is asked before it is believed.
+   */
+  namespaceFromWords?: boolean;
 }
 
 export function decideRoute(request: RouteInput, templates: TemplateRegistry, resolve: Resolve): RouteDecision {
@@ -80,6 +87,7 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
   if (!text) throw new InvalidTriageRequestError('say what to triage: free text or an intent id');
   const resolution = resolve(text, templates);
   const namespace = request.namespace ?? resolution.namespace;
+  const fromWords = !request.namespace && resolution.namespace !== undefined && resolution.namespaceExplicit === false;
   const stem = request.namespace ? withExplicitNamespace(resolution.why, request.namespace) : resolution.why;
   const hints = intentsOf([...(resolution.intent ? [resolution.intent] : []), ...resolution.suggestions]).filter(
     (h) => h !== SWEEP_INTENT,
@@ -103,6 +111,7 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
       triggerMode: resolution.triggerMode,
       why: stem,
       ...(namespace ? { namespace } : {}),
+      ...(fromWords ? { namespaceFromWords: true } : {}),
     };
   }
   // Words that name one intent clearly run its focused template, with the sweep alongside so that the evidence can
@@ -124,6 +133,7 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
       triggerMode: resolution.triggerMode,
       why: stem,
       ...(namespace ? { namespace } : {}),
+      ...(fromWords ? { namespaceFromWords: true } : {}),
     };
   }
   // Otherwise words are what a person noticed, not what is wrong: the evidence of the whole namespace decides, and the
@@ -150,6 +160,7 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
     triggerMode: resolution.triggerMode,
     why: `${lead} (${stem})`,
     ...(namespace ? { namespace } : {}),
+    ...(fromWords ? { namespaceFromWords: true } : {}),
   };
 }
 

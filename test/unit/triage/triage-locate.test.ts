@@ -470,3 +470,166 @@ describe('locateNamespace', () => {
     expect(located.why).toMatch(/the cluster sweep \(2 namespaces, 0 pods and 2 Deployments read\)/);
   });
 });
+
+// --- evidence beyond names: hosts, images, current faults, the subject of a question ---------------------------------
+
+function ingress(name: string, ns: string, host: string): KubeObject {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name, namespace: ns, creationTimestamp: CREATED },
+    spec: {
+      ingressClassName: 'nginx',
+      rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name } } }] } }],
+    },
+  };
+}
+
+function endpoints(name: string, ns: string, ready: boolean): KubeObject {
+  const address = { ip: '10.42.1.7', targetRef: { kind: 'Pod', name: `${name}-0`, namespace: ns } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name, namespace: ns, creationTimestamp: CREATED },
+    subsets: [{ ...(ready ? { addresses: [address] } : { notReadyAddresses: [address] }), ports: [{ port: 8080 }] }],
+  };
+}
+
+function failedJob(name: string, ns: string, cron: string): KubeObject {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name,
+      namespace: ns,
+      creationTimestamp: CREATED,
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: cron, controller: true, uid: 'u-2' }],
+    },
+    status: {
+      startTime: CREATED,
+      failed: 3,
+      conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }],
+    },
+  };
+}
+
+describe('locateNamespace from what the cluster holds besides names', () => {
+  const TWO = [...NAMESPACES, namespace('shop-staging')];
+
+  it('finds the namespace whose Ingress serves a host the request names', async () => {
+    const reader = cluster({
+      namespaces: TWO,
+      deployments: [deployment('web', 'shop'), deployment('web', 'shop-staging')],
+      ingresses: [ingress('web', 'shop', 'www.acme-shop.com'), ingress('web', 'shop-staging', 'staging.acme-shop.com')],
+    });
+    const located = await locateNamespace('customers get 504 on https://www.acme-shop.com/cart', reader, signal());
+    expect(located.namespace).toBe('shop');
+    expect(located.why).toContain('Ingress web serves www.acme-shop.com');
+  });
+
+  it('follows a VirtualService host to the namespace of the Service it routes to', async () => {
+    const vs: KubeObject = {
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'VirtualService',
+      metadata: { name: 'profile', namespace: 'istio-ingress', creationTimestamp: CREATED },
+      spec: {
+        hosts: ['profile.acme.app'],
+        http: [{ route: [{ destination: { host: 'profile-svc.payments.svc.cluster.local' } }] }],
+      },
+    };
+    const reader = cluster({ namespaces: [...NAMESPACES, namespace('istio-ingress')], virtualservices: [vs] });
+    const error = await locateNamespace('profile.acme.app returning 503', reader, signal()).catch((e) => e);
+    // The gateway's namespace and the backend's are both named; neither is in trouble, so the person is asked.
+    expect(error).toBeInstanceOf(AmbiguousNamespaceError);
+    expect((error as AmbiguousNamespaceError).candidates.map((c) => c.namespace).sort()).toEqual([
+      'istio-ingress',
+      'payments',
+    ]);
+    expect(reader.listed.map((q) => q.kind)).toEqual(expect.arrayContaining(['virtualservices', 'httproutes']));
+  });
+
+  it('finds the namespace of the workload that runs an image the request names', async () => {
+    const d = deployment('reconciler', 'payments');
+    d.spec = {
+      ...d.spec,
+      template: { spec: { containers: [{ name: 'app', image: 'ghcr.io/acme/ledger-sync:2.7.1' }] } },
+    };
+    const reader = cluster({ namespaces: [...NAMESPACES, namespace('ledger')], deployments: [d] });
+    const located = await locateNamespace('pods on the new ledger-sync:2.7.1 image will not start', reader, signal());
+    expect(located.namespace).toBe('payments');
+    expect(located.why).toContain('runs ghcr.io/acme/ledger-sync:2.7.1');
+  });
+
+  it('among namespaces the words fit equally, takes the one whose serving path is broken for an HTTP symptom', async () => {
+    const reader = cluster({
+      namespaces: TWO,
+      deployments: [deployment('checkout', 'shop'), deployment('checkout', 'shop-staging')],
+      services: [service('checkout', 'shop'), service('checkout', 'shop-staging')],
+      endpoints: [endpoints('checkout', 'shop', false), endpoints('checkout', 'shop-staging', true)],
+    });
+    const located = await locateNamespace('checkout returns 503', reader, signal());
+    expect(located.namespace).toBe('shop');
+    expect(located.why).toContain('Service checkout has no ready endpoint');
+  });
+
+  it('for "never ran", takes the namespace whose CronJob run failed', async () => {
+    const reader = cluster({
+      namespaces: TWO,
+      cronjobs: [cronJob('export', 'shop'), cronJob('export', 'shop-staging')],
+      jobs: [failedJob('export-29551800', 'shop-staging', 'export')],
+    });
+    const located = await locateNamespace('the nightly export never ran', reader, signal());
+    expect(located.namespace).toBe('shop-staging');
+    expect(located.why).toContain('Job export-29551800 failed (BackoffLimitExceeded)');
+  });
+
+  it('still asks when the evidence cannot separate the candidates', async () => {
+    const reader = cluster({
+      namespaces: TWO,
+      deployments: [deployment('checkout', 'shop'), deployment('checkout', 'shop-staging')],
+      pods: [pod('checkout', 'shop', { ready: false }), pod('checkout', 'shop-staging', { ready: false })],
+    });
+    const error = await locateNamespace('checkout returns 503', reader, signal()).catch((e) => e);
+    expect(error).toBeInstanceOf(AmbiguousNamespaceError);
+  });
+
+  it('takes the subject of a question about health over a tool the question mentions', async () => {
+    const reader = cluster({
+      namespaces: [...NAMESPACES, namespace('kyverno')],
+      deployments: [deployment('kyverno', 'kyverno'), deployment('kyverno-admission-controller', 'kyverno')],
+    });
+    const located = await locateNamespace('is shop healthy now after the kyverno hiccup?', reader, signal());
+    expect(located.namespace).toBe('shop');
+    expect(located.why).toContain('the question asks whether shop is fine');
+  });
+
+  it('keeps an "in x" the cluster holds when nothing points elsewhere, and treats one it lacks as a word', async () => {
+    const reader = cluster({
+      namespaces: TWO,
+      deployments: [deployment('label-printer', 'shop'), deployment('label-printer', 'shop-staging')],
+    });
+    const kept = await locateNamespace('label-printer in shop-staging is slow', reader, signal(), {
+      spoken: 'shop-staging',
+    });
+    expect(kept.namespace).toBe('shop-staging');
+    const word = await locateNamespace(
+      'checkout errors in grafana',
+      cluster({ namespaces: NAMESPACES, deployments: [deployment('checkout', 'shop')] }),
+      signal(),
+      {
+        spoken: 'grafana',
+      },
+    );
+    expect(word.namespace).toBe('shop');
+  });
+
+  it('weighs a platform namespace in trouble less than an application in trouble when sweeping', async () => {
+    const reader = cluster({
+      namespaces: NAMESPACES,
+      pods: [pod('coredns', 'kube-system', { ready: false }), pod('picker', 'batch', { ready: false })],
+    });
+    const located = await locateNamespace('anything wrong in the cluster?', reader, signal());
+    expect(located.namespace).toBe('batch');
+    expect(located.why).toContain('less in kube-system');
+  });
+});
