@@ -13,8 +13,8 @@ const corpus = loadCorpus();
 // are lower than over the first 62, so these floors are what calmops achieves on all of them. `entityScore` is the
 // ITBench-AA root-cause entity score (0 when an entity to change is missing, else the precision of those named).
 const FLOORS = {
-  namespace: { intent: 0.991, keyEvidence: 0.952, rootCause: 0.99, entityScore: 0.982 },
-  'free-text': { intent: 0.895, namespace: 0.851, keyEvidence: 0.845, rootCause: 0.86, entityScore: 0.865 },
+  namespace: { intent: 0.991, keyEvidence: 0.953, rootCause: 0.99, entityScore: 0.983 },
+  'free-text': { intent: 0.9, namespace: 0.86, keyEvidence: 0.85, rootCause: 0.866, entityScore: 0.869 },
 } as const;
 
 async function runAll(mode: 'namespace' | 'free-text'): Promise<CaseResult[]> {
