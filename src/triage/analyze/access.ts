@@ -16,10 +16,11 @@ import type { Analyzer, AnalyzerContext } from './analyzer.js';
 const NAME = 'access';
 // Quotes may come escaped, when the client logs the error inside a JSON line.
 const FORBIDDEN =
-  /User \\?"system:serviceaccount:([a-z0-9-]+):([a-z0-9.-]+)\\?" cannot (\w+) resource \\?"([^"\\]+)\\?" in API group \\?"([^"\\]*)\\?"(?: in the namespace \\?"([a-z0-9-]+)\\?")?/;
+  /User \\?"system:serviceaccount:([a-z0-9-]+):([a-z0-9.-]+)\\?" cannot (\w+) resource \\?"([^"\\]+)\\?" in API group \\?"([^"\\]*)\\?"(?: in the namespace \\?"([a-z0-9-]+)\\?"| at the cluster scope)?/;
 
 interface Refusal {
-  line: string;
+  /** The API server's sentence itself, unescaped: a log line's head is often a logger's prefix. */
+  refusal: string;
   namespace: string;
   serviceAccount: string;
   verb: string;
@@ -39,7 +40,7 @@ function refusalIn(ctx: AnalyzerContext, pod: KubeObject): Refusal | undefined {
         if (!m) continue;
         const resource = (m[4] as string).split('/')[0] as string;
         return {
-          line: (lines[i] as string).trim(),
+          refusal: m[0].replaceAll('\\"', '"'),
           namespace: m[1] as string,
           serviceAccount: m[2] as string,
           verb: m[3] as string,
@@ -91,7 +92,7 @@ export const accessAnalyzer: Analyzer = {
           resource: verdict.binding,
           message: `${client.kind} ${client.name} may not ${call}: ${verdict.binding.kind} ${verdict.binding.name} grants ${verdict.role} to ${verdict.subjects}, not to ${sa}, which its pods run as.`,
           evidence: [
-            `${pod.metadata.name}: ${refusal.line}`,
+            `${pod.metadata.name}: ${refusal.refusal}`,
             `${verdict.binding.kind} ${verdict.binding.name}: ${verdict.role} → ${verdict.subjects}`,
           ],
           confidence: 0.92,
@@ -110,7 +111,7 @@ export const accessAnalyzer: Analyzer = {
         owner: client,
         message: `${client.kind} ${client.name} may not ${call} as ${sa}${blind.length > 0 ? ` (${blind.join(', ')} could not be read)` : roles.size === 0 ? ': no Role or ClusterRole read grants it' : ': no binding read gives it a Role that does'}.`,
         evidence: [
-          `${pod.metadata.name}: ${refusal.line}`,
+          `${pod.metadata.name}: ${refusal.refusal}`,
           ...(roles.size > 0 ? [`granted by ${[...roles].slice(0, 4).join(', ')}`] : []),
         ],
         confidence: blind.length > 0 ? 0.6 : 0.8,

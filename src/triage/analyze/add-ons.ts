@@ -1,6 +1,7 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { controlPlaneBlock } from '../kube/admission.js';
+import { clusterResourceController } from '../kube/cert-manager.js';
 import { describeEvent, findEvents, isRecent } from '../kube/events.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { inNamespace, podRef, ref } from '../kube/pods.js';
@@ -98,6 +99,52 @@ function certificates(ctx: AnalyzerContext, out: FindingInput[]): void {
             300,
           )
         : `fix Certificate ${cert.metadata.name}: ${ready.message ?? ready.reason ?? 'it is not ready'}`.slice(0, 300),
+    });
+  }
+}
+
+/**
+ * In the namespace cert-manager keeps ClusterIssuer Secrets in, a ClusterIssuer that is not Ready is read from its
+ * own condition (cert-manager's reason and message, `ErrGetKeyPair: … secrets "…" not found`), never from the Secret:
+ * every Certificate cluster-wide that names it can neither be issued nor renewed.
+ */
+function clusterIssuers(ctx: AnalyzerContext, out: FindingInput[]): void {
+  const controller = clusterResourceController(ctx);
+  if (controller === undefined) return;
+  for (const issuer of ctx.objects('clusterissuers')) {
+    const ready = conditionOf(issuer, 'Ready');
+    if (!notReady(ready) || ready === undefined) continue;
+    const name = issuer.metadata.name;
+    const users = ctx.objects('certificates').filter((c) => {
+      const r = (c.spec?.issuerRef ?? {}) as { name?: string; kind?: string };
+      return r.kind === 'ClusterIssuer' && r.name === name;
+    });
+    const secret = ((issuer.spec?.ca ?? {}) as { secretName?: unknown }).secretName;
+    const at = ref('ClusterIssuer', name);
+    out.push({
+      code: 'ISSUER_NOT_READY',
+      analyzer: NAME,
+      domain: 'platform',
+      severity: 'high',
+      resource: at,
+      message: `ClusterIssuer ${name} is not ready (${ready.reason ?? 'not ready'}): cert-manager in ${ctx.namespace} can neither issue nor renew a Certificate from it.`,
+      evidence: [
+        conditionLine('ClusterIssuer', issuer, ready),
+        `cert-manager's controller ${controller.metadata.name} reads ClusterIssuer Secrets from namespace ${ctx.namespace} (--cluster-resource-namespace)`,
+        ...(typeof secret === 'string' ? [`spec.ca.secretName ${secret}`] : []),
+        ...(users.length > 0
+          ? [
+              `Certificates that name it: ${users.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).join(', ')}`.slice(
+                0,
+                300,
+              ),
+            ]
+          : []),
+      ],
+      confidence: 0.85,
+      related: users.map((c) => ref('Certificate', c.metadata.name, c.metadata.namespace)),
+      remediation: ['fix-issuer'],
+      change: `fix ClusterIssuer ${name}: ${ready.message ?? ready.reason ?? 'it is not ready'}`.slice(0, 300),
     });
   }
 }
@@ -400,6 +447,7 @@ export const addOnsAnalyzer: Analyzer = {
     'Add-ons that serve the namespace from elsewhere, by their status conditions and events: cert-manager, External Secrets, the metrics API behind autoscalers, Karpenter NodePools, MetalLB address pools.',
   needs: [
     'certificates',
+    'clusterissuers',
     'externalsecrets',
     'apiservices',
     'horizontalpodautoscalers',
@@ -410,6 +458,7 @@ export const addOnsAnalyzer: Analyzer = {
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const out: FindingInput[] = [];
     certificates(ctx, out);
+    clusterIssuers(ctx, out);
     externalSecrets(ctx, out);
     blindAutoscalers(ctx, out);
     nodePoolLimits(ctx, out);

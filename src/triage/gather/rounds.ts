@@ -349,6 +349,7 @@ const CONTAINER_TESTS: Record<ForEach['where'], ((c: ContainerStatus) => boolean
   'not-running': undefined,
   unbound: undefined,
   'one-per-workload': undefined,
+  'second-of-workload': undefined,
   'not-ready': (c) => c.ready !== true,
   restarting,
   waiting,
@@ -465,6 +466,7 @@ function factsMatch(facts: SourceFacts, i: number, where: ForEach['where']): boo
     case 'not-ready':
       return phase !== SUCCEEDED && (flags & READY) === 0;
     case 'one-per-workload':
+    case 'second-of-workload':
       return phase === RUNNING;
     case 'restarting':
       return (flags & SOME_RESTARTING) !== 0;
@@ -476,23 +478,24 @@ function factsMatch(facts: SourceFacts, i: number, where: ForEach['where']): boo
 }
 
 /**
- * One running pod of each workload: a healthy client still logs the dependency it cannot reach, and one replica
- * says what all of them would.
+ * One running pod of each workload (`nth` 1): a healthy client still logs the dependency it cannot reach, and one
+ * replica says what all of them would. The second (`nth` 2) tells a fault in every replica from one in a single pod,
+ * and lets a finding name the replicas that show it.
  */
-function firstOfWorkload(): (o: KubeObject) => boolean {
+function nthOfWorkload(nth: number): (o: KubeObject) => boolean {
   // By namespace, then owner: thousands of replicas are turned away without a key built for each.
-  const seen = new Map<string, Set<string>>();
+  const seen = new Map<string, Map<string, number>>();
   return (o) => {
     const owner = `${o.metadata.ownerReferences?.[0]?.name ?? o.metadata.labels?.['app'] ?? o.metadata.name}`;
     const namespace = o.metadata.namespace ?? '';
     let owners = seen.get(namespace);
     if (owners === undefined) {
-      owners = new Set();
+      owners = new Map();
       seen.set(namespace, owners);
     }
-    if (owners.has(owner)) return false;
-    owners.add(owner);
-    return true;
+    const count = (owners.get(owner) ?? 0) + 1;
+    owners.set(owner, count);
+    return count === nth;
   };
 }
 
@@ -503,7 +506,12 @@ function visitBindings(
   namespace: string,
   visit: (binding: Binding) => boolean,
 ): void {
-  const keep = forEach.where === 'one-per-workload' ? firstOfWorkload() : undefined;
+  const keep =
+    forEach.where === 'one-per-workload'
+      ? nthOfWorkload(1)
+      : forEach.where === 'second-of-workload'
+        ? nthOfWorkload(2)
+        : undefined;
   const test = CONTAINER_TESTS[forEach.where];
   const facts = factsOf(items);
   for (let k = 0; k < facts.order.length; k++) {

@@ -1,6 +1,7 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import type { ResourceRef } from '../envelope/findings.js';
+import { staleCaBundleBehind } from './ca-injection.js';
 import { clip, formatAge } from './events.js';
 import { podsOfService, policiesDroppingControlPlane, targetPortsOf } from './network-policy.js';
 import { isoAge, isPodReady, ref } from './pods.js';
@@ -267,6 +268,16 @@ export function webhookBehind(ctx: AnalyzerContext, message: string): Constraint
     evidence,
     related: [configRef, ...(target?.name && target.namespace ? [ref('Service', target.name, target.namespace)] : [])],
   };
+  const injector = staleCaBundleBehind(ctx, config, hook.name ?? (m[1] as string), message);
+  if (injector) {
+    return {
+      owner: injector.owner,
+      change: injector.change,
+      alternatives: [],
+      evidence: [...evidence, ...injector.evidence],
+      related: [...injector.related, ...stale.related.slice(1)],
+    };
+  }
   if (!target?.name || !target.namespace) return stale;
   const svcRef = ref('Service', target.name, target.namespace);
   const exists = namespaceExists(ctx, target.namespace);

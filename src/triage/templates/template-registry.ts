@@ -151,6 +151,7 @@ const WHERE_KINDS: Record<string, readonly string[]> = {
   'terminated-nonzero': ['pods'],
   unbound: ['persistentvolumeclaims'],
   'one-per-workload': ['pods'],
+  'second-of-workload': ['pods'],
 };
 
 /** Rules the schema alone cannot express: references between reads, evidence coverage, placeholder scope. */

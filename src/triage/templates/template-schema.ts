@@ -26,6 +26,7 @@ export const ForEachSchema = z.object({
       'terminated-nonzero',
       'unbound',
       'one-per-workload',
+      'second-of-workload',
     ])
     .default('all'),
   /** Iterate objects, or (for pods) each container of each selected pod. */

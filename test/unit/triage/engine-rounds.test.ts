@@ -147,6 +147,33 @@ describe('executeRound', () => {
     ]);
   });
 
+  it('reads the first running replica of each workload, and separately the second, never a third', async () => {
+    const of = (name: string, owner: string, phase?: string): KubeObject => {
+      const p = pod(name, phase ? { phase } : {});
+      return { ...p, metadata: { ...p.metadata, ownerReferences: [{ kind: 'ReplicaSet', name: owner }] } };
+    };
+    const pods = podsRead([
+      of('api-1', 'api-rs'),
+      of('api-2', 'api-rs'),
+      of('api-3', 'api-rs'),
+      of('web-1', 'web-rs', 'Pending'),
+      of('web-2', 'web-rs'),
+      of('db-0', 'db'),
+    ]);
+    const reader = fakeReader({ objects: {} });
+    const follow = (id: string, where: string) => ({
+      id,
+      kind: 'logs',
+      evidence: 'logs',
+      forEach: { read: 'pods', where, each: 'object', max: 10 },
+    });
+    await executeRound(
+      round(follow('first', 'one-per-workload'), follow('second', 'second-of-workload')),
+      ctx(reader, { pods: [pods] }),
+    );
+    expect(reader.calls.map((c) => (c.query as LogQuery).pod)).toEqual(['api-1', 'web-2', 'db-0', 'api-2']);
+  });
+
   it('records a log the kubelet does not have (400, 404) as read and empty, but a refused log as a gap', async () => {
     const pods = podsRead([
       pod('web-1', { restarts: 3 }),
