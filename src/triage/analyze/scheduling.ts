@@ -18,7 +18,7 @@ const NAME = 'scheduling';
  * `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {node-role.kubernetes.io/master: }. preemption: …`
  * (older releases: `… had taint {k: v}, that the pod didn't tolerate`).
  */
-export interface SchedulingReason {
+interface SchedulingReason {
   nodes: number;
   text: string;
   code: string;

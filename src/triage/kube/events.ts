@@ -1,5 +1,6 @@
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
+import { clipLine, EVIDENCE_TEXT_MAX } from '../../limits.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import { scrubText } from '../scrub.js';
 
@@ -268,18 +269,6 @@ export function isRecent(now: Date, at: Date | undefined, windowMs = STALE_AFTER
   return ageMs(now, at) <= windowMs;
 }
 
-/**
- * A factor in [0.15, 1] for how much an event should count: full weight for the last 15 minutes, fading over the
- * hour, a small residue for anything older (history is context, not a cause).
- */
-export function recencyWeight(now: Date, at: Date | undefined): number {
-  const age = ageMs(now, at);
-  if (age <= 15 * MINUTE) return 1;
-  if (age <= HOUR) return 0.85;
-  if (age <= 6 * HOUR) return 0.4;
-  return 0.15;
-}
-
 /** Compact human age: 45s, 12m, 3h, 2d. */
 export function formatAge(ms: number): string {
   if (!Number.isFinite(ms)) return 'unknown';
@@ -292,11 +281,9 @@ export function formatAge(ms: number): string {
   return `${Math.round(h / 24)}d`;
 }
 
-export const MAX_EVIDENCE_CHARS = 300;
-
-export function clip(text: string, max = MAX_EVIDENCE_CHARS): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+/** An evidence line: `text` on one line, clipped to the evidence length unless told otherwise. */
+export function clip(text: string, max = EVIDENCE_TEXT_MAX): string {
+  return clipLine(text, max);
 }
 
 /** An event as one evidence line: `FailedScheduling ×42 (last 3m ago): 0/3 nodes are available: …`. */
