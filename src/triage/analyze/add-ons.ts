@@ -1,3 +1,4 @@
+import { type Condition, conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import { EVIDENCE_PER_FINDING } from '../../limits.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
@@ -18,12 +19,6 @@ import type { Analyzer, AnalyzerContext } from './analyzer.js';
  */
 
 const NAME = 'add-ons';
-
-type Condition = { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string };
-
-function conditionOf(o: KubeObject | undefined, type: string): Condition | undefined {
-  return ((o?.status?.conditions ?? []) as Condition[]).find((c) => c.type === type);
-}
 
 const notReady = (c: Condition | undefined) => c !== undefined && c.status !== 'True';
 const conditionLine = (kind: string, o: KubeObject, c: Condition) =>

@@ -1,4 +1,5 @@
 import levenshtein from 'damerau-levenshtein';
+import { conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import { EVIDENCE_PER_FINDING } from '../../limits.js';
@@ -7,7 +8,7 @@ import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { canSee, clip, describeEvent, findEvents } from './events.js';
 import { crashLog, decisiveLogLine, quoteVerdict } from './log-verdicts.js';
 import { ownerOf } from './pod-owners.js';
-import { containers, isPodReady, namespacePods, nodeOfPod, podCondition, ref } from './pods.js';
+import { containers, isPodReady, namespacePods, nodeOfPod, ref } from './pods.js';
 import { formatMap, matchesMap } from './selectors.js';
 
 /** Service → endpoints → pods, the chain every networking analyzer walks. */
@@ -227,9 +228,7 @@ const BROKEN_WAITING = new Set([
 ]);
 
 function readyStatus(node: KubeObject): string | undefined {
-  return (Array.isArray(node.status?.conditions) ? node.status.conditions : []).find(
-    (c: { type?: string }) => c?.type === 'Ready',
-  )?.status;
+  return conditionOf(node, 'Ready')?.status;
 }
 
 function nodeReady(node: KubeObject): boolean {
@@ -241,8 +240,8 @@ function unreadyCause(ctx: AnalyzerContext, pod: KubeObject): string | undefined
   const node = nodeOfPod(ctx, pod);
   if (node && !nodeReady(node))
     return `node ${node.metadata.name} is NotReady (Ready=${readyStatus(node) ?? 'Unknown'})`;
-  if (pod.status?.phase === 'Pending' && podCondition(pod, 'PodScheduled')?.status === 'False')
-    return `unschedulable: ${podCondition(pod, 'PodScheduled')?.message ?? 'no node fits'}`.slice(0, 160);
+  if (pod.status?.phase === 'Pending' && conditionOf(pod, 'PodScheduled')?.status === 'False')
+    return `unschedulable: ${conditionOf(pod, 'PodScheduled')?.message ?? 'no node fits'}`.slice(0, 160);
   for (const c of containers(pod)) {
     if (c.waitingReason && BROKEN_WAITING.has(c.waitingReason)) return `container ${c.name} ${c.waitingReason}`;
     if (c.restartCount > 0 && c.lastTerminated?.reason === 'OOMKilled') return `container ${c.name} OOMKilled`;
