@@ -1,3 +1,4 @@
+import { conditionOf } from '../../cluster/conditions.js';
 import { RESOURCES } from '../../cluster/resources.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
@@ -183,7 +184,7 @@ const SETTLED_MS = 30 * 60_000;
 
 function settledSince(pod: KubeObject, lastEvent: Date | undefined, now: Date): Date | undefined {
   if (pod.status?.phase !== 'Running' || currentlyFailing(pod)) return undefined;
-  const ready = (pod.status?.conditions ?? []).find((c: { type?: string }) => c.type === 'Ready');
+  const ready = conditionOf(pod, 'Ready');
   if (ready?.status !== 'True' || typeof ready.lastTransitionTime !== 'string') return undefined;
   // Settled since the latest of: becoming ready, the last restart, the current container's start.
   let since = Date.parse(ready.lastTransitionTime);
