@@ -1,3 +1,4 @@
+import { eventTime } from '../../cluster/event-time.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import { clip, ENVELOPE_EVIDENCE_PER_FINDING, EVIDENCE_TEXT_MAX } from '../../limits.js';
 import type { EvidenceAssessment, OutcomeIndex } from '../gather/gathering.js';
@@ -170,9 +171,7 @@ function clearedWarnings(index: OutcomeIndex, namespace: string, now: Date): str
     reason?: string;
     message?: string;
     count?: number;
-    lastTimestamp?: string;
-    eventTime?: string;
-    series?: { lastObservedTime?: string; count?: number };
+    series?: { count?: number };
     involvedObject?: { kind?: string; name?: string };
   };
   // Replicas repeat one warning: one line per reason and message, naming the newest object and how many others.
@@ -181,7 +180,7 @@ function clearedWarnings(index: OutcomeIndex, namespace: string, now: Date): str
     const e = raw as Ev;
     if (e.type !== 'Warning' || (e.metadata.namespace ?? namespace) !== namespace) continue;
     const key = `${e.reason}|${e.message}`;
-    const at = Date.parse(e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? '') || 0;
+    const at = eventTime(e) ?? 0;
     const count = Number(e.series?.count ?? e.count ?? 1);
     const object = `${e.involvedObject?.kind} ${e.involvedObject?.name}`;
     const seen = newest.get(key);

@@ -1,3 +1,4 @@
+import { eventTime } from '../../cluster/event-time.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import { clipLine, EVIDENCE_TEXT_MAX } from '../../limits.js';
@@ -13,7 +14,7 @@ import { scrubText } from '../scrub.js';
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 /** Events older than this, on an object that looks healthy now, describe history rather than the incident. */
-export const STALE_AFTER_MS = HOUR;
+const STALE_AFTER_MS = HOUR;
 
 export interface EventSummary {
   reason: string;
@@ -36,19 +37,13 @@ function parseTime(value: unknown): Date | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
-/** When the event last happened: series, then lastTimestamp, then eventTime, then creation. */
-export function eventLastTime(event: KubeObject): Date | undefined {
-  const series = event['series'] as Record<string, unknown> | undefined;
-  return (
-    parseTime(series?.['lastObservedTime']) ??
-    parseTime(event['lastTimestamp']) ??
-    parseTime(event['eventTime']) ??
-    parseTime(event['deprecatedLastTimestamp']) ??
-    parseTime(event.metadata.creationTimestamp)
-  );
+/** When the event last happened (as `kubectl get events` reads it), else when it was created. */
+function eventLastTime(event: KubeObject): Date | undefined {
+  const at = eventTime(event);
+  return at === undefined ? parseTime(event.metadata.creationTimestamp) : new Date(at);
 }
 
-export function eventFirstTime(event: KubeObject): Date | undefined {
+function eventFirstTime(event: KubeObject): Date | undefined {
   return (
     parseTime(event['firstTimestamp']) ??
     parseTime(event['eventTime']) ??
@@ -57,7 +52,7 @@ export function eventFirstTime(event: KubeObject): Date | undefined {
   );
 }
 
-export function eventCount(event: KubeObject): number {
+function eventCount(event: KubeObject): number {
   const series = event['series'] as Record<string, unknown> | undefined;
   const candidates = [series?.['count'], event['count'], event['deprecatedCount']];
   for (const c of candidates) if (typeof c === 'number' && c > 0) return c;
@@ -261,7 +256,7 @@ function compareEventSummaries(a: EventSummary, b: EventSummary): number {
   return byCodePoint(`${a.involvedName}${a.reason}${a.message}`, `${b.involvedName}${b.reason}${b.message}`);
 }
 
-export function ageMs(now: Date, at: Date | undefined): number {
+function ageMs(now: Date, at: Date | undefined): number {
   return at === undefined ? Number.POSITIVE_INFINITY : Math.max(0, now.getTime() - at.getTime());
 }
 

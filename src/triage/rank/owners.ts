@@ -7,7 +7,7 @@ import { compareFindings, refKey } from '../envelope/findings.js';
 import { entriesOf } from '../kube/entries.js';
 import { eventsInvolving } from '../kube/events.js';
 import { ownerOf, podsOwnedBy } from '../kube/pod-owners.js';
-import { eventTime } from './root-cause.js';
+import { eventDate } from './root-cause.js';
 
 /**
  * Findings are made on the objects that show a symptom (a pod), but people change the object that owns it (the
@@ -116,7 +116,7 @@ class ObjectIndex {
     let newest: Date | undefined;
     for (const e of eventsInvolving(this.ctx, kind, name)) {
       const io = (e as { involvedObject?: { kind?: string; name?: string; namespace?: string } }).involvedObject;
-      const t = eventTime(e);
+      const t = eventDate(e);
       if (!io?.kind || !io.name || !t) continue;
       if (
         `${io.kind}` !== kind ||
