@@ -94,8 +94,20 @@ export const SUMMARY_MAX = 2000;
 
 export const SummaryText = z.string().max(SUMMARY_MAX);
 
-/** Evidence strings kept per finding (docs/analyzers.md: compact and clean). */
+/**
+ * Evidence strings an analyzer gives one finding, and items of one kind (pods, events, names) it lists in one
+ * evidence string; the workflow records as many per finding (docs/analyzers.md: compact and clean).
+ */
 export const EVIDENCE_PER_FINDING = 5;
+
+/**
+ * Evidence strings a finding keeps in the triage envelope: one more than an analyzer gives, so a finding folded from
+ * several (the replicas of one workload, duplicates of one fault) keeps a line of its own (docs/triage.md).
+ */
+export const ENVELOPE_EVIDENCE_PER_FINDING = EVIDENCE_PER_FINDING + 1;
+
+/** The longest evidence string, and the longest message a finding shows in the envelope. */
+export const EVIDENCE_TEXT_MAX = 300;
 
 /** Specialist handoffs one session may ask for; the next request is answered with the limit. */
 export const MAX_HANDOFFS = 3;

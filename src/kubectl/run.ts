@@ -1,4 +1,5 @@
 import { isConditionTrue } from '../cluster/conditions.js';
+import { eventTime } from '../cluster/event-time.js';
 import { RESOURCES } from '../cluster/resources.js';
 import {
   ClusterReadError,
@@ -386,8 +387,7 @@ async function runLogs(read: TypedRead, target: LogsRead, ctx: RunContext): Prom
 // Events
 
 function lastSeen(e: Json): number {
-  const t = Date.parse(str(e.series?.lastObservedTime) || str(e.lastTimestamp) || str(e.eventTime));
-  return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+  return eventTime(e) ?? Number.NEGATIVE_INFINITY;
 }
 
 function interval(e: Json, now: Date): string {

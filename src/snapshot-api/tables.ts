@@ -1,4 +1,5 @@
 import { conditionOf, isConditionTrue } from '../cluster/conditions.js';
+import { eventTime } from '../cluster/event-time.js';
 import type { KubeObject, ResourceKind } from '../cluster/types.js';
 
 /**
@@ -240,8 +241,8 @@ function eventObject(ev: KubeObject): string {
 
 function eventLastSeen(ev: KubeObject, now: Date): string {
   const json: Json = ev;
-  const last = json.series?.lastObservedTime ?? json.lastTimestamp ?? json.eventTime ?? json.firstTimestamp;
-  return since(last, now);
+  const last = eventTime(json);
+  return since(last === undefined ? undefined : new Date(last).toISOString(), now);
 }
 
 function routeHost(route: KubeObject): string {

@@ -1,4 +1,5 @@
 import type { ClusterReader, KubeObject } from '../cluster/types.js';
+import { clip, EVIDENCE_TEXT_MAX } from '../limits.js';
 import type { LogPort } from '../logging/port.js';
 import type { Analyzer } from './analyze/analyzer.js';
 import type { AnalyzerRegistry } from './analyze/run.js';
@@ -7,7 +8,6 @@ import type { TriageEnvelope } from './envelope/envelope.js';
 import { TriageEnvelopeSchema } from './envelope/envelope.js';
 import { summarizeEvidence } from './envelope/evidence-summary.js';
 import type { Finding } from './envelope/findings.js';
-import { clip } from './envelope/findings.js';
 import { buildNextActions } from './envelope/next-actions.js';
 import { confidenceRubric, priorityRubric, safetyRubric } from './envelope/rubrics.js';
 import {
@@ -390,7 +390,7 @@ function buildEnvelope(input: EnvelopeInput): TriageEnvelope {
     rootCause: causes.map(({ rank, code, summary, confidence, resource, chain, change, impact, alternatives }) => ({
       rank,
       code,
-      summary: clip(summary),
+      summary: clip(summary, EVIDENCE_TEXT_MAX),
       confidence,
       resource,
       ...(chain && chain.length > 1 ? { chain } : {}),

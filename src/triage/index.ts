@@ -43,23 +43,13 @@ export async function triage(request: TriageRequest, options: TriageOptions): Pr
   });
 }
 
-export type {
-  AnalyzerRegistry,
-  EntryResolution,
-  TemplateRegistry,
-  TriageDeps,
-  TriageLogger,
-  TriageRequest,
-} from './engine.js';
+export type { TriageLogger, TriageRequest } from './engine.js';
 export {
   DEFAULT_STEP_BUDGET,
   DEFAULT_TIMEOUT_MS,
-  ENVELOPE_BYTES_LIMIT,
   MAX_STEP_BUDGET,
   runTriage,
   silentLogger,
 } from './engine.js';
 export type { TriageEnvelope } from './envelope/envelope.js';
-export { TriageEnvelopeSchema } from './envelope/envelope.js';
 export { formatReport } from './envelope/report.js';
-export { InvalidNamespaceError, InvalidTriageRequestError, UnknownIntentError } from './route/errors.js';

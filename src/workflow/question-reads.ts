@@ -1,4 +1,5 @@
 import { conditionOf, isConditionTrue } from '../cluster/conditions.js';
+import { eventTime } from '../cluster/event-time.js';
 import { ClusterReadError, type ClusterReader, type KubeObject } from '../cluster/types.js';
 import type { BoundQuestion, QuestionId } from '../diagnosis/question-bindings.js';
 import { parseQuantityExact } from '../kubectl/quantity.js';
@@ -43,7 +44,8 @@ function podRequests(pod: Json, resource: 'cpu' | 'memory'): number {
 }
 
 function lastTime(e: Json): string {
-  return String(e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '');
+  const at = eventTime(e);
+  return at === undefined ? '' : new Date(at).toISOString();
 }
 
 async function freeCapacity(ctx: QuestionContext): Promise<string[]> {

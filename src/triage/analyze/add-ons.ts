@@ -1,4 +1,6 @@
+import { type Condition, conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
+import { EVIDENCE_PER_FINDING } from '../../limits.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { controlPlaneBlock } from '../kube/admission.js';
 import { clusterResourceController } from '../kube/cert-manager.js';
@@ -18,12 +20,6 @@ import type { Analyzer, AnalyzerContext } from './analyzer.js';
  */
 
 const NAME = 'add-ons';
-
-type Condition = { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string };
-
-function conditionOf(o: KubeObject | undefined, type: string): Condition | undefined {
-  return ((o?.status?.conditions ?? []) as Condition[]).find((c) => c.type === type);
-}
 
 const notReady = (c: Condition | undefined) => c !== undefined && c.status !== 'True';
 const conditionLine = (kind: string, o: KubeObject, c: Condition) =>
@@ -86,7 +82,7 @@ function certificates(ctx: AnalyzerContext, out: FindingInput[]): void {
       resource: certRef,
       ...(blamesIssuer ? { owner: issuerAt } : {}),
       message: `Certificate ${cert.metadata.name} ${renewing ? `cannot renew${cert.status?.notAfter ? ` before it expires at ${cert.status.notAfter}` : ''}` : 'is not ready'}${blamesIssuer ? `: its ${issuerKind} ${issuerRef.name} is not ready (${issuerReady?.reason ?? 'not ready'})` : `: ${ready.reason ?? ''} ${ready.message ?? ''}`.trimEnd()}.`,
-      evidence: steps.slice(0, 5),
+      evidence: steps.slice(0, EVIDENCE_PER_FINDING),
       confidence: blamesIssuer ? 0.9 : 0.8,
       related: [
         ...(secret ? [ref('Secret', secret, ctx.namespace)] : []),
@@ -193,7 +189,7 @@ function externalSecrets(ctx: AnalyzerContext, out: FindingInput[]): void {
           conditionLine('ExternalSecret', es, ready),
           ...(store && storeReady ? [conditionLine(storeKind, store, storeReady)] : []),
           ...eventLines(ctx, 'ExternalSecret', es.metadata.name),
-        ].slice(0, 5),
+        ].slice(0, EVIDENCE_PER_FINDING),
         confidence: 0.9,
         related: consumers.map((c) => c.workload),
         remediation: ['fix-external-secret'],

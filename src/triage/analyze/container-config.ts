@@ -1,3 +1,4 @@
+import { conditionOf } from '../../cluster/conditions.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { containerGroups, worstFirst } from '../kube/container-groups.js';
 import { canSee, describeEvent, type EventSummary, findEvents } from '../kube/events.js';
@@ -128,11 +129,7 @@ export const containerConfigAnalyzer: Analyzer = {
                 )
             : undefined;
         // A producer that does not sync has its own finding, which follows it to its store.
-        const syncing = producer
-          ? ((producer.status?.conditions ?? []) as Array<{ type?: string; status?: string }>).find(
-              (c) => c.type === 'Ready',
-            )?.status !== 'False'
-          : false;
+        const syncing = producer ? conditionOf(producer, 'Ready')?.status !== 'False' : false;
         if (producer && syncing) {
           fix = ref('ExternalSecret', producer.metadata.name, namespace);
           related.push(fix);

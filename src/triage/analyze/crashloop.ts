@@ -28,7 +28,7 @@ const EXIT_CODES: Readonly<Record<number, string>> = {
 };
 
 /** Is the container restarting now, rather than having restarted at some point in the past? */
-export function isCrashLooping(now: Date, c: ContainerView): boolean {
+function isCrashLooping(now: Date, c: ContainerView): boolean {
   if (c.waitingReason === 'CrashLoopBackOff') return true;
   const last = c.lastTerminated ?? c.terminated;
   if (last === undefined || Number(last.exitCode ?? 0) === 0) return false;

@@ -1,5 +1,6 @@
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
+import { EVIDENCE_PER_FINDING } from '../../limits.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { forEachContainer } from '../kube/container-groups.js';
 import { clip, formatAge } from '../kube/events.js';
@@ -14,7 +15,7 @@ import type { Analyzer, AnalyzerContext } from './analyzer.js';
 const NAME = 'dns';
 
 /** Cluster DNS pods: CoreDNS on Kubernetes (kube-system) and the DNS operator's pods on OpenShift (openshift-dns). */
-export function isDnsPod(pod: KubeObject): boolean {
+function isDnsPod(pod: KubeObject): boolean {
   const l = pod.metadata.labels ?? {};
   return (
     (pod.metadata.namespace === 'kube-system' && (l['k8s-app'] === 'kube-dns' || l['k8s-app'] === 'coredns')) ||
@@ -524,7 +525,7 @@ export const dnsAnalyzer: Analyzer = {
             ...(upstreams.length
               ? [
                   clip(
-                    `failing upstream resolver(s): ${upstreams.join(', ')}${names.length ? ` for ${names.slice(0, 5).join(', ')}` : ''}`,
+                    `failing upstream resolver(s): ${upstreams.join(', ')}${names.length ? ` for ${names.slice(0, EVIDENCE_PER_FINDING).join(', ')}` : ''}`,
                   ),
                 ]
               : []),
@@ -660,7 +661,7 @@ export const dnsAnalyzer: Analyzer = {
         evidence: [
           ...quotes(ctx, failing),
           `${failing.length} container(s) with DNS errors: ${[...new Set(failing.map((f) => f.pod.metadata.name))].slice(0, 4).join(', ')}`,
-          ...(names.length ? [`names failing: ${names.slice(0, 5).join(', ')}`] : []),
+          ...(names.length ? [`names failing: ${names.slice(0, EVIDENCE_PER_FINDING).join(', ')}`] : []),
           ...(missing ? [missing] : []),
           dnsPods.length > 0
             ? `cluster DNS pods ready ${ready.length}/${dnsPods.length}: ${dnsPods
@@ -677,6 +678,6 @@ export const dnsAnalyzer: Analyzer = {
           : {}),
       });
     }
-    return findings.map((f) => ({ ...f, evidence: [...new Set(f.evidence)].slice(0, 5) }));
+    return findings.map((f) => ({ ...f, evidence: [...new Set(f.evidence)].slice(0, EVIDENCE_PER_FINDING) }));
   },
 };

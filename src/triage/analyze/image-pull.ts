@@ -38,7 +38,7 @@ export function classifyPullError(message: string): PullCause {
 }
 
 /** The registry's own words, without the runtime's repeated "failed to pull … failed to resolve …" preamble. */
-export function pullErrorCore(message: string): string {
+function pullErrorCore(message: string): string {
   return message
     .replace(/^Failed to pull image "[^"]+":\s*/i, '')
     .replace(/rpc error: code = \w+ desc = /gi, '')
@@ -84,7 +84,7 @@ function placed(ctx: AnalyzerContext, pod: KubeObject): string {
 }
 
 /** `registry/path:tag` → registry host and the rest; Docker Hub references have no host. */
-export function splitImage(image: string): { registry: string | undefined; repository: string } {
+function splitImage(image: string): { registry: string | undefined; repository: string } {
   const slash = image.indexOf('/');
   const first = slash === -1 ? '' : image.slice(0, slash);
   const isHost = first.includes('.') || first.includes(':') || first === 'localhost';

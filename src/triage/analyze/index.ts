@@ -21,7 +21,6 @@ import { volumeMountAnalyzer } from './volume-mount.js';
 import { volumeZoneAnalyzer } from './volume-zone.js';
 import { workloadRolloutAnalyzer } from './workload-rollout.js';
 
-export type { ContextInput } from '../gather/context.js';
 export { contextFromObjects } from '../gather/context.js';
 export { runAnalyzers } from './run.js';
 

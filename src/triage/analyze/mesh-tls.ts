@@ -29,7 +29,7 @@ const PLAINTEXT_REFUSED = /OPENSSL_internal:HTTP_REQUEST/;
 const REMOTE_ADDRESS = /remote address:\s*\[?([0-9a-f.:]+?)\]?:\d+,/i;
 const PEER_RESET = /Connection reset by peer|ECONNRESET/;
 
-export function hasSidecar(pod: KubeObject): boolean {
+function hasSidecar(pod: KubeObject): boolean {
   const names = [
     ...((pod.spec?.containers ?? []) as Array<{ name?: string }>),
     ...((pod.spec?.initContainers ?? []) as Array<{ name?: string }>),
@@ -47,7 +47,7 @@ function modeOf(pa: KubeObject): string | undefined {
  * else its namespace's policy, else the mesh-wide one in the root namespace; a level that leaves the mode unset
  * inherits the next.
  */
-export function effectivePeerAuthentication(
+function effectivePeerAuthentication(
   ctx: AnalyzerContext,
   pod: KubeObject,
 ): { policy: KubeObject; mode: string } | undefined {

@@ -1,10 +1,11 @@
+import { conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { groupBy } from '../kube/container-groups.js';
 import { canSee, describeEvent, findEvents, formatAge, HOUR } from '../kube/events.js';
 import { formatTaint, nodeTaints, placementBlockers } from '../kube/placement.js';
 import { ownerKey, ownerOf } from '../kube/pod-owners.js';
-import { isoAge, namespacePods, podCondition, podRef, ref } from '../kube/pods.js';
+import { isoAge, namespacePods, podRef, ref } from '../kube/pods.js';
 import { formatBytes, parseQuantity } from '../kube/quantity.js';
 import { matchesMap } from '../kube/selectors.js';
 import { claimOfVolume, fitEvidence, workloadName, workloadRef } from '../kube/storage.js';
@@ -20,13 +21,6 @@ const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** Pods beyond these in a finding's related list would crowd out the node's own objects. */
 const MAX_RELATED_PODS = 2;
-
-// biome-ignore lint/suspicious/noExplicitAny: raw condition JSON
-function condition(node: KubeObject, type: string): any {
-  return (Array.isArray(node.status?.conditions) ? node.status.conditions : []).find(
-    (c: { type?: string }) => c?.type === type,
-  );
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: raw condition JSON
 function conditionLine(ctx: AnalyzerContext, c: any): string {
@@ -154,7 +148,7 @@ function servicesOf(
         (p) =>
           p.spec?.nodeName !== node &&
           matchesMap(selector, p.metadata.labels) &&
-          podCondition(p, 'Ready')?.status === 'True',
+          conditionOf(p, 'Ready')?.status === 'True',
       );
       return [{ service, emptied: !readyElsewhere }];
     })
@@ -267,7 +261,7 @@ export const nodeHealthAnalyzer: Analyzer = {
       const here = onNode.get(name) ?? NO_PODS;
       const evictedHere = evicted.filter((p) => evictedNode(p) === name);
       const relevant = here.length > 0 || evictedHere.length > 0;
-      const ready = condition(node, 'Ready');
+      const ready = conditionOf(node, 'Ready');
       const nodeEvents = findEvents(ctx, { kind: 'Node', name }).filter(
         (e) => e.type === 'Warning' || /NotReady|Pressure/.test(e.reason),
       );
@@ -275,7 +269,7 @@ export const nodeHealthAnalyzer: Analyzer = {
         findings.push(notReady(ctx, node, ready, here, nodeEvents));
       }
       for (const type of PRESSURE) {
-        const c = condition(node, type);
+        const c = conditionOf(node, type);
         if (c?.status !== 'True') continue;
         const evidence = [conditionWithTaints(ctx, c, node)];
         const threshold = nodeEvents.find((e) =>
@@ -339,15 +333,15 @@ export const nodeHealthAnalyzer: Analyzer = {
       });
       const when =
         events[0]?.last?.toISOString() ??
-        podCondition(pod, 'DisruptionTarget')?.lastTransitionTime ??
+        conditionOf(pod, 'DisruptionTarget')?.lastTransitionTime ??
         pod.status?.startTime;
       const age = isoAge(ctx.now, when);
       const nodeName = evictedNode(pod);
       const nodeObj = nodes.find((n) => n.metadata.name === nodeName);
       const nodeStillBad =
         nodeObj !== undefined &&
-        (condition(nodeObj, 'Ready')?.status !== 'True' ||
-          PRESSURE.some((t) => condition(nodeObj, t)?.status === 'True'));
+        (conditionOf(nodeObj, 'Ready')?.status !== 'True' ||
+          PRESSURE.some((t) => conditionOf(nodeObj, t)?.status === 'True'));
       const current = age <= HOUR || nodeStillBad;
       const owner = ownerOf(ctx, pod);
       const fromNodes = [...new Set(group.map(evictedNode).filter((n): n is string => n !== undefined))];
@@ -390,7 +384,7 @@ function notReady(
       .slice(0, 4)
       .map(
         (p) =>
-          `${p.metadata.name} (${p.metadata.deletionTimestamp ? `Terminating since ${formatAge(isoAge(ctx.now, p.metadata.deletionTimestamp))}` : p.status?.phase}, ready=${podCondition(p, 'Ready')?.status ?? '?'})`,
+          `${p.metadata.name} (${p.metadata.deletionTimestamp ? `Terminating since ${formatAge(isoAge(ctx.now, p.metadata.deletionTimestamp))}` : p.status?.phase}, ready=${conditionOf(p, 'Ready')?.status ?? '?'})`,
       );
     evidence.push(`${here.length} pod(s) of ${ctx.namespace} stranded on the node: ${states.join(', ')}`);
   }

@@ -1,3 +1,4 @@
+import { isConditionTrue } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { containerGroups, worstFirst } from '../kube/container-groups.js';
@@ -124,9 +125,7 @@ function nodeMemory(ctx: AnalyzerContext, nodeName: string, victim: KubeObject):
   if (allocatable !== undefined && pods.length > 0) {
     const requests = pods.reduce((n, p) => n + memoryOf(p, 'requests').total, 0);
     const limits = pods.reduce((n, p) => n + memoryOf(p, 'limits').total, 0);
-    const pressure = (node?.status?.conditions ?? []).find(
-      (c: { type?: string; status?: string }) => c.type === 'MemoryPressure' && c.status === 'True',
-    );
+    const pressure = isConditionTrue(node, 'MemoryPressure');
     const namespaces = [...new Set(pods.map((p) => p.metadata.namespace ?? ctx.namespace))].sort();
     const partial = namespaces.length === 1 ? ` (only namespace ${namespaces[0]} was read there)` : '';
     evidence.push(

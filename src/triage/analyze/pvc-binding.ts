@@ -1,11 +1,12 @@
 import damerauLevenshtein from 'damerau-levenshtein';
+import { conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { canSee, describeEvent, type EventSummary, findEvents, formatAge, isRecent, MINUTE } from '../kube/events.js';
 import { allowsNode, formatTopologies, topologyKeys } from '../kube/placement.js';
 import { ownerOf } from '../kube/pod-owners.js';
-import { inNamespace, isoAge, podCondition, ref } from '../kube/pods.js';
+import { inNamespace, isoAge, ref } from '../kube/pods.js';
 import { parseQuantity } from '../kube/quantity.js';
 import { formatSelector, matchesSelector } from '../kube/selectors.js';
 import {
@@ -512,9 +513,9 @@ function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
       ];
     }
     // The claim waits for its pod; whatever keeps the pod from scheduling is the real cause.
-    const blocked = consumers.filter((p) => podCondition(p, 'PodScheduled')?.status === 'False');
+    const blocked = consumers.filter((p) => conditionOf(p, 'PodScheduled')?.status === 'False');
     const why = blocked
-      .map((p) => podCondition(p, 'PodScheduled')?.message)
+      .map((p) => conditionOf(p, 'PodScheduled')?.message)
       .find((m): m is string => typeof m === 'string' && m !== '');
     const topology = topologyMismatch(ctx, sc, cls, blocked, why);
     if (topology) return [{ ...topology, evidence: [pvcState(pvc, ctx), ...topology.evidence] }];

@@ -1,6 +1,7 @@
+import { clip, ENVELOPE_EVIDENCE_PER_FINDING, EVIDENCE_TEXT_MAX } from '../../limits.js';
 import type { LogPort } from '../../logging/port.js';
-import type { Finding, FindingInput } from '../envelope/findings.js';
-import { clip, FindingSchema } from '../envelope/findings.js';
+import type { Finding } from '../envelope/findings.js';
+import { FindingSchema } from '../envelope/findings.js';
 import { dedupeFindings } from '../rank/root-cause.js';
 import { scrubText } from '../scrub.js';
 import type { Analyzer, AnalyzerContext } from './analyzer.js';
@@ -14,8 +15,6 @@ export type AnalyzerRegistry = ReadonlyMap<string, Analyzer> | Readonly<Record<s
 
 export type AnalysisLogger = Pick<LogPort, 'warn'>;
 
-const MAX_EVIDENCE = 6;
-const MAX_EVIDENCE_TEXT = 300;
 const MAX_MESSAGE = 500;
 
 export function lookupAnalyzer(registry: AnalyzerRegistry, name: string): Analyzer | undefined {
@@ -53,9 +52,10 @@ function bounded(f: Finding): Finding {
   return {
     ...f,
     message: clip(scrubText(f.message), MAX_MESSAGE),
-    evidence: [...new Set(f.evidence.map((e) => clip(scrubText(e), MAX_EVIDENCE_TEXT)))].slice(0, MAX_EVIDENCE),
+    evidence: [...new Set(f.evidence.map((e) => clip(scrubText(e), EVIDENCE_TEXT_MAX)))].slice(
+      0,
+      ENVELOPE_EVIDENCE_PER_FINDING,
+    ),
     confidence: Math.round(f.confidence * 100) / 100,
   };
 }
-
-export type { FindingInput };

@@ -1,3 +1,4 @@
+import { conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
@@ -5,7 +6,7 @@ import { groupBy } from '../kube/container-groups.js';
 import { canSee, clip, describeEvent, type EventSummary, findEvents, formatAge, isRecent } from '../kube/events.js';
 import { EvidenceList, nameList } from '../kube/evidence-list.js';
 import { ownerKey, ownerOf } from '../kube/pod-owners.js';
-import { namespacePods, podCondition, podRef, ref } from '../kube/pods.js';
+import { namespacePods, podRef, ref } from '../kube/pods.js';
 import { formatBytes, formatCpu, parseQuantity } from '../kube/quantity.js';
 import { revisionChanges } from '../kube/revisions.js';
 import { nodeUsage, shareOf } from '../kube/usage.js';
@@ -18,7 +19,7 @@ const NAME = 'scheduling';
  * `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {node-role.kubernetes.io/master: }. preemption: …`
  * (older releases: `… had taint {k: v}, that the pod didn't tolerate`).
  */
-export interface SchedulingReason {
+interface SchedulingReason {
   nodes: number;
   text: string;
   code: string;
@@ -303,13 +304,13 @@ export const schedulingAnalyzer: Analyzer = {
   needs: ['pods', 'events', 'nodes'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const pending = namespacePods(ctx).filter(
-      (p) => p.status?.phase === 'Pending' && !p.spec?.nodeName && podCondition(p, 'PodScheduled')?.status !== 'True',
+      (p) => p.status?.phase === 'Pending' && !p.spec?.nodeName && conditionOf(p, 'PodScheduled')?.status !== 'True',
     );
     const findings: FindingInput[] = [];
     for (const [, pods] of groupBy(pending, (p) => ownerKey(ctx, p))) {
       // The condition is current state; the event adds counts. A pod whose only rejection is old keeps the condition.
       const pod = pods[0]!;
-      const condition = podCondition(pod, 'PodScheduled');
+      const condition = conditionOf(pod, 'PodScheduled');
       const events = pods.flatMap((p) =>
         findEvents(ctx, {
           kind: 'Pod',

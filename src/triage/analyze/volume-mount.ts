@@ -1,3 +1,4 @@
+import { conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { forEachCrashedContainer, groupBy } from '../kube/container-groups.js';
@@ -107,9 +108,7 @@ function uniqueRefs(refs: readonly ResourceRef[]): ResourceRef[] {
 }
 
 function nodeState(node: KubeObject): string {
-  const ready = (Array.isArray(node.status?.conditions) ? node.status.conditions : []).find(
-    (c: { type?: string }) => c?.type === 'Ready',
-  );
+  const ready = conditionOf(node, 'Ready');
   const parts = [`Ready=${ready?.status ?? '?'}`];
   if (node.spec?.unschedulable) parts.push('cordoned (unschedulable)');
   return parts.join(', ');

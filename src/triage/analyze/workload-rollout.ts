@@ -1,3 +1,4 @@
+import { conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import {
@@ -201,7 +202,7 @@ function quotaLine(ctx: AnalyzerContext, name: string): string | undefined {
 
 function stuckRollouts(ctx: AnalyzerContext, findings: FindingInput[]): void {
   for (const d of inNamespace(ctx, ctx.objects('deployments'))) {
-    const progressing = condition(d, 'Progressing');
+    const progressing = conditionOf(d, 'Progressing');
     if (progressing?.status !== 'False' || progressing.reason !== 'ProgressDeadlineExceeded') continue;
     findings.push({
       code: 'WORKLOAD_ROLLOUT_STUCK',
@@ -226,7 +227,7 @@ function saturatedAutoscalers(ctx: AnalyzerContext, findings: FindingInput[]): v
     const max = hpa.spec?.maxReplicas;
     const current = hpa.status?.currentReplicas;
     if (typeof max !== 'number' || typeof current !== 'number' || current < max) continue;
-    const limited = condition(hpa, 'ScalingLimited');
+    const limited = conditionOf(hpa, 'ScalingLimited');
     const metrics = metricLines(hpa);
     const over = metrics.some((m) => m.over);
     if (limited?.status !== 'True' && !over) continue;
@@ -270,7 +271,7 @@ function metricLines(hpa: KubeObject): Array<{ text: string; over: boolean }> {
 
 function failedJobs(ctx: AnalyzerContext, findings: FindingInput[]): void {
   for (const job of inNamespace(ctx, ctx.objects('jobs'))) {
-    const failed = condition(job, 'Failed');
+    const failed = conditionOf(job, 'Failed');
     if (failed?.status !== 'True') continue;
     const at = Date.parse(failed.lastTransitionTime ?? '');
     if (!Number.isNaN(at) && ctx.now.getTime() - at > 26 * 3600_000) continue;
@@ -323,7 +324,7 @@ function newerSuccessfulSibling(ctx: AnalyzerContext, job: KubeObject): boolean 
     (j) =>
       j.metadata.ownerReferences?.some((o) => o.kind === 'CronJob' && o.name === cron) &&
       Date.parse(j.metadata.creationTimestamp ?? '') > created &&
-      condition(j, 'Complete')?.status === 'True',
+      conditionOf(j, 'Complete')?.status === 'True',
   );
 }
 
@@ -368,14 +369,6 @@ function blockedDrains(ctx: AnalyzerContext, findings: FindingInput[]): void {
       remediation: ['adjust-pdb'],
     });
   }
-}
-
-function condition(
-  o: KubeObject,
-  type: string,
-): { status?: string; reason?: string; message?: string; lastTransitionTime?: string } | undefined {
-  const list = Array.isArray(o.status?.conditions) ? o.status.conditions : [];
-  return list.find((c: { type?: string }) => c?.type === type);
 }
 
 export const workloadRolloutAnalyzer: Analyzer = {

@@ -3,13 +3,13 @@ import { DomainSchema, FindingSchema, ResourceRefSchema } from './findings.js';
 
 /** The triage envelope (ADR-023, docs/concepts.md) plus calmops' findings and ranked root cause. This schema is the contract. */
 
-export const TriggerModeSchema = z.enum(['replace', 'suggest', 'observe']);
+const TriggerModeSchema = z.enum(['replace', 'suggest', 'observe']);
 export type TriggerMode = z.infer<typeof TriggerModeSchema>;
 
 export const SafetyLabelSchema = z.enum(['SAFE', 'REQUIRES_APPROVAL', 'DANGEROUS']);
 export type SafetyLabel = z.infer<typeof SafetyLabelSchema>;
 
-export const SafetyClassifiedActionSchema = z.object({
+const SafetyClassifiedActionSchema = z.object({
   command: z.string(),
   type: z.enum(['read-only', 'mutating']),
   safety: SafetyLabelSchema,
@@ -18,7 +18,7 @@ export const SafetyClassifiedActionSchema = z.object({
 });
 export type SafetyClassifiedAction = z.infer<typeof SafetyClassifiedActionSchema>;
 
-export const EvidenceGapSchema = z.object({
+const EvidenceGapSchema = z.object({
   /** Evidence type id from the template (e.g. `events`, `storageclasses`). */
   type: z.string(),
   reason: z.enum([
@@ -38,7 +38,7 @@ export const EvidenceGapSchema = z.object({
 export type EvidenceGap = z.infer<typeof EvidenceGapSchema>;
 
 /** Something that fails because of a root cause, and the evidence that ties it to that cause. */
-export const ImpactSchema = z.object({
+const ImpactSchema = z.object({
   resource: ResourceRefSchema,
   code: z.string(),
   summary: z.string(),
@@ -48,10 +48,10 @@ export const ImpactSchema = z.object({
 export type Impact = z.infer<typeof ImpactSchema>;
 
 /** Another place the fault could be fixed, offered beside the cause (the Deployment's limit beside the LimitRange). */
-export const AlternativeFixSchema = z.object({ resource: ResourceRefSchema, change: z.string() });
+const AlternativeFixSchema = z.object({ resource: ResourceRefSchema, change: z.string() });
 export type AlternativeFix = z.infer<typeof AlternativeFixSchema>;
 
-export const RankedCauseSchema = z.object({
+const RankedCauseSchema = z.object({
   rank: z.number().int().min(1),
   code: z.string(),
   summary: z.string(),

@@ -1,7 +1,7 @@
+import { conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import { entriesOf } from '../kube/entries.js';
-import { podCondition } from '../kube/pods.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Domain } from './findings.js';
 
@@ -45,7 +45,7 @@ function podsSummary(pods: readonly KubeObject[]) {
   for (let i = 0; i < pods.length; i++) {
     const p = pods[i] as KubeObject;
     if (isRestarting(p)) restarting.push(p);
-    if (p.status?.phase !== 'Succeeded' && podCondition(p, 'Ready')?.status !== 'True') notReady.push(p);
+    if (p.status?.phase !== 'Succeeded' && conditionOf(p, 'Ready')?.status !== 'True') notReady.push(p);
   }
   return {
     total: pods.length,
@@ -93,7 +93,7 @@ export function summarizeEvidence(
   if (nodes) {
     sections.infrastructure.nodes = {
       total: nodes.length,
-      notReady: names(nodes.filter((n) => podCondition(n, 'Ready')?.status !== 'True')),
+      notReady: names(nodes.filter((n) => conditionOf(n, 'Ready')?.status !== 'True')),
       unschedulable: names(nodes.filter((n) => n.spec?.unschedulable === true)),
     };
   }

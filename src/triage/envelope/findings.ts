@@ -1,7 +1,10 @@
 import * as z from 'zod';
 import { byCodePoint } from '../../code-point-order.js';
 
-export const DOMAINS = ['storage', 'compute', 'networking', 'platform'] as const;
+/** The envelope's text cut, kept here for the stages that read it from the findings' module. */
+export { clip } from '../../limits.js';
+
+const DOMAINS = ['storage', 'compute', 'networking', 'platform'] as const;
 export const DomainSchema = z.enum(DOMAINS);
 export type Domain = z.infer<typeof DomainSchema>;
 
@@ -74,9 +77,4 @@ export function compareFindings(a: Finding, b: Finding): number {
     byCodePoint(refKey(a.resource), refKey(b.resource)) ||
     byCodePoint(a.message, b.message)
   );
-}
-
-/** Bound a text for the envelope, marking the cut. */
-export function clip(text: string, max = 300): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

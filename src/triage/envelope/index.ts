@@ -21,4 +21,3 @@ export {
   type Severity,
   SeveritySchema,
 } from './findings.js';
-export { formatReport } from './report.js';

@@ -1,11 +1,13 @@
+import { eventTime } from '../../cluster/event-time.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
+import { clip, ENVELOPE_EVIDENCE_PER_FINDING, EVIDENCE_TEXT_MAX } from '../../limits.js';
 import type { EvidenceAssessment, OutcomeIndex } from '../gather/gathering.js';
 import { formatAge } from '../kube/events.js';
 import type { RankedCauseWithFinding } from '../rank/root-cause.js';
 import type { TriageTemplate } from '../templates/template-schema.js';
 import type { TriageEnvelope } from './envelope.js';
 import type { Finding } from './findings.js';
-import { clip, compareFindings, findingKey } from './findings.js';
+import { compareFindings, findingKey } from './findings.js';
 import { renderAction } from './next-actions.js';
 
 /** Presentation: the summary sentence, prompt suggestions, and keeping the envelope within its size limit. */
@@ -13,7 +15,6 @@ import { renderAction } from './next-actions.js';
 /** An envelope travels through Step Functions (256 KB) and Slack; a typical one stays far below this. */
 export const ENVELOPE_BYTES_LIMIT = 32 * 1024;
 
-const MAX_EVIDENCE_LINES = 6;
 const MAX_PROMPTS = 5;
 
 /** "Nothing wrong" read from a truncated list is not proof of health: it earns Medium at most. */
@@ -170,9 +171,7 @@ function clearedWarnings(index: OutcomeIndex, namespace: string, now: Date): str
     reason?: string;
     message?: string;
     count?: number;
-    lastTimestamp?: string;
-    eventTime?: string;
-    series?: { lastObservedTime?: string; count?: number };
+    series?: { count?: number };
     involvedObject?: { kind?: string; name?: string };
   };
   // Replicas repeat one warning: one line per reason and message, naming the newest object and how many others.
@@ -181,7 +180,7 @@ function clearedWarnings(index: OutcomeIndex, namespace: string, now: Date): str
     const e = raw as Ev;
     if (e.type !== 'Warning' || (e.metadata.namespace ?? namespace) !== namespace) continue;
     const key = `${e.reason}|${e.message}`;
-    const at = Date.parse(e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? '') || 0;
+    const at = eventTime(e) ?? 0;
     const count = Number(e.series?.count ?? e.count ?? 1);
     const object = `${e.involvedObject?.kind} ${e.involvedObject?.name}`;
     const seen = newest.get(key);
@@ -248,8 +247,8 @@ export function promptSuggestions(
 export function compact(f: Finding): Finding {
   return {
     ...f,
-    message: clip(f.message),
-    evidence: f.evidence.slice(0, MAX_EVIDENCE_LINES).map((e) => clip(e)),
+    message: clip(f.message, EVIDENCE_TEXT_MAX),
+    evidence: f.evidence.slice(0, ENVELOPE_EVIDENCE_PER_FINDING).map((e) => clip(e, EVIDENCE_TEXT_MAX)),
     related: f.related.slice(0, 5),
     remediation: f.remediation.slice(0, 5),
   };

@@ -9,7 +9,7 @@ import type { ReadSpec, TriageTemplate } from '../templates/template-schema.js';
  */
 
 export type Round = TriageTemplate['rounds'][number];
-export type ForEach = NonNullable<ReadSpec['forEach']>;
+type ForEach = NonNullable<ReadSpec['forEach']>;
 
 interface OutcomeBase {
   /** The template read this outcome came from. */
@@ -20,7 +20,7 @@ interface OutcomeBase {
   label: string;
 }
 
-export interface ObjectsOutcome extends OutcomeBase {
+interface ObjectsOutcome extends OutcomeBase {
   status: 'ok';
   kind: ResourceKind;
   objects: KubeObject[];
@@ -28,20 +28,20 @@ export interface ObjectsOutcome extends OutcomeBase {
   limited?: boolean;
 }
 
-export interface LogOutcome extends OutcomeBase {
+interface LogOutcome extends OutcomeBase {
   status: 'ok';
   kind: 'logs';
   log: { namespace: string; pod: string; container: string | undefined; previous: boolean; text: string };
 }
 
-export interface FailedOutcome extends OutcomeBase {
+interface FailedOutcome extends OutcomeBase {
   status: 'failed';
   reason: ReadFailureReason;
   detail: string;
 }
 
 /** A `forEach` read whose source selected nothing: there is nothing to follow, so nothing is missing. */
-export interface NothingToFollowOutcome extends OutcomeBase {
+interface NothingToFollowOutcome extends OutcomeBase {
   status: 'nothing-to-follow';
 }
 

@@ -13,7 +13,7 @@ import { ref } from './pods.js';
 type SolverIngress = { ingressClassName?: string; class?: string; name?: string };
 type Solver = { http01?: { ingress?: SolverIngress } };
 
-export interface SolverOrigin {
+interface SolverOrigin {
   issuer: ResourceRef;
   challenge: KubeObject;
   certificates: ResourceRef[];
@@ -26,7 +26,7 @@ const isSolverIngress = (ing: KubeObject) =>
   (ing.metadata.ownerReferences ?? []).some((o) => o.kind === 'Challenge');
 
 /** The issuer whose HTTP-01 solver set this Ingress's class, when the Ingress is a cert-manager solver's. */
-export function solverOrigin(ctx: AnalyzerContext, ing: KubeObject): SolverOrigin | undefined {
+function solverOrigin(ctx: AnalyzerContext, ing: KubeObject): SolverOrigin | undefined {
   if (!isSolverIngress(ing)) return undefined;
   const namespace = ing.metadata.namespace ?? ctx.namespace;
   const owner = (ing.metadata.ownerReferences ?? []).find((o) => o.kind === 'Challenge')?.name;

@@ -103,7 +103,7 @@ export function forEachCrashedContainer(
  * How bad a container looks right now, for choosing which replica a finding names: the one an engineer would open
  * first (waiting in a back-off, then not ready, then the most recent crash), not the first in name order.
  */
-export function currentBadness(pod: KubeObject, c: ContainerView): number {
+function currentBadness(pod: KubeObject, c: ContainerView): number {
   let score = 0;
   if (c.waitingReason !== undefined) score += c.waitingReason === 'ContainerCreating' ? 2 : 8;
   if (!c.ready && !c.init) score += 4;

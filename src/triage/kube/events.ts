@@ -1,5 +1,7 @@
+import { eventTime } from '../../cluster/event-time.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
+import { clipLine, EVIDENCE_TEXT_MAX } from '../../limits.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import { scrubText } from '../scrub.js';
 
@@ -12,7 +14,7 @@ import { scrubText } from '../scrub.js';
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 /** Events older than this, on an object that looks healthy now, describe history rather than the incident. */
-export const STALE_AFTER_MS = HOUR;
+const STALE_AFTER_MS = HOUR;
 
 export interface EventSummary {
   reason: string;
@@ -35,19 +37,13 @@ function parseTime(value: unknown): Date | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
-/** When the event last happened: series, then lastTimestamp, then eventTime, then creation. */
-export function eventLastTime(event: KubeObject): Date | undefined {
-  const series = event['series'] as Record<string, unknown> | undefined;
-  return (
-    parseTime(series?.['lastObservedTime']) ??
-    parseTime(event['lastTimestamp']) ??
-    parseTime(event['eventTime']) ??
-    parseTime(event['deprecatedLastTimestamp']) ??
-    parseTime(event.metadata.creationTimestamp)
-  );
+/** When the event last happened (as `kubectl get events` reads it), else when it was created. */
+function eventLastTime(event: KubeObject): Date | undefined {
+  const at = eventTime(event);
+  return at === undefined ? parseTime(event.metadata.creationTimestamp) : new Date(at);
 }
 
-export function eventFirstTime(event: KubeObject): Date | undefined {
+function eventFirstTime(event: KubeObject): Date | undefined {
   return (
     parseTime(event['firstTimestamp']) ??
     parseTime(event['eventTime']) ??
@@ -56,7 +52,7 @@ export function eventFirstTime(event: KubeObject): Date | undefined {
   );
 }
 
-export function eventCount(event: KubeObject): number {
+function eventCount(event: KubeObject): number {
   const series = event['series'] as Record<string, unknown> | undefined;
   const candidates = [series?.['count'], event['count'], event['deprecatedCount']];
   for (const c of candidates) if (typeof c === 'number' && c > 0) return c;
@@ -260,24 +256,12 @@ function compareEventSummaries(a: EventSummary, b: EventSummary): number {
   return byCodePoint(`${a.involvedName}${a.reason}${a.message}`, `${b.involvedName}${b.reason}${b.message}`);
 }
 
-export function ageMs(now: Date, at: Date | undefined): number {
+function ageMs(now: Date, at: Date | undefined): number {
   return at === undefined ? Number.POSITIVE_INFINITY : Math.max(0, now.getTime() - at.getTime());
 }
 
 export function isRecent(now: Date, at: Date | undefined, windowMs = STALE_AFTER_MS): boolean {
   return ageMs(now, at) <= windowMs;
-}
-
-/**
- * A factor in [0.15, 1] for how much an event should count: full weight for the last 15 minutes, fading over the
- * hour, a small residue for anything older (history is context, not a cause).
- */
-export function recencyWeight(now: Date, at: Date | undefined): number {
-  const age = ageMs(now, at);
-  if (age <= 15 * MINUTE) return 1;
-  if (age <= HOUR) return 0.85;
-  if (age <= 6 * HOUR) return 0.4;
-  return 0.15;
 }
 
 /** Compact human age: 45s, 12m, 3h, 2d. */
@@ -292,11 +276,9 @@ export function formatAge(ms: number): string {
   return `${Math.round(h / 24)}d`;
 }
 
-export const MAX_EVIDENCE_CHARS = 300;
-
-export function clip(text: string, max = MAX_EVIDENCE_CHARS): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+/** An evidence line: `text` on one line, clipped to the evidence length unless told otherwise. */
+export function clip(text: string, max = EVIDENCE_TEXT_MAX): string {
+  return clipLine(text, max);
 }
 
 /** An event as one evidence line: `FailedScheduling ×42 (last 3m ago): 0/3 nodes are available: …`. */

@@ -1,3 +1,4 @@
+import { EVIDENCE_PER_FINDING } from '../../limits.js';
 import { clip } from './events.js';
 
 /** `a, b, c and 2 more`: names in evidence stay readable however many replicas fail. */
@@ -13,9 +14,6 @@ export function nameList(names: readonly string[], max = 5): string {
   return `${shown.join(', ')} and ${unique.size - max} more`;
 }
 
-/** A finding carries at most this many evidence lines; the rest is noise next to the decisive ones. */
-export const MAX_EVIDENCE_LINES = 5;
-
 /**
  * Evidence lines in the order a person needs them, lowest rank first (ties keep insertion order), cut to the few a
  * finding carries: the decisive lines must lead and survive the cut.
@@ -28,7 +26,7 @@ export class EvidenceList {
     return this;
   }
 
-  lines(max = MAX_EVIDENCE_LINES): string[] {
+  lines(max = EVIDENCE_PER_FINDING): string[] {
     const seen = new Set<string>();
     return this.entries
       .map((e, i) => ({ ...e, i }))

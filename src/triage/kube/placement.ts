@@ -53,7 +53,7 @@ const DAEMONSET_DEFAULT_TOLERATIONS: readonly Toleration[] = [
 ];
 
 /** Taints that keep a pod with these tolerations off the node (PreferNoSchedule only discourages). */
-export function untoleratedTaints(node: KubeObject, tolerations: readonly Toleration[]): Taint[] {
+function untoleratedTaints(node: KubeObject, tolerations: readonly Toleration[]): Taint[] {
   return nodeTaints(node).filter(
     (t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerations.some((tol) => tolerates(tol, t)),
   );

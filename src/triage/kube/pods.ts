@@ -1,3 +1,4 @@
+import { isConditionTrue } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import type { ResourceRef } from '../envelope/findings.js';
@@ -101,18 +102,8 @@ function statusNamed(stats: readonly any[], name: unknown): any {
   return undefined;
 }
 
-export function podCondition(
-  pod: KubeObject,
-  type: string,
-): { status?: string; reason?: string; message?: string; lastTransitionTime?: string } | undefined {
-  const conditions = pod.status?.conditions;
-  if (!Array.isArray(conditions)) return undefined;
-  for (let i = 0; i < conditions.length; i++) if (conditions[i]?.type === type) return conditions[i];
-  return undefined;
-}
-
 export function isPodReady(pod: KubeObject): boolean {
-  return podCondition(pod, 'Ready')?.status === 'True';
+  return isConditionTrue(pod, 'Ready');
 }
 
 export function isTerminating(pod: KubeObject): boolean {

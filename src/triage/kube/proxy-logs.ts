@@ -12,7 +12,7 @@ import { type ContainerView, containers } from './pods.js';
  */
 
 /** Only lines this close to "now" describe the current incident; older ones are history. */
-export const TRAFFIC_WINDOW_MS = 30 * MINUTE;
+const TRAFFIC_WINDOW_MS = 30 * MINUTE;
 
 const MONTHS: Readonly<Record<string, number>> = {
   Jan: 0,
@@ -30,7 +30,7 @@ const MONTHS: Readonly<Record<string, number>> = {
 };
 
 /** `17/Feb/2026:14:22:47.356` (HAProxy) or `12/Mar/2026:09:48:44 +0000` (nginx `$time_local`). */
-export function parseClfDate(text: string): Date | undefined {
+function parseClfDate(text: string): Date | undefined {
   const m =
     /^(\d{2})\/([A-Z][a-z]{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?: ([+-])(\d{2})(\d{2}))?$/.exec(
       text.trim(),
@@ -73,7 +73,7 @@ export interface HaproxyAccess {
   quote: string;
 }
 
-export interface HaproxyServerDown {
+interface HaproxyServerDown {
   kind: 'server-down';
   at?: Date;
   backend: string;
@@ -84,14 +84,14 @@ export interface HaproxyServerDown {
   quote: string;
 }
 
-export interface HaproxyNoServer {
+interface HaproxyNoServer {
   kind: 'no-server';
   at?: Date;
   backend: string;
   quote: string;
 }
 
-export interface HaproxyServerUp {
+interface HaproxyServerUp {
   kind: 'server-up';
   at?: Date;
   backend: string;
@@ -185,7 +185,7 @@ export function routeOfBackend(
   return { namespace: m[2] as string, name: m[3] as string, termination: termination[m[1] as string] ?? 'none' };
 }
 
-export function routeBackendNames(namespace: string, route: string): string[] {
+function routeBackendNames(namespace: string, route: string): string[] {
   return ['http', 'edge_http', 'secure', 'tcp'].map((p) => `be_${p}:${namespace}:${route}`);
 }
 
@@ -338,7 +338,7 @@ export function nginxUpstreamName(namespace: string, service: string, port: stri
 // --- where the data plane runs --------------------------------------------------------------------------------
 
 /** OpenShift router pods, labelled by the ingress operator with the IngressController they serve. */
-export function routerPods(ctx: AnalyzerContext, routerName?: string): KubeObject[] {
+function routerPods(ctx: AnalyzerContext, routerName?: string): KubeObject[] {
   const label = 'ingresscontroller.operator.openshift.io/deployment-ingresscontroller';
   const all = ctx.objects('pods').filter((p) => p.metadata.labels?.[label] !== undefined);
   const named = routerName === undefined ? [] : all.filter((p) => p.metadata.labels?.[label] === routerName);

@@ -8,14 +8,14 @@ import { byName } from './pod-owners.js';
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 
-export interface ReplicaSetRevision {
+interface ReplicaSetRevision {
   replicaSet: KubeObject;
   revision: number | undefined;
   deployment: string | undefined;
 }
 
 /** The ReplicaSet a pod belongs to and its Deployment revision, when both were read. */
-export function replicaSetOf(ctx: AnalyzerContext, pod: KubeObject): ReplicaSetRevision | undefined {
+function replicaSetOf(ctx: AnalyzerContext, pod: KubeObject): ReplicaSetRevision | undefined {
   const owner = pod.metadata.ownerReferences?.find((o) => o.kind === 'ReplicaSet');
   if (owner === undefined) return undefined;
   const rs = byName(ctx, 'replicasets', pod.metadata.namespace, owner.name);

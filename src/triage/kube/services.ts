@@ -1,12 +1,14 @@
 import levenshtein from 'damerau-levenshtein';
+import { conditionOf } from '../../cluster/conditions.js';
 import type { KubeObject } from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
+import { EVIDENCE_PER_FINDING } from '../../limits.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { canSee, clip, describeEvent, findEvents } from './events.js';
 import { crashLog, decisiveLogLine, quoteVerdict } from './log-verdicts.js';
 import { ownerOf } from './pod-owners.js';
-import { containers, isPodReady, namespacePods, nodeOfPod, podCondition, ref } from './pods.js';
+import { containers, isPodReady, namespacePods, nodeOfPod, ref } from './pods.js';
 import { formatMap, matchesMap } from './selectors.js';
 
 /** Service → endpoints → pods, the chain every networking analyzer walks. */
@@ -78,7 +80,7 @@ export function selectedPods(ctx: AnalyzerContext, service: KubeObject): KubeObj
 }
 
 /** Deployments and StatefulSets of the Service's namespace whose pod template the selector matches. */
-export function workloadsSelected(ctx: AnalyzerContext, service: KubeObject): KubeObject[] {
+function workloadsSelected(ctx: AnalyzerContext, service: KubeObject): KubeObject[] {
   const selector = service.spec?.selector as Record<string, string> | undefined;
   if (!selector || Object.keys(selector).length === 0) return [];
   const namespace = service.metadata.namespace ?? ctx.namespace;
@@ -115,7 +117,7 @@ export function scaledToZeroEvent(ctx: AnalyzerContext, workload: KubeObject): s
 }
 
 /** A workload whose spec asks for zero replicas: nothing will ever back the Service. */
-export function scaledToZero(workload: KubeObject): boolean {
+function scaledToZero(workload: KubeObject): boolean {
   return workload.spec?.replicas === 0;
 }
 
@@ -135,7 +137,7 @@ interface Candidate {
  * The pods a selector that matches nothing was most likely meant for: the workload whose pod labels come closest
  * (same key with a near value counts more than a bare key), preferring the workload named like the Service.
  */
-export function intendedPods(ctx: AnalyzerContext, service: KubeObject): Candidate | undefined {
+function intendedPods(ctx: AnalyzerContext, service: KubeObject): Candidate | undefined {
   const selector = service.spec?.selector as Record<string, string> | undefined;
   if (!selector || Object.keys(selector).length === 0) return undefined;
   const groups = new Map<string, Candidate>();
@@ -180,7 +182,7 @@ export function intendedPods(ctx: AnalyzerContext, service: KubeObject): Candida
 }
 
 /** The pod whose labels come closest to the selector, to show what the selector probably meant. */
-export function nearestPodLabels(ctx: AnalyzerContext, selector: Record<string, string>): string | undefined {
+function nearestPodLabels(ctx: AnalyzerContext, selector: Record<string, string>): string | undefined {
   let best: { pod: KubeObject; score: number } | undefined;
   for (const pod of namespacePods(ctx)) {
     const labels = pod.metadata.labels ?? {};
@@ -226,9 +228,7 @@ const BROKEN_WAITING = new Set([
 ]);
 
 function readyStatus(node: KubeObject): string | undefined {
-  return (Array.isArray(node.status?.conditions) ? node.status.conditions : []).find(
-    (c: { type?: string }) => c?.type === 'Ready',
-  )?.status;
+  return conditionOf(node, 'Ready')?.status;
 }
 
 function nodeReady(node: KubeObject): boolean {
@@ -236,12 +236,12 @@ function nodeReady(node: KubeObject): boolean {
 }
 
 /** Why a pod is not ready, when its status says so; undefined when it runs and only its readiness probe fails. */
-export function unreadyCause(ctx: AnalyzerContext, pod: KubeObject): string | undefined {
+function unreadyCause(ctx: AnalyzerContext, pod: KubeObject): string | undefined {
   const node = nodeOfPod(ctx, pod);
   if (node && !nodeReady(node))
     return `node ${node.metadata.name} is NotReady (Ready=${readyStatus(node) ?? 'Unknown'})`;
-  if (pod.status?.phase === 'Pending' && podCondition(pod, 'PodScheduled')?.status === 'False')
-    return `unschedulable: ${podCondition(pod, 'PodScheduled')?.message ?? 'no node fits'}`.slice(0, 160);
+  if (pod.status?.phase === 'Pending' && conditionOf(pod, 'PodScheduled')?.status === 'False')
+    return `unschedulable: ${conditionOf(pod, 'PodScheduled')?.message ?? 'no node fits'}`.slice(0, 160);
   for (const c of containers(pod)) {
     if (c.waitingReason && BROKEN_WAITING.has(c.waitingReason)) return `container ${c.name} ${c.waitingReason}`;
     if (c.restartCount > 0 && c.lastTerminated?.reason === 'OOMKilled') return `container ${c.name} OOMKilled`;
@@ -486,9 +486,6 @@ function sameRef(a: ResourceRef, b: ResourceRef): boolean {
   return a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');
 }
 
-/** Findings keep at most this many evidence lines: the most decisive come first. */
-export const MAX_EVIDENCE = 5;
-
 /** Appends networking findings about one resource to `findings`, so each check names only what differs. */
 export function networkingEmitter(findings: FindingInput[], analyzer: string, resource: ResourceRef): NetworkingEmit {
   return (code, severity, message, evidence, confidence, related, remediation, owner) => {
@@ -500,7 +497,7 @@ export function networkingEmitter(findings: FindingInput[], analyzer: string, re
       severity,
       resource,
       message,
-      evidence: [...new Set(evidence)].slice(0, MAX_EVIDENCE),
+      evidence: [...new Set(evidence)].slice(0, EVIDENCE_PER_FINDING),
       confidence,
       // A finding does not point upstream at the entity it already names as its own owner.
       related: owner ? related.filter((r) => !sameRef(r, owner)) : related,

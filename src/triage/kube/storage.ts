@@ -1,8 +1,9 @@
 import type { KubeObject } from '../../cluster/types.js';
+import { EVIDENCE_PER_FINDING, EVIDENCE_TEXT_MAX } from '../../limits.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import type { ResourceRef } from '../envelope/findings.js';
 import { scrubText } from '../scrub.js';
-import { clip, describeEvent, type EventSummary, MAX_EVIDENCE_CHARS } from './events.js';
+import { clip, describeEvent, type EventSummary } from './events.js';
 import { namespacePods, ref } from './pods.js';
 
 /** Storage helpers shared by the PVC and volume analyzers. */
@@ -40,7 +41,7 @@ export function claimConsumers(ctx: AnalyzerContext, claim: string): KubeObject[
   );
 }
 
-export const ACCESS_MODE_SHORT: Readonly<Record<string, string>> = {
+const ACCESS_MODE_SHORT: Readonly<Record<string, string>> = {
   ReadWriteOnce: 'RWO',
   ReadOnlyMany: 'ROX',
   ReadWriteMany: 'RWX',
@@ -62,7 +63,7 @@ export function describeEventTail(event: EventSummary, now: Date): string {
 }
 
 /** Head and tail of a long text with `…` in between. */
-export function elideMiddle(text: string, max = MAX_EVIDENCE_CHARS): string {
+export function elideMiddle(text: string, max = EVIDENCE_TEXT_MAX): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
   const head = Math.floor(max * 0.4);
@@ -103,7 +104,7 @@ function imageName(image: unknown): string {
 }
 
 /** A pod template that runs the kubernetes-csi external-provisioner sidecar. */
-export function runsProvisionerSidecar(o: KubeObject): boolean {
+function runsProvisionerSidecar(o: KubeObject): boolean {
   return templateContainers(o).some((c) => imageName(c?.image) === 'csi-provisioner' || c?.name === 'csi-provisioner');
 }
 
@@ -203,26 +204,12 @@ export function attachmentsOf(ctx: AnalyzerContext, pv: string): KubeObject[] {
     .sort((a, b) => Number(b.status?.attached === true) - Number(a.status?.attached === true));
 }
 
-/** The PersistentVolume bound to a claim of the namespace, when read. */
-export function volumeOfClaim(ctx: AnalyzerContext, claim: string): KubeObject | undefined {
-  const pvc = ctx
-    .objects('persistentvolumeclaims')
-    .find((c) => c.metadata.name === claim && (c.metadata.namespace ?? ctx.namespace) === ctx.namespace);
-  const name = pvc?.spec?.volumeName;
-  return typeof name === 'string'
-    ? ctx.objects('persistentvolumes').find((pv) => pv.metadata.name === name)
-    : undefined;
-}
-
 /** The claim a PersistentVolume is bound to, as `namespace/name`. */
 export function claimOfVolume(pv: KubeObject): string | undefined {
   const c = pv.spec?.claimRef;
   return c?.name ? `${c.namespace ?? ''}/${c.name}` : undefined;
 }
 
-/** Findings carry at most this many evidence lines, most decisive first. */
-export const MAX_EVIDENCE_LINES = 5;
-
 export function fitEvidence(lines: readonly string[]): string[] {
-  return lines.slice(0, MAX_EVIDENCE_LINES).map((l) => clip(l));
+  return lines.slice(0, EVIDENCE_PER_FINDING).map((l) => clip(l));
 }

@@ -1,6 +1,7 @@
+import { clip, EVIDENCE_TEXT_MAX } from '../../limits.js';
 import type { AlternativeFix, Impact } from '../envelope/envelope.js';
 import type { Finding, ResourceRef } from '../envelope/findings.js';
-import { clip, refKey } from '../envelope/findings.js';
+import { refKey } from '../envelope/findings.js';
 
 /**
  * Cause and impact. Findings that share an object (a pod's owner, the Service a client cannot reach, the claim a pod
@@ -20,7 +21,7 @@ export interface CauseGroup<T extends Scored> {
 }
 
 /** An independent cause must weigh at least this share of the leading one to be named beside it. */
-export const INDEPENDENT_CAUSE_RATIO = 0.5;
+const INDEPENDENT_CAUSE_RATIO = 0.5;
 const MAX_IMPACT = 8;
 const CONSTRAINT_RATIO = 0.6;
 /** Kinds that run nothing: they constrain, admit, provision or configure what runs. */
@@ -51,7 +52,7 @@ const CONSTRAINT_KINDS: ReadonlySet<string> = new Set([
 const WORKLOADS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'CronJob', 'Job']);
 
 /** The entity a person changes for a finding. */
-export const entityOf = (f: Finding): ResourceRef => f.owner ?? f.resource;
+const entityOf = (f: Finding): ResourceRef => f.owner ?? f.resource;
 
 /** Every object a finding touches: its resource, its owner and what it points at. */
 function touched(f: Finding): string[] {
@@ -152,7 +153,7 @@ export function alternativesOf(f: Finding): AlternativeFix[] {
  * LimitRange's max to 1Gi); otherwise what a finding of this code asks of that kind of object.
  */
 export function changeOf(f: Finding): string {
-  if (f.change) return clip(f.change, 300);
+  if (f.change) return clip(f.change, EVIDENCE_TEXT_MAX);
   const e = entityOf(f);
   const name = `${e.kind} ${e.name}`;
   const rule = CHANGES.find(([pattern]) => pattern.test(f.code));

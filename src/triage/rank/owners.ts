@@ -1,3 +1,4 @@
+import { conditionOf } from '../../cluster/conditions.js';
 import { RESOURCES } from '../../cluster/resources.js';
 import type { KubeObject, ResourceKind } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
@@ -6,7 +7,7 @@ import { compareFindings, refKey } from '../envelope/findings.js';
 import { entriesOf } from '../kube/entries.js';
 import { eventsInvolving } from '../kube/events.js';
 import { ownerOf, podsOwnedBy } from '../kube/pod-owners.js';
-import { eventTime } from './root-cause.js';
+import { eventDate } from './root-cause.js';
 
 /**
  * Findings are made on the objects that show a symptom (a pod), but people change the object that owns it (the
@@ -115,7 +116,7 @@ class ObjectIndex {
     let newest: Date | undefined;
     for (const e of eventsInvolving(this.ctx, kind, name)) {
       const io = (e as { involvedObject?: { kind?: string; name?: string; namespace?: string } }).involvedObject;
-      const t = eventTime(e);
+      const t = eventDate(e);
       if (!io?.kind || !io.name || !t) continue;
       if (
         `${io.kind}` !== kind ||
@@ -183,7 +184,7 @@ const SETTLED_MS = 30 * 60_000;
 
 function settledSince(pod: KubeObject, lastEvent: Date | undefined, now: Date): Date | undefined {
   if (pod.status?.phase !== 'Running' || currentlyFailing(pod)) return undefined;
-  const ready = (pod.status?.conditions ?? []).find((c: { type?: string }) => c.type === 'Ready');
+  const ready = conditionOf(pod, 'Ready');
   if (ready?.status !== 'True' || typeof ready.lastTransitionTime !== 'string') return undefined;
   // Settled since the latest of: becoming ready, the last restart, the current container's start.
   let since = Date.parse(ready.lastTransitionTime);

@@ -1,3 +1,4 @@
+import { eventTime } from '../../cluster/event-time.js';
 import type { KubeObject } from '../../cluster/types.js';
 import type { RankedCause } from '../envelope/envelope.js';
 import {
@@ -43,22 +44,10 @@ export function recencyFactor(newest: Date | undefined, now: Date): number {
   return 0.25;
 }
 
-/** Newest timestamp an Event carries, whichever of the several event time fields the producer filled. */
-export function eventTime(e: KubeObject): Date | undefined {
-  const o = e as KubeObject & {
-    lastTimestamp?: string;
-    eventTime?: string;
-    firstTimestamp?: string;
-    series?: { lastObservedTime?: string };
-  };
-  const candidates = [o.series?.lastObservedTime, o.lastTimestamp, o.eventTime, o.firstTimestamp];
-  let best: number | undefined;
-  for (const c of candidates) {
-    if (!c) continue;
-    const t = Date.parse(c);
-    if (!Number.isNaN(t) && (best === undefined || t > best)) best = t;
-  }
-  return best === undefined ? undefined : new Date(best);
+/** When an Event last happened (src/cluster/event-time.ts), as a Date. */
+export function eventDate(e: KubeObject): Date | undefined {
+  const at = eventTime(e);
+  return at === undefined ? undefined : new Date(at);
 }
 
 type InvolvedEvent = KubeObject & { involvedObject?: { kind?: string; name?: string; namespace?: string } };
@@ -70,7 +59,7 @@ function newestEventFor(ref: ResourceRef, events: readonly KubeObject[]): Date |
     const io = (e as InvolvedEvent).involvedObject;
     if (!io || io.kind !== ref.kind || io.name !== ref.name) continue;
     if (ref.namespace && io.namespace && io.namespace !== ref.namespace) continue;
-    const t = eventTime(e);
+    const t = eventDate(e);
     if (t && (!newest || t > newest)) newest = t;
   }
   return newest;

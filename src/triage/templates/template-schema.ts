@@ -11,7 +11,7 @@ import { DomainSchema } from '../envelope/findings.js';
 
 const kebab = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be kebab-case');
 
-export const ForEachSchema = z.object({
+const ForEachSchema = z.object({
   /** Id of a read in an earlier round. */
   read: z.string(),
   /** Which of that read's objects to follow. */
@@ -61,7 +61,7 @@ export const ReadSpecSchema = z
   .strict();
 export type ReadSpec = z.infer<typeof ReadSpecSchema>;
 
-export const NextActionTemplateSchema = z
+const NextActionTemplateSchema = z
   .object({
     /** Finding code that makes this action relevant; `always` for actions that apply regardless. */
     when: z.string(),
@@ -77,7 +77,7 @@ export const NextActionTemplateSchema = z
   });
 
 /** Remediation knowledge the plan synthesizer draws on, keyed by finding code. */
-export const RemediationSchema = z
+const RemediationSchema = z
   .object({
     when: z.string(),
     title: z.string(),
