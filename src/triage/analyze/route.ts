@@ -259,7 +259,7 @@ function backendTlsFailed(
   view: RouterView,
   tls: RouterView['down'],
   svc: KubeObject | undefined,
-  svcRef: ResourceRef[],
+  svcRef: ReturnType<typeof ref>[],
   noServerLine: string | undefined,
   emit: NetworkingEmit,
 ): void {
@@ -296,7 +296,7 @@ function backendTimeouts(
   view: RouterView,
   failed: HaproxyAccess[],
   timeouts: HaproxyAccess[],
-  svcRef: ResourceRef[],
+  svcRef: ReturnType<typeof ref>[],
   emit: NetworkingEmit,
 ): boolean {
   const name = route.metadata.name;
