@@ -419,7 +419,7 @@ interface Claim {
   base: string[];
   consumers: KubeObject[];
   consumerRefs: ResourceRef[];
-  classes: KubeObject[];
+  classes: readonly KubeObject[];
   seeClasses: boolean;
 }
 
