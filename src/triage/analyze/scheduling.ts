@@ -320,8 +320,7 @@ function reasonFinding(
   const nodes = reasons.reduce((n, r) => n + r.nodes, 0);
   const share = total > 0 ? nodes / total : 1;
   // Control-plane taints keep workloads off masters by design: context, not the cause.
-  const byDesign =
-    code === 'POD_UNTOLERATED_TAINT' && reasons.every((r) => CONTROL_PLANE_TAINT.test(r.taint ?? ''));
+  const byDesign = code === 'POD_UNTOLERATED_TAINT' && reasons.every((r) => CONTROL_PLANE_TAINT.test(r.taint ?? ''));
   const symptom = code === 'POD_UNBOUND_PVC';
   const capacity = code === 'POD_INSUFFICIENT_CPU' || code === 'POD_INSUFFICIENT_MEMORY';
   // Ranks: which pods and the scheduler's words, what it means node by node, then autoscaler and history.
@@ -355,21 +354,23 @@ function reasonFinding(
       ? autoscalerWithLimits(ctx)
       : undefined;
   if (capped) evidence.add(2, capped.line);
-  return ...(capped
-      ? 
+  return {
+    ...(capped
+      ? {
           owner: capped.workload,
-          change: `raise the maximum in the --nodes=MIN:MAX:GROUP flag of $capped.workload.kind$capped.workload.namespace/${capped.workload.name} (${capped.flags.join(' ')}) for the node group these pods need, and the cloud node group's maximum with it`,
+          change: `raise the maximum in the --nodes=MIN:MAX:GROUP flag of ${capped.workload.kind} ${capped.workload.namespace}/${capped.workload.name} (${capped.flags.join(' ')}) for the node group these pods need, and the cloud node group's maximum with it`,
           alternatives: owner
             ? [{ resource: owner, change: `lower the requests or replicas of ${owner.kind} ${owner.name}` }]
             : [],
-      : ),
+        }
+      : {}),
     code,
     analyzer: NAME,
     domain: 'compute',
     // An unbound claim is the PVC analyzer's root cause; here it is only the symptom on the pod.
     severity: byDesign ? 'low' : symptom ? 'medium' : SEVERITY_BY_SHARE(share),
     resource: podRef(pod),
-    message: `$pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`be scheduled: $MESSAGES[code]($nodes/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}${noScaleUp}${usage ? `; the nodes are full by requests, not by use (${usage.range} used)` : ''}.`,
+    message: `${pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`} be scheduled: ${MESSAGES[code]} (${nodes}/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}${noScaleUp}${usage ? `; the nodes are full by requests, not by use (${usage.range} used)` : ''}.`,
     evidence: evidence.lines(),
     confidence: byDesign ? 0.3 : symptom ? 0.6 : Math.min(0.95, 0.55 + 0.4 * share),
     related: [...related, ...claims.map((c: string) => ref('PersistentVolumeClaim', c, ctx.namespace))],
