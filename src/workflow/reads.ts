@@ -324,12 +324,15 @@ async function readEvents(reader: ClusterReader, spec: ReadSpec, signal?: AbortS
 }
 
 /** One object by name: its one-line description and its conditions. */
-async function readOne(reader: ClusterReader, spec: ReadSpec, name: string, signal?: AbortSignal): Promise<ReadResult> {
+async function readOne(
+  reader: ClusterReader,
+  spec: ReadSpec,
+  kind: ResourceKind,
+  name: string,
+  signal?: AbortSignal,
+): Promise<ReadResult> {
   const base = { title: spec.title };
-  const obj = await reader.get(
-    { kind: spec.kind, name, ...(spec.namespace ? { namespace: spec.namespace } : {}) },
-    signal,
-  );
+  const obj = await reader.get({ kind, name, ...(spec.namespace ? { namespace: spec.namespace } : {}) }, signal);
   const conditions = (
     (obj.status?.conditions ?? []) as Array<{ type?: string; status?: string; reason?: string; message?: string }>
   ).map((c) =>
@@ -353,7 +356,7 @@ export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: Ab
     if (!isReadable(spec.kind)) {
       return { ...base, outcome: 'failed', summary: `${spec.kind} cannot be read by calmops`, lines: [] };
     }
-    if (spec.verb === 'get' && spec.name) return await readOne(reader, spec, spec.name, signal);
+    if (spec.verb === 'get' && spec.name) return await readOne(reader, spec, spec.kind, spec.name, signal);
     const objects = await reader.list(
       {
         kind: spec.kind,
