@@ -172,13 +172,14 @@ function alertRefusal(
   return undefined;
 }
 
-async function open(
+type Channel = NonNullable<ReturnType<AlertHandlerDeps['policy']['forChannel']>>;
+
+/** Why this channel does not open a session for the alert (said in the channel when it can be); its policy otherwise. */
+async function refuseOpening(
   deps: AlertHandlerDeps,
-  group: AlertGroup,
   target: AlertTarget,
   claim: AlertGroupRecord,
-): Promise<AlertOutcome> {
-  const logger = deps.logger;
+): Promise<AlertOutcome | { channel: Channel; intent: NonNullable<ReturnType<typeof allowedIntent>> }> {
   const channelId = claim.channelId;
   const channel = deps.policy.forChannel(channelId);
   const intent = allowedIntent(deps.policy, channelId, target.intent);
@@ -207,6 +208,81 @@ async function open(
     );
     return { outcome: 'refused', reason: refusal, notified: true };
   }
+  return { channel, intent };
+}
+
+/** The thread's root message: the one an interrupted opening already posted, or a new one. */
+async function threadRoot(
+  deps: AlertHandlerDeps,
+  claim: AlertGroupRecord,
+  view: Parameters<typeof alertRootView>[0],
+): Promise<string> {
+  const channelId = claim.channelId;
+  let threadTs: string;
+  // A takeover of an interrupted opening uses the root it posted: one thread per group, even across a crash.
+  if (claim.rootTs !== undefined) threadTs = claim.rootTs;
+  else {
+    const root = await deps.slack.post(channelId, undefined, alertRootView(view));
+    if (root.ts === '') throw new Error('Slack did not return the thread message');
+    threadTs = root.ts;
+    await deps.store.alertGroups.noteRoot(claim, threadTs);
+  }
+  return threadTs;
+}
+
+/** Starts the alert's session in its thread; when the workflow does not accept it, says so there before failing. */
+async function startAlertSession(
+  deps: AlertHandlerDeps,
+  claim: AlertGroupRecord,
+  opening: {
+    threadTs: string;
+    requester: string;
+    target: AlertTarget;
+    intent: NonNullable<ReturnType<typeof allowedIntent>>;
+    cluster: string;
+    channel: Channel;
+  },
+): Promise<string> {
+  const channelId = claim.channelId;
+  const { threadTs, requester, target, intent, cluster, channel } = opening;
+  let sessionId: string;
+  try {
+    ({ sessionId } = await deps.workflow.startSession({
+      // The claim's planned id: starting again after a crash completes that session instead of opening another.
+      ...(claim.plannedSessionId === undefined ? {} : { id: claim.plannedSessionId }),
+      channelId,
+      threadTs,
+      requester,
+      text: sessionText(target.alert),
+      intent,
+      ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+      cluster,
+      scope: [...channel.scope.namespaces],
+    }));
+  } catch (error) {
+    await deps.slack
+      .post(
+        channelId,
+        threadTs,
+        alertNotStartedView('the workflow did not accept it. The alert will be delivered again and retried.'),
+      )
+      .catch(() => undefined);
+    throw error;
+  }
+  return sessionId;
+}
+
+async function open(
+  deps: AlertHandlerDeps,
+  group: AlertGroup,
+  target: AlertTarget,
+  claim: AlertGroupRecord,
+): Promise<AlertOutcome> {
+  const logger = deps.logger;
+  const channelId = claim.channelId;
+  const allowed = await refuseOpening(deps, target, claim);
+  if ('outcome' in allowed) return allowed;
+  const { channel, intent } = allowed;
   const cap = deps.maxOpenAlertSessions ?? DEFAULT_MAX_OPEN_ALERT_SESSIONS;
   if (claim.plannedSessionId === undefined || (await deps.store.sessions.get(claim.plannedSessionId)) === undefined) {
     const requester = await deps.requester();
@@ -220,38 +296,8 @@ async function open(
   let threadTs: string;
   try {
     const requester = await deps.requester();
-    // A takeover of an interrupted opening uses the root it posted: one thread per group, even across a crash.
-    if (claim.rootTs !== undefined) threadTs = claim.rootTs;
-    else {
-      const root = await deps.slack.post(channelId, undefined, alertRootView({ group, target: chosen, cluster }));
-      if (root.ts === '') throw new Error('Slack did not return the thread message');
-      threadTs = root.ts;
-      await deps.store.alertGroups.noteRoot(claim, threadTs);
-    }
-    let sessionId: string;
-    try {
-      ({ sessionId } = await deps.workflow.startSession({
-        // The claim's planned id: starting again after a crash completes that session instead of opening another.
-        ...(claim.plannedSessionId === undefined ? {} : { id: claim.plannedSessionId }),
-        channelId,
-        threadTs,
-        requester,
-        text: sessionText(target.alert),
-        intent,
-        ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
-        cluster,
-        scope: [...channel.scope.namespaces],
-      }));
-    } catch (error) {
-      await deps.slack
-        .post(
-          channelId,
-          threadTs,
-          alertNotStartedView('the workflow did not accept it. The alert will be delivered again and retried.'),
-        )
-        .catch(() => undefined);
-      throw error;
-    }
+    threadTs = await threadRoot(deps, claim, { group, target: chosen, cluster });
+    const sessionId = await startAlertSession(deps, claim, { threadTs, requester, target, intent, cluster, channel });
     // The session runs from here on: a failed bind is logged, never turned into a retry that would open a second one.
     const bound = await deps.store.alertGroups
       .bind(claim, { sessionId, threadTs }, deps.now())

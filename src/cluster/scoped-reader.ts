@@ -20,7 +20,46 @@ import type { ClusterReader, GetQuery, KubeObject, ListQuery, LogQuery, MetricsQ
 export function scopeReader<R extends ClusterReader>(reader: R, scope: ReadScope): R {
   checkReadScope(scope);
 
-  async function list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]> {
+  const list = scopedList(reader, scope);
+
+  async function get(query: GetQuery, signal?: AbortSignal): Promise<KubeObject> {
+    const info = readableResource(query.kind);
+    if (info.plural === 'namespaces') assertInScope(scope, String(query.name), `namespace ${String(query.name)}`);
+    else if (info.namespaced && query.namespace !== undefined) {
+      assertInScope(scope, query.namespace, `${info.kind} ${String(query.name)} in namespace ${query.namespace}`);
+    }
+    return reader.get(query, signal);
+  }
+
+  async function logs(query: LogQuery, signal?: AbortSignal): Promise<string> {
+    assertInScope(
+      scope,
+      String(query.namespace),
+      `the logs of pod ${String(query.pod)} in namespace ${query.namespace}`,
+    );
+    return reader.logs(query, signal);
+  }
+
+  const { table: readTable, metrics: readMetrics } = reader;
+
+  const table = scopedTable(reader, scope, readTable);
+
+  const metrics = scopedMetrics(reader, scope, readMetrics);
+
+  // A reader without tables or metrics keeps going without them: callers print on the client, as kubectl does.
+  return {
+    ...reader,
+    list,
+    get,
+    logs,
+    ...(readTable === undefined ? {} : { table }),
+    ...(readMetrics === undefined ? {} : { metrics }),
+  };
+}
+
+/** Lists judged against the scope: one list per allowed namespace when it names them, filtered under a pattern. */
+function scopedList(reader: ClusterReader, scope: ReadScope) {
+  return async function list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]> {
     const info = readableResource(query.kind);
     if (!info.namespaced) {
       const items = await reader.list(query, signal);
@@ -48,29 +87,12 @@ export function scopeReader<R extends ClusterReader>(reader: R, scope: ReadScope
       out.push(...items);
     }
     return out;
-  }
+  };
+}
 
-  async function get(query: GetQuery, signal?: AbortSignal): Promise<KubeObject> {
-    const info = readableResource(query.kind);
-    if (info.plural === 'namespaces') assertInScope(scope, String(query.name), `namespace ${String(query.name)}`);
-    else if (info.namespaced && query.namespace !== undefined) {
-      assertInScope(scope, query.namespace, `${info.kind} ${String(query.name)} in namespace ${query.namespace}`);
-    }
-    return reader.get(query, signal);
-  }
-
-  async function logs(query: LogQuery, signal?: AbortSignal): Promise<string> {
-    assertInScope(
-      scope,
-      String(query.namespace),
-      `the logs of pod ${String(query.pod)} in namespace ${query.namespace}`,
-    );
-    return reader.logs(query, signal);
-  }
-
-  const { table: readTable, metrics: readMetrics } = reader;
-
-  async function table(query: ListQuery & { name?: string }, signal?: AbortSignal): Promise<ServerTable> {
+/** Server-printed tables judged against the scope the way lists are. */
+function scopedTable(reader: ClusterReader, scope: ReadScope, readTable: ClusterReader['table']) {
+  return async function table(query: ListQuery & { name?: string }, signal?: AbortSignal): Promise<ServerTable> {
     if (readTable === undefined) throw new TypeError('this reader prints no tables');
     const info = readableResource(query.kind);
     if (!info.namespaced) {
@@ -98,9 +120,12 @@ export function scopeReader<R extends ClusterReader>(reader: R, scope: ReadScope
       joined = joined === undefined ? printed : { ...joined, rows: [...joined.rows, ...printed.rows] };
     }
     return joined ?? { columnDefinitions: [], rows: [] };
-  }
+  };
+}
 
-  async function metrics(query: MetricsQuery, signal?: AbortSignal): Promise<KubeObject[]> {
+/** Pod metrics judged against the scope the way lists are; node metrics are cluster-wide. */
+function scopedMetrics(reader: ClusterReader, scope: ReadScope, readMetrics: ClusterReader['metrics']) {
+  return async function metrics(query: MetricsQuery, signal?: AbortSignal): Promise<KubeObject[]> {
     if (readMetrics === undefined) throw new TypeError('this reader reads no metrics');
     if (query.kind === 'nodes') return readMetrics.call(reader, query, signal);
     if (query.namespace !== undefined) {
@@ -117,16 +142,6 @@ export function scopeReader<R extends ClusterReader>(reader: R, scope: ReadScope
     const out: KubeObject[] = [];
     for (const namespace of names) out.push(...(await readMetrics.call(reader, { ...query, namespace }, signal)));
     return out;
-  }
-
-  // A reader without tables or metrics keeps going without them: callers print on the client, as kubectl does.
-  return {
-    ...reader,
-    list,
-    get,
-    logs,
-    ...(readTable === undefined ? {} : { table }),
-    ...(readMetrics === undefined ? {} : { metrics }),
   };
 }
 

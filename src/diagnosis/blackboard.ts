@@ -138,6 +138,113 @@ export interface GroupOptions {
   lead?: { code: string; resource: ResourceRef };
 }
 
+/** The findings being grouped, the resource each is about, what each names as related, and which one leads. */
+interface FindingGraph {
+  findings: ReturnType<typeof toGroupable>[];
+  ownKey: string[];
+  relatedKeys: string[][];
+  isLead: (i: number) => boolean;
+}
+
+/** The findings of one group, root cause first, and the cause-to-dependent links between them. */
+function causalOrder(
+  indexes: readonly number[],
+  graph: FindingGraph,
+): { ordered: number[]; edges: Array<{ cause: number; dependent: number }> } {
+  const { findings, ownKey, relatedKeys, isLead } = graph;
+  // Finding i depends on finding j when i names j's resource as related (and they are not on the same object).
+  const dependsOn = new Map<number, Set<number>>();
+  const edges: Array<{ cause: number; dependent: number }> = [];
+  // Two findings that name each other (the claim names its pod, the pod names its claim) are one link, not a
+  // cycle: the one lower in the stack is the cause, and the lead, when one of them is, causes the other.
+  const causes = (j: number, i: number): boolean => {
+    if (!relatedKeys[i]?.includes(ownKey[j] as string)) return false;
+    if (!relatedKeys[j]?.includes(ownKey[i] as string)) return true;
+    if (isLead(j) !== isLead(i)) return isLead(j);
+    const fi = findings[i] as Finding;
+    const fj = findings[j] as Finding;
+    if (depth(fj.resource) !== depth(fi.resource)) return depth(fj.resource) < depth(fi.resource);
+    const si = SEVERITY_ORDER[fi.severity ?? 'medium'];
+    const sj = SEVERITY_ORDER[fj.severity ?? 'medium'];
+    return sj !== si ? sj > si : j < i;
+  };
+  for (const i of indexes) {
+    for (const j of indexes) {
+      if (i === j || ownKey[i] === ownKey[j]) continue;
+      if (causes(j, i)) {
+        dependsOn.set(i, new Set([...(dependsOn.get(i) ?? []), j]));
+        edges.push({ cause: j, dependent: i });
+      }
+    }
+  }
+  // Causal depth: how many links separate a finding from a root cause (cycles are cut by the visited set).
+  const causalDepth = (i: number, seen = new Set<number>()): number => {
+    if (seen.has(i)) return 0;
+    seen.add(i);
+    const causes = [...(dependsOn.get(i) ?? [])];
+    return causes.length === 0 ? 0 : 1 + Math.max(...causes.map((j) => causalDepth(j, new Set(seen))));
+  };
+  const ordered = [...indexes].sort((a, b) => {
+    const fa = findings[a] as Finding;
+    const fb = findings[b] as Finding;
+    return (
+      Number(isLead(b)) - Number(isLead(a)) ||
+      causalDepth(a) - causalDepth(b) ||
+      depth(fa.resource) - depth(fb.resource) ||
+      SEVERITY_ORDER[fb.severity ?? 'medium'] - SEVERITY_ORDER[fa.severity ?? 'medium'] ||
+      fb.confidence - fa.confidence ||
+      a - b
+    );
+  });
+  return { ordered, edges };
+}
+
+/** Every resource the group's findings are about or name as related, each once. */
+function groupResources(groupFindingsList: readonly Finding[]): ResourceRef[] {
+  const resources = new Map<string, ResourceRef>();
+  for (const f of groupFindingsList) {
+    if (f.resource) resources.set(resourceKey(f.resource), f.resource);
+    for (const r of f.related ?? []) {
+      const ref = { ...r, namespace: isClusterScoped(r.kind) ? r.namespace : (r.namespace ?? f.resource?.namespace) };
+      if (!resources.has(resourceKey(ref))) resources.set(resourceKey(ref), ref);
+    }
+  }
+  return [...resources.values()];
+}
+
+/** One incident: its root cause, its findings in causal order, the links between them, its worst severity. */
+function buildGroup(root: string, indexes: readonly number[], graph: FindingGraph): FindingGroup {
+  const { findings } = graph;
+  const { ordered, edges } = causalOrder(indexes, graph);
+  // Links read as a chain from the root cause outwards, whatever order the findings arrived in.
+  const position = new Map(ordered.map((index, rank) => [index, rank]));
+  const links: FindingGroup['links'] = edges
+    .sort(
+      (a, b) =>
+        (position.get(a.cause) ?? 0) - (position.get(b.cause) ?? 0) ||
+        (position.get(a.dependent) ?? 0) - (position.get(b.dependent) ?? 0),
+    )
+    .map((e) => ({ cause: label(findings[e.cause] as Finding), dependent: label(findings[e.dependent] as Finding) }));
+  const rootCause = findings[ordered[0] as number] as Finding;
+  const groupFindingsList = ordered.map((i) => findings[i] as Finding);
+  const severity = groupFindingsList.reduce<Severity>(
+    (worst, f) => (f.severity && SEVERITY_ORDER[f.severity] > SEVERITY_ORDER[worst] ? f.severity : worst),
+    'info',
+  );
+  const domainLabel = rootCause.domain.charAt(0).toUpperCase() + rootCause.domain.slice(1);
+  return {
+    id: `incident-${root}`,
+    title: `${domainLabel} incident: ${rootCause.message}`,
+    primaryDomain: rootCause.domain,
+    rootCause,
+    findings: groupFindingsList,
+    resources: groupResources(groupFindingsList),
+    domains: [...new Set(groupFindingsList.map((f) => f.domain))],
+    severity,
+    links,
+  };
+}
+
 export function groupFindings(
   input: ReadonlyArray<GroupableFinding | SharedFindingLike>,
   options: GroupOptions = {},
@@ -160,88 +267,9 @@ export function groupFindings(
     members.set(root, [...(members.get(root) ?? []), i]);
   });
 
+  const graph: FindingGraph = { findings, ownKey, relatedKeys, isLead };
   const groups: FindingGroup[] = [];
-  for (const [root, indexes] of members) {
-    // Finding i depends on finding j when i names j's resource as related (and they are not on the same object).
-    const dependsOn = new Map<number, Set<number>>();
-    const edges: Array<{ cause: number; dependent: number }> = [];
-    // Two findings that name each other (the claim names its pod, the pod names its claim) are one link, not a
-    // cycle: the one lower in the stack is the cause, and the lead, when one of them is, causes the other.
-    const causes = (j: number, i: number): boolean => {
-      if (!relatedKeys[i]?.includes(ownKey[j] as string)) return false;
-      if (!relatedKeys[j]?.includes(ownKey[i] as string)) return true;
-      if (isLead(j) !== isLead(i)) return isLead(j);
-      const fi = findings[i] as Finding;
-      const fj = findings[j] as Finding;
-      if (depth(fj.resource) !== depth(fi.resource)) return depth(fj.resource) < depth(fi.resource);
-      const si = SEVERITY_ORDER[fi.severity ?? 'medium'];
-      const sj = SEVERITY_ORDER[fj.severity ?? 'medium'];
-      return sj !== si ? sj > si : j < i;
-    };
-    for (const i of indexes) {
-      for (const j of indexes) {
-        if (i === j || ownKey[i] === ownKey[j]) continue;
-        if (causes(j, i)) {
-          dependsOn.set(i, new Set([...(dependsOn.get(i) ?? []), j]));
-          edges.push({ cause: j, dependent: i });
-        }
-      }
-    }
-    // Causal depth: how many links separate a finding from a root cause (cycles are cut by the visited set).
-    const causalDepth = (i: number, seen = new Set<number>()): number => {
-      if (seen.has(i)) return 0;
-      seen.add(i);
-      const causes = [...(dependsOn.get(i) ?? [])];
-      return causes.length === 0 ? 0 : 1 + Math.max(...causes.map((j) => causalDepth(j, new Set(seen))));
-    };
-    const ordered = [...indexes].sort((a, b) => {
-      const fa = findings[a] as Finding;
-      const fb = findings[b] as Finding;
-      return (
-        Number(isLead(b)) - Number(isLead(a)) ||
-        causalDepth(a) - causalDepth(b) ||
-        depth(fa.resource) - depth(fb.resource) ||
-        SEVERITY_ORDER[fb.severity ?? 'medium'] - SEVERITY_ORDER[fa.severity ?? 'medium'] ||
-        fb.confidence - fa.confidence ||
-        a - b
-      );
-    });
-    // Links read as a chain from the root cause outwards, whatever order the findings arrived in.
-    const position = new Map(ordered.map((index, rank) => [index, rank]));
-    const links: FindingGroup['links'] = edges
-      .sort(
-        (a, b) =>
-          (position.get(a.cause) ?? 0) - (position.get(b.cause) ?? 0) ||
-          (position.get(a.dependent) ?? 0) - (position.get(b.dependent) ?? 0),
-      )
-      .map((e) => ({ cause: label(findings[e.cause] as Finding), dependent: label(findings[e.dependent] as Finding) }));
-    const rootCause = findings[ordered[0] as number] as Finding;
-    const groupFindingsList = ordered.map((i) => findings[i] as Finding);
-    const resources = new Map<string, ResourceRef>();
-    for (const f of groupFindingsList) {
-      if (f.resource) resources.set(resourceKey(f.resource), f.resource);
-      for (const r of f.related ?? []) {
-        const ref = { ...r, namespace: isClusterScoped(r.kind) ? r.namespace : (r.namespace ?? f.resource?.namespace) };
-        if (!resources.has(resourceKey(ref))) resources.set(resourceKey(ref), ref);
-      }
-    }
-    const severity = groupFindingsList.reduce<Severity>(
-      (worst, f) => (f.severity && SEVERITY_ORDER[f.severity] > SEVERITY_ORDER[worst] ? f.severity : worst),
-      'info',
-    );
-    const domainLabel = rootCause.domain.charAt(0).toUpperCase() + rootCause.domain.slice(1);
-    groups.push({
-      id: `incident-${root}`,
-      title: `${domainLabel} incident: ${rootCause.message}`,
-      primaryDomain: rootCause.domain,
-      rootCause,
-      findings: groupFindingsList,
-      resources: [...resources.values()],
-      domains: [...new Set(groupFindingsList.map((f) => f.domain))],
-      severity,
-      links,
-    });
-  }
+  for (const [root, indexes] of members) groups.push(buildGroup(root, indexes, graph));
   return groups.sort(
     (a, b) =>
       SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] ||

@@ -108,49 +108,60 @@ function isPlannedStep(guidance: RequestGuidance | undefined): boolean {
   return guidance?.planStep?.inOrder === true;
 }
 
-export function detectPanicSignals(context: PanicContext, request: UserRequest): PanicSignal[] {
-  const at = context.now.toISOString();
-  const guidance = context.guidance;
-  const planned = isPlannedStep(guidance);
-  const current: RecordedRequest = {
-    request,
-    at,
-    ...(guidance?.suggested ? { guided: true } : {}),
-    ...(planned && guidance?.planStep ? { planStep: guidance.planStep.stepIndex } : {}),
-  };
-  const signals: PanicSignal[] = [];
+/** The request being judged, as it will be recorded, and what every signal reads about it. */
+interface Judged {
+  context: PanicContext;
+  request: UserRequest;
+  current: RecordedRequest;
+  at: string;
+  planned: boolean;
+}
 
+/** Several changes asked for in a short time. */
+function rapidFire(judged: Judged): PanicSignal | undefined {
+  const { context, request, current, at, planned } = judged;
   if (isRisky(request) && !planned) {
     // A planned step is never the burst's trigger, but an off-plan change right after one is still a rush.
     const burst = [...within(context.recentRequests, context.now, PANIC_RULES.rapidFireWindowMs), current].filter(
       (r) => isRisky(r.request) && r.outOfPlan !== true,
     );
     if (burst.length >= PANIC_RULES.rapidFireCount) {
-      signals.push({
+      return {
         type: 'rapid_fire_commands',
         severity: 'high',
         at,
         description: `${burst.length} changes requested within ${PANIC_RULES.rapidFireWindowMs / 1000} seconds`,
         evidence: { requests: burst.map(brief) },
-      });
+      };
     }
   }
+  return undefined;
+}
 
+/** A change asked for before the problem is understood. */
+function bypassingDiagnostics(judged: Judged): PanicSignal | undefined {
+  const { context, request, current, at, planned } = judged;
   const isChange = request.kind === 'write' || (request.kind === 'dangerous' && request.toolClass === 'destructive');
   if (isChange && !context.overrideActive && !planned) {
     const early = context.state === 'GATHERING' || context.state === 'ANALYZING';
     const thin = context.evidence.length < PANIC_RULES.bypassMinEvidence;
     if (early || thin) {
-      signals.push({
+      return {
         type: 'bypassing_diagnostics',
         severity: 'critical',
         at,
         description: `A change was requested in ${context.state} with ${context.evidence.length} evidence item(s), before the problem is understood`,
         evidence: { state: context.state, evidenceCount: context.evidence.length, request: brief(current) },
-      });
+      };
     }
   }
+  return undefined;
+}
 
+/** Reads and changes across unrelated areas with no hypothesis between them. */
+function jumpingBetweenDomains(judged: Judged): PanicSignal | undefined {
+  const { context, request, current, at } = judged;
+  const guidance = context.guidance;
   const followed = (r: RecordedRequest) => r.guided === true || r.planStep !== undefined;
   if (
     request.domain &&
@@ -167,16 +178,21 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     // Everything the incident itself points at is one area; only areas outside it add to the count.
     const areas = new Set(domains.map((d) => (related.has(d) ? 'incident' : d)));
     if (areas.size >= PANIC_RULES.domainCount && !hypothesisSince) {
-      signals.push({
+      return {
         type: 'jumping_between_domains',
         severity: 'medium',
         at,
         description: `Investigation jumped across ${domains.join(', ')} without a hypothesis`,
         evidence: { domains, path: path.map(brief) },
-      });
+      };
     }
   }
+  return undefined;
+}
 
+/** Repeated asks for more permissions, or a change run as someone else. */
+function escalatingPermissions(judged: Judged): PanicSignal | undefined {
+  const { context, request, current, at } = judged;
   if (request.escalation || request.kind === 'break-glass') {
     const asks = [...within(context.recentRequests, context.now, PANIC_RULES.escalationWindowMs), current].filter(
       (r) => r.request.escalation || r.request.kind === 'break-glass',
@@ -185,16 +201,21 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     // break-glass form once is not.
     const escalatingChange = request.escalation && isRisky(request) && !context.overrideActive;
     if (asks.length >= PANIC_RULES.escalationCount || escalatingChange) {
-      signals.push({
+      return {
         type: 'escalating_permissions',
         severity: 'high',
         at,
         description: `${asks.length} requests for more permissions or an override within ${PANIC_RULES.escalationWindowMs / 60_000} minutes`,
         evidence: { requests: asks.map(brief) },
-      });
+      };
     }
   }
+  return undefined;
+}
 
+/** Destroying something no evidence is about. */
+function destructiveWithoutEvidence(judged: Judged): PanicSignal | undefined {
+  const { context, request, current, at, planned } = judged;
   // An impersonated or privileged command is judged as the escalation it is, not as destroying something unknown.
   if (
     request.kind === 'dangerous' &&
@@ -208,14 +229,40 @@ export function detectPanicSignals(context: PanicContext, request: UserRequest):
     const supported = !wide && target !== undefined && supportsTarget(context.evidence, target, request.namespace);
     if (!supported) {
       const what = target ? `${target.kind}${target.name ? `/${target.name}` : ''}` : 'an unnamed target';
-      signals.push({
+      return {
         type: 'destructive_without_evidence',
         severity: 'critical',
         at,
         description: `A destructive request (${request.verb}) on ${what} with no evidence about that resource`,
         evidence: { target: target ?? null, namespace: request.namespace ?? null, request: brief(current) },
-      });
+      };
     }
+  }
+  return undefined;
+}
+
+export function detectPanicSignals(context: PanicContext, request: UserRequest): PanicSignal[] {
+  const at = context.now.toISOString();
+  const guidance = context.guidance;
+  const planned = isPlannedStep(guidance);
+  const current: RecordedRequest = {
+    request,
+    at,
+    ...(guidance?.suggested ? { guided: true } : {}),
+    ...(planned && guidance?.planStep ? { planStep: guidance.planStep.stepIndex } : {}),
+  };
+  const signals: PanicSignal[] = [];
+
+  const judged: Judged = { context, request, current, at, planned };
+  for (const detect of [
+    rapidFire,
+    bypassingDiagnostics,
+    jumpingBetweenDomains,
+    escalatingPermissions,
+    destructiveWithoutEvidence,
+  ]) {
+    const signal = detect(judged);
+    if (signal) signals.push(signal);
   }
 
   // A warning that was ignored comes back stronger.

@@ -349,9 +349,8 @@ function requestFromVerb(text: string, match: VerbPattern): UserRequest {
 }
 
 /** Classifies a message that holds no command line. */
-export function classifyPhrase(text: string): UserRequest {
-  const lower = text.toLowerCase().trim();
-
+/** Words that steer the diagnosis itself: break-glass, a handoff, a confirmed cause, an explanation, a re-run. */
+function steeringPhrase(text: string, lower: string): UserRequest | undefined {
   if (
     /\bbreak[\s-]?glass\b|\bemergency\s+(?:override|access|mode)\b|\b(?:override|bypass)\s+(?:the\s+)?(?:workflow|gate|block|rules?|checks?|process)\b|\bskip\s+(?:the\s+)?(?:diagnos\w*|workflow|process|checks?|gathering|analysis|evidence)\b|\b(?:give|grant)\s+me\s+(?:cluster-?)?admin\b|\bneed\s+(?:cluster-?)?admin\b/.test(
       lower,
@@ -403,7 +402,11 @@ export function classifyPhrase(text: string): UserRequest {
     request.toolClass = 'read';
     return request;
   }
+  return undefined;
+}
 
+/** A hypothesis picked by its rank, or a fix reported as done. */
+function progressPhrase(text: string, lower: string): UserRequest | undefined {
   const ranked =
     lower.match(/\b(?:hypothesis|theory|cause|option)\s*#?\s*(\d+)\b/) ??
     lower.match(
@@ -427,7 +430,11 @@ export function classifyPhrase(text: string): UserRequest {
   ) {
     return base(text, 'resolved', 'resolved');
   }
+  return undefined;
+}
 
+/** A change, a theory, or a read, in the words of the request. */
+function actionPhrase(text: string, lower: string): UserRequest | undefined {
   if (!FACT_QUESTION.test(lower)) {
     for (const candidate of DANGEROUS) {
       if (unnegated(lower, asRequest(candidate.pattern))) return requestFromVerb(text, candidate);
@@ -460,10 +467,21 @@ export function classifyPhrase(text: string): UserRequest {
     request.toolClass = 'read';
     return request;
   }
+  return undefined;
+}
 
+/** Chat: yes, no, or anything else. */
+function chatPhrase(text: string, lower: string): UserRequest {
   if (/^(?:yes|yep|yeah|y|ok|okay|sure|go ahead|do it|proceed|sounds good|lgtm|approved?|:\+1:|👍)\b/.test(lower)) {
     return base(text, 'chat', /^approved?\b/.test(lower) ? 'approve' : 'affirm');
   }
   if (/^(?:no|nope|n|cancel|abort|never ?mind|hold on|wait)\b/.test(lower)) return base(text, 'chat', 'decline');
   return base(text, 'chat', 'chat');
+}
+
+export function classifyPhrase(text: string): UserRequest {
+  const lower = text.toLowerCase().trim();
+  return (
+    steeringPhrase(text, lower) ?? progressPhrase(text, lower) ?? actionPhrase(text, lower) ?? chatPhrase(text, lower)
+  );
 }

@@ -257,6 +257,72 @@ function kubectlWords(words: readonly string[]): { program: string; args: string
  * Parses one typed read: `kubectl get pods -n shop -o wide | grep Pending`. Undefined when the line is not a kubectl
  * or oc command at all; a refusal when it is one calmops does not run as typed.
  */
+/** `kubectl events`: the object it is --for and the --types it keeps. */
+function eventsRead(base: Omit<TypedRead, 'target'>, parsed: ParsedKube, output: TypedRead['output']): ParseOutcome {
+  const forText = stringFlag(parsed, 'for');
+  let target: EventsRead['for'];
+  if (forText !== undefined) {
+    const slash = forText.indexOf('/');
+    const kind = canonicalKind(slash > 0 ? forText.slice(0, slash) : '');
+    if (slash <= 0 || !READABLE.has(kind))
+      return refuse(`--for must be KIND/NAME of a kind calmops reads, got "${forText}"`);
+    target = { kind: kind as ResourceKind, name: forText.slice(slash + 1) };
+  }
+  const types = (stringFlag(parsed, 'types') ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  for (const type of types) {
+    if (type !== 'Normal' && type !== 'Warning') return refuse(`valid --types are Normal or Warning, got "${type}"`);
+  }
+  if (output.format !== 'table' && output.format !== 'yaml' && output.format !== 'json') {
+    return refuse(
+      `\`kubectl events\` prints tables, yaml or json; use \`kubectl get events ${`-o ${output.format}`}\``,
+    );
+  }
+  return { ok: true, read: { ...base, target: { verb: 'events', ...(target ? { for: target } : {}), types } } };
+}
+
+/** `kubectl top pod|node`, sorted by cpu or memory. */
+function topRead(base: Omit<TypedRead, 'target'>, parsed: ParsedKube, rest: readonly string[]): ParseOutcome {
+  const [what = '', name] = rest;
+  const kind = canonicalKind(what);
+  if (kind !== 'pods' && kind !== 'nodes') return refuse('`kubectl top` reads `pod` or `node`');
+  const sort = stringFlag(parsed, 'sort-by');
+  if (sort !== undefined && sort !== 'cpu' && sort !== 'memory')
+    return refuse(`--sort-by for top is cpu or memory, got "${sort}"`);
+  const { sortBy: _ignored, ...withoutSort } = base;
+  return {
+    ok: true,
+    read: {
+      ...withoutSort,
+      target: {
+        verb: 'top',
+        kind,
+        ...(name ? { name } : {}),
+        containers: boolFlag(parsed, 'containers'),
+        ...(sort ? { sortBy: sort } : {}),
+      },
+    },
+  };
+}
+
+/** The stages after `|` calmops runs, and the tools of those it leaves out; a refusal when a stage cannot be run. */
+function pipeStages(
+  stages: readonly string[][],
+): { pipeline: PipeStage[]; skippedTools: string[] } | { refused: string } {
+  const pipeline: PipeStage[] = [];
+  const skippedTools: string[] = [];
+  for (const stage of stages) {
+    const parsed = parsePipeStage(stage);
+    if (parsed.kind === 'refused') return { refused: parsed.reason };
+    // After a stage calmops does not run, the ones that follow would filter a different text: they are left out too.
+    if (parsed.kind === 'stage' && skippedTools.length === 0) pipeline.push(parsed.stage);
+    else skippedTools.push(parsed.kind === 'stage' ? parsed.stage.tool : parsed.tool);
+  }
+  return { pipeline, skippedTools };
+}
+
 export function parseTypedRead(line: string): ParseOutcome | undefined {
   const tokens = tokenizeCommandLine(line.trim());
   const [first, ...stages] = tokens.commands;
@@ -269,15 +335,9 @@ export function parseTypedRead(line: string): ParseOutcome | undefined {
     return refuse(`\`${op}\` runs more than a read; type the read alone`);
   }
   if (tokens.scan.unbalancedQuote) return refuse('the command has an unbalanced quote');
-  const pipeline: PipeStage[] = [];
-  const skippedTools: string[] = [];
-  for (const stage of stages) {
-    const parsed = parsePipeStage(stage);
-    if (parsed.kind === 'refused') return refuse(parsed.reason);
-    // After a stage calmops does not run, the ones that follow would filter a different text: they are left out too.
-    if (parsed.kind === 'stage' && skippedTools.length === 0) pipeline.push(parsed.stage);
-    else skippedTools.push(parsed.kind === 'stage' ? parsed.stage.tool : parsed.tool);
-  }
+  const piped = pipeStages(stages);
+  if ('refused' in piped) return refuse(piped.refused);
+  const { pipeline, skippedTools } = piped;
   const parsed = parseKubeArgs(words.args);
   const [verb = '', ...rest] = parsed.positionals;
   const pipeText = stages.length > 0 ? ` | ${stages.map((s) => s.join(' ')).join(' | ')}` : '';
@@ -329,53 +389,10 @@ export function parseTypedRead(line: string): ParseOutcome | undefined {
     case 'logs':
     case 'log':
       return logsRead(base, parsed, rest);
-    case 'events': {
-      const forText = stringFlag(parsed, 'for');
-      let target: EventsRead['for'];
-      if (forText !== undefined) {
-        const slash = forText.indexOf('/');
-        const kind = canonicalKind(slash > 0 ? forText.slice(0, slash) : '');
-        if (slash <= 0 || !READABLE.has(kind))
-          return refuse(`--for must be KIND/NAME of a kind calmops reads, got "${forText}"`);
-        target = { kind: kind as ResourceKind, name: forText.slice(slash + 1) };
-      }
-      const types = (stringFlag(parsed, 'types') ?? '')
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean);
-      for (const type of types) {
-        if (type !== 'Normal' && type !== 'Warning')
-          return refuse(`valid --types are Normal or Warning, got "${type}"`);
-      }
-      if (output.format !== 'table' && output.format !== 'yaml' && output.format !== 'json') {
-        return refuse(
-          `\`kubectl events\` prints tables, yaml or json; use \`kubectl get events ${`-o ${output.format}`}\``,
-        );
-      }
-      return { ok: true, read: { ...base, target: { verb: 'events', ...(target ? { for: target } : {}), types } } };
-    }
-    case 'top': {
-      const [what = '', name] = rest;
-      const kind = canonicalKind(what);
-      if (kind !== 'pods' && kind !== 'nodes') return refuse('`kubectl top` reads `pod` or `node`');
-      const sort = stringFlag(parsed, 'sort-by');
-      if (sort !== undefined && sort !== 'cpu' && sort !== 'memory')
-        return refuse(`--sort-by for top is cpu or memory, got "${sort}"`);
-      const { sortBy: _ignored, ...withoutSort } = base;
-      return {
-        ok: true,
-        read: {
-          ...withoutSort,
-          target: {
-            verb: 'top',
-            kind,
-            ...(name ? { name } : {}),
-            containers: boolFlag(parsed, 'containers'),
-            ...(sort ? { sortBy: sort } : {}),
-          },
-        },
-      };
-    }
+    case 'events':
+      return eventsRead(base, parsed, output);
+    case 'top':
+      return topRead(base, parsed, rest);
     default:
       return refuse(
         `\`${words.program} ${verb}\` is not one of the reads calmops answers (get, describe, logs, events, top)`,

@@ -146,24 +146,9 @@ function percentile(sorted: readonly number[], p: number): number | null {
 
 const ratio = (a: number, b: number) => (b === 0 ? null : Math.round((a / b) * 1000) / 1000);
 
-export function computeMetrics(input: MetricsInput): DiagnosisMetrics {
-  const now = input.now ?? new Date();
-  const resolved = input.sessions.filter((s) => s.status === 'resolved');
+/** What the recorded events count: panic signals by type, break-glass grants and reviews, fix validations. */
+function tallyEvents(events: MetricsInput['events']) {
   let malformed = 0;
-
-  const durations = resolved
-    .map((s) => Date.parse(s.resolvedAt ?? s.closedAt ?? '') - Date.parse(s.createdAt))
-    .filter((d) => Number.isFinite(d) && d >= 0)
-    .sort((a, b) => a - b);
-  const completeness = resolved
-    .map((s) => s.evidenceCompleteness ?? s.evidence?.completeness)
-    .filter((c): c is number => typeof c === 'number');
-
-  const usedMatch = new Set(
-    input.events.filter((e) => e.type === METRIC_EVENTS.memoryMatchUsed).map((e) => e.sessionId),
-  );
-  const reused = resolved.filter((s) => (s.memoryMatchIds?.length ?? 0) > 0 || usedMatch.has(s.id)).length;
-
   const byType = Object.fromEntries(
     PANIC_TYPES.map((t) => [t, { total: 0, blocked: 0, bySeverity: { low: 0, medium: 0, high: 0, critical: 0 } }]),
   ) as DiagnosisMetrics['interventions']['byType'];
@@ -173,7 +158,7 @@ export function computeMetrics(input: MetricsInput): DiagnosisMetrics {
   const reviews = new Map<string, string>();
   const validations = new Map<string, boolean[]>();
 
-  const ordered = [...input.events].sort((a, b) => byCodePoint(a.at, b.at));
+  const ordered = [...events].sort((a, b) => byCodePoint(a.at, b.at));
   for (const event of ordered) {
     if (event.type === METRIC_EVENTS.panicSignal) {
       const data = PanicDataSchema.safeParse(event.data);
@@ -203,7 +188,15 @@ export function computeMetrics(input: MetricsInput): DiagnosisMetrics {
       else validations.set(event.sessionId, [...(validations.get(event.sessionId) ?? []), data.data.passed]);
     }
   }
+  return { malformed, byType, blocked, total, grants, reviews, validations };
+}
 
+/** Break-glass reviews that fell due by now: completed on time, or overdue. */
+function reviewCompliance(
+  grants: ReadonlyMap<string, { reviewDueAt: string }>,
+  reviews: ReadonlyMap<string, string>,
+  now: Date,
+): { due: number; onTime: number; overdue: number } {
   let due = 0;
   let onTime = 0;
   let overdue = 0;
@@ -215,6 +208,29 @@ export function computeMetrics(input: MetricsInput): DiagnosisMetrics {
     if (reviewedAt !== undefined && Date.parse(reviewedAt) <= dueAt) onTime++;
     else overdue++;
   }
+  return { due, onTime, overdue };
+}
+
+export function computeMetrics(input: MetricsInput): DiagnosisMetrics {
+  const now = input.now ?? new Date();
+  const resolved = input.sessions.filter((s) => s.status === 'resolved');
+
+  const durations = resolved
+    .map((s) => Date.parse(s.resolvedAt ?? s.closedAt ?? '') - Date.parse(s.createdAt))
+    .filter((d) => Number.isFinite(d) && d >= 0)
+    .sort((a, b) => a - b);
+  const completeness = resolved
+    .map((s) => s.evidenceCompleteness ?? s.evidence?.completeness)
+    .filter((c): c is number => typeof c === 'number');
+
+  const usedMatch = new Set(
+    input.events.filter((e) => e.type === METRIC_EVENTS.memoryMatchUsed).map((e) => e.sessionId),
+  );
+  const reused = resolved.filter((s) => (s.memoryMatchIds?.length ?? 0) > 0 || usedMatch.has(s.id)).length;
+
+  const { malformed, byType, blocked, total, grants, reviews, validations } = tallyEvents(input.events);
+
+  const { due, onTime, overdue } = reviewCompliance(grants, reviews, now);
 
   const validatedSessions = [...validations.values()];
   const firstTime = validatedSessions.filter((v) => v[0] === true).length;

@@ -154,6 +154,123 @@ function withSteps(plan: RemediationPlan, steps: PlanStep[]): RemediationPlan {
   return { ...plan, steps };
 }
 
+/** The plan being edited, the plan as it was shown (which the reviewer's step numbers refer to), and the objects known. */
+interface Editing {
+  plan: RemediationPlan;
+  original: RemediationPlan;
+  known: KnownObjects;
+  ids: StepIds;
+  idOf: (ref: StepRef) => string | { problem: string };
+}
+
+/** Drops a step; whoever waited for it now waits for what it waited for. */
+function dropStep(editing: Editing, edit: Extract<PlanEdit, { kind: 'drop' }>): Applied {
+  const { plan, original, idOf } = editing;
+  const id = idOf(edit.step);
+  if (typeof id !== 'string') return id;
+  const dropped = plan.steps.find((s) => s.id === id) as PlanStep;
+  // Whoever waited for the dropped step now waits for what it waited for.
+  const steps = plan.steps
+    .filter((s) => s.id !== id)
+    .map((s) =>
+      s.needs.includes(id) ? { ...s, needs: [...new Set([...s.needs.filter((n) => n !== id), ...dropped.needs])] } : s,
+    );
+  return { plan: withSteps(plan, steps), text: `dropped ${describe(id, original)}` };
+}
+
+/** Replaces a step's command, keeping what it waited for; its dependents wait for the new step. */
+function replaceStep(editing: Editing, edit: Extract<PlanEdit, { kind: 'replace' }>): Applied {
+  const { plan, original, known, idOf } = editing;
+  const id = idOf(edit.step);
+  if (typeof id !== 'string') return id;
+  const old = plan.steps.find((s) => s.id === id) as PlanStep;
+  const rollback = edit.rollback ?? (old.mode === 'write' ? old.rollback : undefined);
+  const made = reviewerStep(
+    edit.command,
+    rollback,
+    `${old.description} Changed at review (was: ${clip(old.command, 300)}).`,
+    new StepIds(plan.steps.filter((s) => s.id !== id).map((s) => s.id)),
+    known,
+  );
+  if ('problem' in made) return { ...made, problem: `${describe(id, original)}: ${made.problem}` };
+  const step = { ...made.step, needs: old.needs };
+  const steps = plan.steps.map((s) =>
+    s.id === id ? step : { ...s, needs: s.needs.map((n) => (n === id ? step.id : n)) },
+  );
+  return {
+    plan: withSteps(plan, steps),
+    text: `replaced ${describe(id, original)} with \`${clip(edit.command, 200)}\``,
+  };
+}
+
+/** Moves a step to the start or the end, or before or after another step. */
+function moveStep(editing: Editing, edit: Extract<PlanEdit, { kind: 'move' | 'move-to' }>): Applied {
+  const { plan, original, idOf } = editing;
+  const id = idOf(edit.step);
+  if (typeof id !== 'string') return id;
+  const step = plan.steps.find((s) => s.id === id) as PlanStep;
+  const rest = plan.steps.filter((s) => s.id !== id);
+  let at: number;
+  let where: string;
+  if (edit.kind === 'move-to') {
+    at = edit.position === 'start' ? 0 : rest.length;
+    where = edit.position === 'start' ? 'to the start' : 'to the end';
+  } else {
+    const anchor = idOf(edit.anchor);
+    if (typeof anchor !== 'string') return anchor;
+    if (anchor === id) return { problem: `${describe(id, original)} cannot move relative to itself` };
+    at = rest.findIndex((s) => s.id === anchor) + (edit.position === 'after' ? 1 : 0);
+    where = `${edit.position} ${describe(anchor, original).replace(/ \(.*$/, '')}`;
+  }
+  const steps = [...rest.slice(0, at), step, ...rest.slice(at)];
+  return { plan: withSteps(plan, steps), text: `moved ${describe(id, original)} ${where}` };
+}
+
+/** Adds a reviewer's step at the end, or before or after another step. */
+function addStep(editing: Editing, edit: Extract<PlanEdit, { kind: 'add' }>): Applied {
+  const { plan, original, known, ids, idOf } = editing;
+  const made = reviewerStep(edit.command, edit.rollback, 'Added at review.', ids, known);
+  if ('problem' in made) return made;
+  let at = plan.steps.length;
+  let where = 'at the end';
+  if (edit.anchor) {
+    const anchor = idOf(edit.anchor);
+    if (typeof anchor !== 'string') return anchor;
+    at = plan.steps.findIndex((s) => s.id === anchor) + (edit.position === 'after' ? 1 : 0);
+    where = `${edit.position} ${describe(anchor, original).replace(/ \(.*$/, '')}`;
+  }
+  const before = plan.steps[at - 1];
+  // A change runs after what precedes it; a read needs nothing.
+  const step = { ...made.step, needs: made.step.mode === 'write' && before ? [before.id] : [] };
+  const steps = [...plan.steps.slice(0, at), step, ...plan.steps.slice(at)];
+  return { plan: withSteps(plan, steps), text: `added \`${clip(edit.command, 200)}\` ${where}` };
+}
+
+/** Makes an alternative fix the plan, keeping the plan it replaces as an alternative. */
+function chooseAlternative(editing: Editing, edit: Extract<PlanEdit, { kind: 'alternative' }>): Applied {
+  const { plan } = editing;
+  const alternatives = plan.alternatives ?? [];
+  const chosen = alternatives[edit.index - 1];
+  if (!chosen) {
+    return {
+      problem:
+        alternatives.length === 0
+          ? 'this plan has no alternative fix'
+          : `there is no alternative ${edit.index} (the plan has ${alternatives.length})`,
+    };
+  }
+  const previous = { id: 'previous-plan', summary: plan.summary, steps: plan.steps };
+  return {
+    plan: {
+      ...plan,
+      summary: chosen.summary,
+      steps: chosen.steps,
+      alternatives: [previous, ...alternatives.filter((a) => a !== chosen)].slice(0, 3),
+    },
+    text: `chose alternative ${edit.index}: ${chosen.summary}`,
+  };
+}
+
 function applyEdit(plan: RemediationPlan, edit: PlanEdit, original: RemediationPlan, known: KnownObjects): Applied {
   const ids = new StepIds(plan.steps.map((s) => s.id));
   const idOf = (ref: StepRef): string | { problem: string } => {
@@ -161,105 +278,21 @@ function applyEdit(plan: RemediationPlan, edit: PlanEdit, original: RemediationP
     if (!r.ok) return { problem: r.problem };
     return plan.steps.some((s) => s.id === r.id) ? r.id : { problem: `${describe(r.id, original)} is already gone` };
   };
+  const editing: Editing = { plan, original, known, ids, idOf };
   switch (edit.kind) {
-    case 'drop': {
-      const id = idOf(edit.step);
-      if (typeof id !== 'string') return id;
-      const dropped = plan.steps.find((s) => s.id === id) as PlanStep;
-      // Whoever waited for the dropped step now waits for what it waited for.
-      const steps = plan.steps
-        .filter((s) => s.id !== id)
-        .map((s) =>
-          s.needs.includes(id)
-            ? { ...s, needs: [...new Set([...s.needs.filter((n) => n !== id), ...dropped.needs])] }
-            : s,
-        );
-      return { plan: withSteps(plan, steps), text: `dropped ${describe(id, original)}` };
-    }
-    case 'replace': {
-      const id = idOf(edit.step);
-      if (typeof id !== 'string') return id;
-      const old = plan.steps.find((s) => s.id === id) as PlanStep;
-      const rollback = edit.rollback ?? (old.mode === 'write' ? old.rollback : undefined);
-      const made = reviewerStep(
-        edit.command,
-        rollback,
-        `${old.description} Changed at review (was: ${clip(old.command, 300)}).`,
-        new StepIds(plan.steps.filter((s) => s.id !== id).map((s) => s.id)),
-        known,
-      );
-      if ('problem' in made) return { ...made, problem: `${describe(id, original)}: ${made.problem}` };
-      const step = { ...made.step, needs: old.needs };
-      const steps = plan.steps.map((s) =>
-        s.id === id ? step : { ...s, needs: s.needs.map((n) => (n === id ? step.id : n)) },
-      );
-      return {
-        plan: withSteps(plan, steps),
-        text: `replaced ${describe(id, original)} with \`${clip(edit.command, 200)}\``,
-      };
-    }
+    case 'drop':
+      return dropStep(editing, edit);
+    case 'replace':
+      return replaceStep(editing, edit);
     case 'move':
-    case 'move-to': {
-      const id = idOf(edit.step);
-      if (typeof id !== 'string') return id;
-      const step = plan.steps.find((s) => s.id === id) as PlanStep;
-      const rest = plan.steps.filter((s) => s.id !== id);
-      let at: number;
-      let where: string;
-      if (edit.kind === 'move-to') {
-        at = edit.position === 'start' ? 0 : rest.length;
-        where = edit.position === 'start' ? 'to the start' : 'to the end';
-      } else {
-        const anchor = idOf(edit.anchor);
-        if (typeof anchor !== 'string') return anchor;
-        if (anchor === id) return { problem: `${describe(id, original)} cannot move relative to itself` };
-        at = rest.findIndex((s) => s.id === anchor) + (edit.position === 'after' ? 1 : 0);
-        where = `${edit.position} ${describe(anchor, original).replace(/ \(.*$/, '')}`;
-      }
-      const steps = [...rest.slice(0, at), step, ...rest.slice(at)];
-      return { plan: withSteps(plan, steps), text: `moved ${describe(id, original)} ${where}` };
-    }
-    case 'add': {
-      const made = reviewerStep(edit.command, edit.rollback, 'Added at review.', ids, known);
-      if ('problem' in made) return made;
-      let at = plan.steps.length;
-      let where = 'at the end';
-      if (edit.anchor) {
-        const anchor = idOf(edit.anchor);
-        if (typeof anchor !== 'string') return anchor;
-        at = plan.steps.findIndex((s) => s.id === anchor) + (edit.position === 'after' ? 1 : 0);
-        where = `${edit.position} ${describe(anchor, original).replace(/ \(.*$/, '')}`;
-      }
-      const before = plan.steps[at - 1];
-      // A change runs after what precedes it; a read needs nothing.
-      const step = { ...made.step, needs: made.step.mode === 'write' && before ? [before.id] : [] };
-      const steps = [...plan.steps.slice(0, at), step, ...plan.steps.slice(at)];
-      return { plan: withSteps(plan, steps), text: `added \`${clip(edit.command, 200)}\` ${where}` };
-    }
+    case 'move-to':
+      return moveStep(editing, edit);
+    case 'add':
+      return addStep(editing, edit);
     case 'env-from':
       return envFrom(plan, edit, original, known);
-    case 'alternative': {
-      const alternatives = plan.alternatives ?? [];
-      const chosen = alternatives[edit.index - 1];
-      if (!chosen) {
-        return {
-          problem:
-            alternatives.length === 0
-              ? 'this plan has no alternative fix'
-              : `there is no alternative ${edit.index} (the plan has ${alternatives.length})`,
-        };
-      }
-      const previous = { id: 'previous-plan', summary: plan.summary, steps: plan.steps };
-      return {
-        plan: {
-          ...plan,
-          summary: chosen.summary,
-          steps: chosen.steps,
-          alternatives: [previous, ...alternatives.filter((a) => a !== chosen)].slice(0, 3),
-        },
-        text: `chose alternative ${edit.index}: ${chosen.summary}`,
-      };
-    }
+    case 'alternative':
+      return chooseAlternative(editing, edit);
   }
 }
 

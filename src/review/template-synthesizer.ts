@@ -271,13 +271,9 @@ function entrySteps(entry: RemediationEntry | undefined, input: PlanSynthesisInp
 }
 
 /** The steps of one fix: lookups for what the findings do not name, the template's steps, then verification. */
-function buildSteps(
-  templates: readonly StepTemplate[],
-  input: PlanSynthesisInput,
-  names: PlanNames,
-  changed: ResolvedRef | undefined,
-): PlanStep[] {
-  const rendered = templates.map((t) => ({
+/** The templates' steps with the plan's names filled in, and what each leaves missing. */
+function renderTemplates(templates: readonly StepTemplate[], names: PlanNames) {
+  return templates.map((t) => ({
     mode: t.mode,
     command: renderWithNames(t.command, names),
     description: renderWithNames(t.description, names),
@@ -285,9 +281,15 @@ function buildSteps(
     saves: (t.saves ?? []).map((file) => renderWithNames(file, names).text),
     targets: t.targets ?? [],
   }));
+}
+
+type RenderedStep = ReturnType<typeof renderTemplates>[number];
+
+/** Reads that save an object before a change whose rollback applies it again, put ahead of the steps. */
+function saveBeforeRollbacks(rendered: RenderedStep[]): void {
   // `rollout undo` restores only a Deployment's, DaemonSet's or StatefulSet's pod template: a change to a CronJob,
   // Job or any other object is undone by applying it as a read saved it before the change.
-  const savesFirst: typeof rendered = [];
+  const savesFirst: RenderedStep[] = [];
   for (const [index, r] of rendered.entries()) {
     const fix = r.rollback ? validRollback(r.rollback.text) : undefined;
     if (!r.rollback || !fix) continue;
@@ -313,38 +315,16 @@ function buildSteps(
     });
   }
   rendered.unshift(...savesFirst);
-  const ids = new StepIds();
-  const steps: PlanStep[] = [];
-  const lookupIds = new Map<NameSlot, string>();
-  const lookupsFor = (slots: readonly NameSlot[]): string[] => {
-    const needed: string[] = [];
-    for (const slot of slots) {
-      let id = lookupIds.get(slot);
-      if (!id) {
-        const lookup = lookupFor(names, slot);
-        // The template may already read what the lookup would (`rollout history` before an undo).
-        const same = steps.find((s) => s.command === lookup.command);
-        if (same) {
-          lookupIds.set(slot, same.id);
-          needed.push(same.id);
-          continue;
-        }
-        id = ids.take(`find-${slot}`);
-        lookupIds.set(slot, id);
-        steps.push({
-          id,
-          description: `Look up ${lookup.what}: the findings do not name it, and later steps need it.`,
-          command: lookup.command,
-          mode: 'read',
-          safety: 'SAFE',
-          needs: [],
-          ...(lookup.targets.length > 0 ? { targets: lookup.targets.map(toTarget) } : {}),
-        });
-      }
-      needed.push(id);
-    }
-    return needed;
-  };
+}
+
+/** The rendered steps in order, each waiting for the lookups it uses, the reads before it and the change before it. */
+function addTemplateSteps(
+  rendered: readonly RenderedStep[],
+  names: PlanNames,
+  ids: StepIds,
+  steps: PlanStep[],
+  lookupsFor: (slots: readonly NameSlot[]) => string[],
+): void {
   const reads: string[] = [];
   let previousWrite: string | undefined;
   for (const r of rendered) {
@@ -379,6 +359,16 @@ function buildSteps(
     if (r.mode === 'read') reads.push(id);
     else previousWrite = id;
   }
+}
+
+/** Reads that check the change took, after the last change; the last one asks to mark the incident resolved. */
+function addVerificationSteps(
+  steps: PlanStep[],
+  ids: StepIds,
+  input: PlanSynthesisInput,
+  names: PlanNames,
+  changed: ResolvedRef | undefined,
+): void {
   const lastWrite = [...steps].reverse().find((s) => s.mode === 'write');
   const checks = verificationChecks(names, changed, input.rootCause.impact ?? []);
   checks.forEach((check, index) => {
@@ -399,6 +389,50 @@ function buildSteps(
       ...(targets.length > 0 ? { targets } : {}),
     });
   });
+}
+
+function buildSteps(
+  templates: readonly StepTemplate[],
+  input: PlanSynthesisInput,
+  names: PlanNames,
+  changed: ResolvedRef | undefined,
+): PlanStep[] {
+  const rendered = renderTemplates(templates, names);
+  saveBeforeRollbacks(rendered);
+  const ids = new StepIds();
+  const steps: PlanStep[] = [];
+  const lookupIds = new Map<NameSlot, string>();
+  const lookupsFor = (slots: readonly NameSlot[]): string[] => {
+    const needed: string[] = [];
+    for (const slot of slots) {
+      let id = lookupIds.get(slot);
+      if (!id) {
+        const lookup = lookupFor(names, slot);
+        // The template may already read what the lookup would (`rollout history` before an undo).
+        const same = steps.find((s) => s.command === lookup.command);
+        if (same) {
+          lookupIds.set(slot, same.id);
+          needed.push(same.id);
+          continue;
+        }
+        id = ids.take(`find-${slot}`);
+        lookupIds.set(slot, id);
+        steps.push({
+          id,
+          description: `Look up ${lookup.what}: the findings do not name it, and later steps need it.`,
+          command: lookup.command,
+          mode: 'read',
+          safety: 'SAFE',
+          needs: [],
+          ...(lookup.targets.length > 0 ? { targets: lookup.targets.map(toTarget) } : {}),
+        });
+      }
+      needed.push(id);
+    }
+    return needed;
+  };
+  addTemplateSteps(rendered, names, ids, steps, lookupsFor);
+  addVerificationSteps(steps, ids, input, names, changed);
   return steps;
 }
 

@@ -243,107 +243,120 @@ function eventTime(obj: KubeObject): string {
   return String(obj['lastTimestamp'] ?? obj['eventTime'] ?? obj.metadata.creationTimestamp ?? '');
 }
 
+/** The log of the pod a read names, or of the pod chosen for the workload it names; the previous run when asked. */
+async function readLogs(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
+  const base = { title: spec.title };
+  const { namespace } = spec;
+  if (!namespace) return { ...base, outcome: 'failed', summary: 'logs need a namespace', lines: [] };
+  let pod = canonicalKind(spec.kind) === 'pods' ? spec.name : undefined;
+  let chosen = '';
+  if (pod === undefined) {
+    const target = await logTarget(
+      reader,
+      {
+        kind: spec.kind,
+        namespace,
+        ...(spec.name === undefined ? {} : { name: spec.name }),
+        ...(spec.labelSelector === undefined ? {} : { labelSelector: spec.labelSelector }),
+      },
+      signal,
+    );
+    if (target.pod === undefined) return { ...base, outcome: 'empty', summary: target.note, lines: [] };
+    pod = target.pod;
+    chosen = `${target.note}: `;
+  }
+  const read = (previous: boolean) =>
+    reader.logs(
+      {
+        namespace,
+        pod,
+        ...(spec.container ? { container: spec.container } : {}),
+        ...(previous ? { previous: true } : {}),
+        tailLines: spec.tailLines ?? 50,
+      },
+      signal,
+    );
+  let text: string;
+  let current = '';
+  try {
+    text = await read(spec.previous === true);
+  } catch (error) {
+    // A container that never restarted has no previous one: its current log is the answer then.
+    if (!spec.previous || !(error instanceof ClusterReadError)) throw error;
+    text = await read(false);
+    current = 'no previous container, current one: ';
+  }
+  current = `${chosen}${current}`;
+  // Redacted as a whole before it is split: a private key or a YAML block spans lines.
+  const lines = redactText(text)
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  if (lines.length === 0) return { ...base, outcome: 'empty', summary: `${current}no log lines`, lines: [] };
+  return {
+    ...base,
+    outcome: 'ok',
+    summary: `${current}${lines.length} log line(s)${lines.length > MAX_RESULT_LINES ? `, last ${MAX_RESULT_LINES} shown` : ''}`,
+    lines: lines.slice(-MAX_RESULT_LINES).map(readLine),
+  };
+}
+
+/** Events in a namespace, or about one object, oldest first. */
+async function readEvents(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
+  const base = { title: spec.title };
+  const events = await reader.list(
+    {
+      kind: 'events',
+      ...(spec.namespace ? { namespace: spec.namespace } : {}),
+      ...(spec.name ? { fieldSelector: `involvedObject.name=${spec.name}` } : {}),
+      maxItems: 200,
+    },
+    signal,
+  );
+  const sorted = [...events].sort((a, b) => byCodePoint(eventTime(a), eventTime(b)));
+  if (sorted.length === 0) return { ...base, outcome: 'empty', summary: 'no events', lines: [] };
+  const warnings = sorted.filter((e) => e['type'] === 'Warning').length;
+  return {
+    ...base,
+    outcome: 'ok',
+    summary: `${sorted.length} event(s), ${warnings} warning(s)`,
+    lines: sorted.slice(-MAX_RESULT_LINES).map((e) => readLine(describeObject({ ...e, kind: 'Event' }))),
+  };
+}
+
+/** One object by name: its one-line description and its conditions. */
+async function readOne(
+  reader: ClusterReader,
+  spec: ReadSpec,
+  kind: ResourceKind,
+  name: string,
+  signal?: AbortSignal,
+): Promise<ReadResult> {
+  const base = { title: spec.title };
+  const obj = await reader.get({ kind, name, ...(spec.namespace ? { namespace: spec.namespace } : {}) }, signal);
+  const conditions = (
+    (obj.status?.conditions ?? []) as Array<{ type?: string; status?: string; reason?: string; message?: string }>
+  ).map((c) =>
+    readLine(`condition ${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`),
+  );
+  return {
+    ...base,
+    outcome: 'ok',
+    summary: readLine(describeObject(obj)),
+    lines: conditions.slice(0, MAX_RESULT_LINES),
+  };
+}
+
 export async function runRead(reader: ClusterReader, spec: ReadSpec, signal?: AbortSignal): Promise<ReadResult> {
   const base = { title: spec.title };
   if (spec.command !== undefined) return runTypedSpec(reader, spec, signal);
   if (spec.question !== undefined) return runQuestionSpec(reader, spec, signal);
   try {
-    if (spec.verb === 'logs') {
-      const { namespace } = spec;
-      if (!namespace) return { ...base, outcome: 'failed', summary: 'logs need a namespace', lines: [] };
-      let pod = canonicalKind(spec.kind) === 'pods' ? spec.name : undefined;
-      let chosen = '';
-      if (pod === undefined) {
-        const target = await logTarget(
-          reader,
-          {
-            kind: spec.kind,
-            namespace,
-            ...(spec.name === undefined ? {} : { name: spec.name }),
-            ...(spec.labelSelector === undefined ? {} : { labelSelector: spec.labelSelector }),
-          },
-          signal,
-        );
-        if (target.pod === undefined) return { ...base, outcome: 'empty', summary: target.note, lines: [] };
-        pod = target.pod;
-        chosen = `${target.note}: `;
-      }
-      const read = (previous: boolean) =>
-        reader.logs(
-          {
-            namespace,
-            pod,
-            ...(spec.container ? { container: spec.container } : {}),
-            ...(previous ? { previous: true } : {}),
-            tailLines: spec.tailLines ?? 50,
-          },
-          signal,
-        );
-      let text: string;
-      let current = '';
-      try {
-        text = await read(spec.previous === true);
-      } catch (error) {
-        // A container that never restarted has no previous one: its current log is the answer then.
-        if (!spec.previous || !(error instanceof ClusterReadError)) throw error;
-        text = await read(false);
-        current = 'no previous container, current one: ';
-      }
-      current = `${chosen}${current}`;
-      // Redacted as a whole before it is split: a private key or a YAML block spans lines.
-      const lines = redactText(text)
-        .split('\n')
-        .filter((l) => l.trim() !== '');
-      if (lines.length === 0) return { ...base, outcome: 'empty', summary: `${current}no log lines`, lines: [] };
-      return {
-        ...base,
-        outcome: 'ok',
-        summary: `${current}${lines.length} log line(s)${lines.length > MAX_RESULT_LINES ? `, last ${MAX_RESULT_LINES} shown` : ''}`,
-        lines: lines.slice(-MAX_RESULT_LINES).map(readLine),
-      };
-    }
-    if (spec.verb === 'events') {
-      const events = await reader.list(
-        {
-          kind: 'events',
-          ...(spec.namespace ? { namespace: spec.namespace } : {}),
-          ...(spec.name ? { fieldSelector: `involvedObject.name=${spec.name}` } : {}),
-          maxItems: 200,
-        },
-        signal,
-      );
-      const sorted = [...events].sort((a, b) => byCodePoint(eventTime(a), eventTime(b)));
-      if (sorted.length === 0) return { ...base, outcome: 'empty', summary: 'no events', lines: [] };
-      const warnings = sorted.filter((e) => e['type'] === 'Warning').length;
-      return {
-        ...base,
-        outcome: 'ok',
-        summary: `${sorted.length} event(s), ${warnings} warning(s)`,
-        lines: sorted.slice(-MAX_RESULT_LINES).map((e) => readLine(describeObject({ ...e, kind: 'Event' }))),
-      };
-    }
+    if (spec.verb === 'logs') return await readLogs(reader, spec, signal);
+    if (spec.verb === 'events') return await readEvents(reader, spec, signal);
     if (!isReadable(spec.kind)) {
       return { ...base, outcome: 'failed', summary: `${spec.kind} cannot be read by calmops`, lines: [] };
     }
-    if (spec.verb === 'get' && spec.name) {
-      const obj = await reader.get(
-        { kind: spec.kind, name: spec.name, ...(spec.namespace ? { namespace: spec.namespace } : {}) },
-        signal,
-      );
-      const conditions = (
-        (obj.status?.conditions ?? []) as Array<{ type?: string; status?: string; reason?: string; message?: string }>
-      ).map((c) =>
-        readLine(
-          `condition ${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`,
-        ),
-      );
-      return {
-        ...base,
-        outcome: 'ok',
-        summary: readLine(describeObject(obj)),
-        lines: conditions.slice(0, MAX_RESULT_LINES),
-      };
-    }
+    if (spec.verb === 'get' && spec.name) return await readOne(reader, spec, spec.kind, spec.name, signal);
     const objects = await reader.list(
       {
         kind: spec.kind,

@@ -133,64 +133,47 @@ function quote(path: string): string {
   return /^[\w./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
-export const run: CliCommand = async (args: string[], io: CliIo): Promise<number> => {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout(USAGE);
-    return 0;
-  }
-  // Asked for before anything is printed: a script that reads the address and stops the server at once must find
-  // Ctrl-C handled, not the default action of the signal.
-  const interrupted = io.interrupted;
-  let options: ServeOptions;
-  let server: SnapshotServer;
-  let summary: {
-    objects: number;
-    logs: number;
-    logsPath?: string;
-    namespace?: string;
-    skipped: string[];
-    secrets?: string;
-  };
-  try {
-    options = parseOptions(args);
-    const snapshot = await loadSnapshotInput(options.file, options.logs, options.maxBytes);
-    if (options.now !== undefined) {
-      checkNowWindow('--now', options.now, { snapshotNewest: snapshot.taken }, new Date());
-    }
-    server = await startSnapshotServer({
-      objects: snapshot.stored,
-      logs: snapshot.logs,
-      port: options.port,
-      host: options.host,
-      latencyMs: options.latencyMs,
-      faultRate: options.faultRate,
-      seed: options.seed,
-      now: options.now ?? snapshot.taken,
-    });
-    const namespace = options.namespace ?? busiestNamespace(snapshot.stored);
-    summary = {
-      objects: server.catalog.count(),
-      logs: Object.keys(snapshot.logs).length,
-      ...(snapshot.logsPath ? { logsPath: snapshot.logsPath } : {}),
-      ...(namespace ? { namespace } : {}),
-      skipped: [...server.catalog.skippedKinds].map(([kind, count]) => `${kind} (${count})`),
-    };
-    const secrets = secretsSkippedNotice(snapshot.secretsSkipped);
-    if (secrets) summary.secrets = secrets;
-  } catch (error) {
-    return reportStartFailure(error, io);
-  }
-  try {
-    await writeKubeconfig(options.kubeconfig, {
-      server: server.url,
-      ...(summary.namespace ? { namespace: summary.namespace } : {}),
-    });
-  } catch (error) {
-    await server.close();
-    io.stderr(`calmops serve-snapshot: cannot write kubeconfig ${options.kubeconfig}: ${(error as Error).message}\n`);
-    return 2;
-  }
+/** What the server serves, for the lines that say so. */
+interface ServingSummary {
+  objects: number;
+  logs: number;
+  logsPath?: string;
+  namespace?: string;
+  skipped: string[];
+  secrets?: string;
+}
 
+/** Loads the snapshot and starts serving it; what it serves. */
+async function startServing(options: ServeOptions): Promise<{ server: SnapshotServer; summary: ServingSummary }> {
+  const snapshot = await loadSnapshotInput(options.file, options.logs, options.maxBytes);
+  if (options.now !== undefined) {
+    checkNowWindow('--now', options.now, { snapshotNewest: snapshot.taken }, new Date());
+  }
+  const server = await startSnapshotServer({
+    objects: snapshot.stored,
+    logs: snapshot.logs,
+    port: options.port,
+    host: options.host,
+    latencyMs: options.latencyMs,
+    faultRate: options.faultRate,
+    seed: options.seed,
+    now: options.now ?? snapshot.taken,
+  });
+  const namespace = options.namespace ?? busiestNamespace(snapshot.stored);
+  const summary: ServingSummary = {
+    objects: server.catalog.count(),
+    logs: Object.keys(snapshot.logs).length,
+    ...(snapshot.logsPath ? { logsPath: snapshot.logsPath } : {}),
+    ...(namespace ? { namespace } : {}),
+    skipped: [...server.catalog.skippedKinds].map(([kind, count]) => `${kind} (${count})`),
+  };
+  const secrets = secretsSkippedNotice(snapshot.secretsSkipped);
+  if (secrets) summary.secrets = secrets;
+  return { server, summary };
+}
+
+/** Where the server listens, what it serves and how to point kubectl at it: text, or one JSON or YAML document. */
+function printServing(io: CliIo, options: ServeOptions, server: SnapshotServer, summary: ServingSummary): void {
   if (options.output !== 'text') {
     io.stdout(
       renderData(options.output, {
@@ -232,6 +215,37 @@ export const run: CliCommand = async (args: string[], io: CliIo): Promise<number
     ];
     io.stdout(lines.join('\n'));
   }
+}
+
+export const run: CliCommand = async (args: string[], io: CliIo): Promise<number> => {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  // Asked for before anything is printed: a script that reads the address and stops the server at once must find
+  // Ctrl-C handled, not the default action of the signal.
+  const interrupted = io.interrupted;
+  let options: ServeOptions;
+  let server: SnapshotServer;
+  let summary: ServingSummary;
+  try {
+    options = parseOptions(args);
+    ({ server, summary } = await startServing(options));
+  } catch (error) {
+    return reportStartFailure(error, io);
+  }
+  try {
+    await writeKubeconfig(options.kubeconfig, {
+      server: server.url,
+      ...(summary.namespace ? { namespace: summary.namespace } : {}),
+    });
+  } catch (error) {
+    await server.close();
+    io.stderr(`calmops serve-snapshot: cannot write kubeconfig ${options.kubeconfig}: ${(error as Error).message}\n`);
+    return 2;
+  }
+
+  printServing(io, options, server, summary);
   // With no interrupt signal wired in, serve until the process is stopped.
   await (interrupted ?? new Promise<void>(() => {}));
   await server.close();

@@ -171,6 +171,176 @@ function readySiblings(ctx: AnalyzerContext, pod: KubeObject, group: readonly Po
   );
 }
 
+/** A crash-looping container with the replicas that crash the same way, worst first, and what was read about it. */
+interface Crash {
+  pod: KubeObject;
+  c: ContainerView;
+  group: PodContainer[];
+  owner: ResourceRef | undefined;
+  last: ContainerView['lastTerminated'];
+}
+
+/** The decisive line of the first replica whose previous run left one. */
+function firstVerdict(ctx: AnalyzerContext, group: readonly PodContainer[]): LogVerdict | undefined {
+  let verdict: LogVerdict | undefined;
+  for (const { pod: p, c: cc } of group) {
+    verdict = decisiveLogLine(crashLog(ctx, p, cc.name));
+    if (verdict) break;
+  }
+  return verdict;
+}
+
+/** Ranks: the state and the program's own last words first, then what explains them, then the history. */
+function crashEvidence(ctx: AnalyzerContext, crash: Crash, verdict: LogVerdict | undefined): EvidenceList {
+  const { pod, c, group, owner, last } = crash;
+  const backoff = containerEvents(ctx, group, ['BackOff'])[0];
+  const what = `${c.init ? 'init container' : 'container'} ${c.name}`;
+  const evidence = new EvidenceList().add(0, terminationLine(c));
+  if (c.init) {
+    const app = containers(pod)
+      .filter((x) => !x.init)
+      .map((x) => x.name);
+    evidence.add(
+      1,
+      `pod ${pod.metadata.name}: Init:CrashLoopBackOff; ${app.length > 0 ? `container(s) ${app.join(', ')} cannot start` : 'the pod cannot start'} until init container ${c.name} succeeds`,
+    );
+  }
+  if (verdict) evidence.add(1, `log of ${what} (previous run): ${quoteVerdict(verdict)}`);
+  if (group.length > 1) {
+    evidence.add(
+      3,
+      `${group.length} pods of ${owner?.kind} ${owner?.name} crash the same way: ${nameList(group.map((g) => g.pod.metadata.name))}`,
+    );
+  }
+  return evidence
+    .add(4, revisionChanges(ctx, pod))
+    .add(5, rolloutLine(ctx, pod))
+    .add(6, backoff && describeEvent(backoff, ctx.now))
+    .add(7, last?.finishedAt && `last crash ${formatAge(isoAge(ctx.now, last.finishedAt))} ago`);
+}
+
+/** What the crashes say about their cause, and the message, confidence and fix that follow from it. */
+interface CrashCause {
+  code: string;
+  confidence: number;
+  severity: FindingInput['severity'];
+  message: string;
+  fixOwner: ResourceRef | undefined;
+  related: ResourceRef[];
+  remediation: string[];
+}
+
+function crashCause(
+  ctx: AnalyzerContext,
+  crash: Crash,
+  verdict: LogVerdict | undefined,
+  ready: readonly KubeObject[],
+  evidence: EvidenceList,
+): CrashCause {
+  const { pod, c, group, owner, last } = crash;
+  const liveness = livenessRestarts(ctx, group, c);
+  let code = 'CONTAINER_CRASHLOOP';
+  let confidence = verdict ? 0.75 : 0.55;
+  let severity: FindingInput['severity'] = 'high';
+  let message = c.init
+    ? `Init container ${c.name} of pod ${pod.metadata.name} keeps failing (Init:CrashLoopBackOff), so the pod never starts`
+    : `Container ${c.name} of pod ${pod.metadata.name} is crash-looping`;
+  let fixOwner: ResourceRef | undefined;
+  const related: ResourceRef[] = owner ? [owner] : [];
+  const remediation = ['inspect-previous-logs'];
+  const wrong =
+    verdict?.kind === 'dns' || verdict?.kind === 'dependency' ? wrongHost(ctx, pod, c, group, verdict) : undefined;
+  if (liveness.kills > 0 || liveness.inferred) {
+    // The kubelet is killing a healthy-enough process: the probe, not the app, decides the restarts.
+    confidence = 0.45;
+    severity = 'medium';
+    if (liveness.kills > 0) {
+      message += `; the restarts are liveness-probe kills (${liveness.kills} recent)`;
+      evidence.add(1, `${liveness.kills} "failed liveness probe, will be restarted" kills in the last hour`);
+    } else {
+      message += `; the restarts follow its failing liveness probe (${liveness.failures} recent failures, then exit code ${Number(last?.exitCode)} on the kubelet's stop signal)`;
+      evidence.add(1, `${liveness.failures} "Liveness probe failed" events in the last hour`);
+    }
+  } else if (verdict && OWNED_ELSEWHERE.test(verdict.line)) {
+    // Access refused by RBAC, a full volume: the access and volume-capacity analyzers name what to change.
+    confidence = 0.55;
+    message += `: ${quoteVerdict(verdict)}`;
+  } else if (verdict?.kind === 'config') {
+    code = 'CONTAINER_CRASHLOOP_CONFIG_ERROR';
+    confidence = 0.9;
+    message += ` because of its configuration: ${quoteVerdict(verdict)}`;
+    remediation.unshift('fix-config');
+  } else if (wrong && verdict) {
+    // "No such host" is the resolver's authoritative answer: the name is wrong, wherever it was written.
+    code = 'CONTAINER_CRASHLOOP_CONFIG_ERROR';
+    confidence = wrong.source?.configMap ? 0.9 : 0.8;
+    const cm = wrong.source?.configMap;
+    message += `: it connects to ${wrong.host}, a name that does not exist${cm ? ` (set by ConfigMap ${cm} key ${wrong.source?.key})` : ''}: ${quoteVerdict(verdict)}`;
+    for (const line of wrong.evidence) evidence.add(2, line);
+    if (cm) {
+      fixOwner = ref('ConfigMap', cm, pod.metadata.namespace ?? ctx.namespace);
+      related.push(fixOwner);
+      if (ready.length > 0) {
+        evidence.add(
+          3,
+          `${nameList(ready.map((p) => p.metadata.name))} of ${owner?.kind} ${owner?.name} are ready: a container reads env from a ConfigMap only when it starts`,
+        );
+      }
+    }
+    remediation.unshift('fix-config');
+  } else if (verdict?.kind === 'permission' && mountedPath(c, verdict.line)) {
+    confidence = 0.55;
+    message += `: permission denied on mounted path ${mountedPath(c, verdict.line)}`;
+  } else if (verdict?.kind === 'dns' || verdict?.kind === 'platform') {
+    // Another analyzer owns the cause (DNS, image platform); the crash loop is how it shows.
+    confidence = 0.55;
+    message += `: ${quoteVerdict(verdict)}`;
+  } else if (verdict) {
+    message += `: ${quoteVerdict(verdict)}`;
+    if (verdict.kind === 'dependency') remediation.unshift('check-dependency');
+  } else {
+    message += ' (no decisive log line found)';
+  }
+  return { code, confidence, severity, message, fixOwner, related, remediation };
+}
+
+function crashFinding(ctx: AnalyzerContext, crash: Crash): FindingInput {
+  const { pod, group, owner } = crash;
+  const verdict = firstVerdict(ctx, group);
+  const evidence = crashEvidence(ctx, crash, verdict);
+  const ready = readySiblings(ctx, pod, group);
+  const { code, confidence, severity, message, fixOwner, related, remediation } = crashCause(
+    ctx,
+    crash,
+    verdict,
+    ready,
+    evidence,
+  );
+  if (ready.length > 0 && fixOwner === undefined) {
+    // Replicas of the same owner that run fine narrow the cause to what differs: start time, node, revision.
+    evidence.add(
+      4,
+      `ready replicas of ${owner?.kind} ${owner?.name}: ${nameList(
+        ready.map((p) => (p.spec?.nodeName ? `${p.metadata.name} (node ${p.spec.nodeName})` : p.metadata.name)),
+        4,
+      )}`,
+    );
+  }
+  return {
+    code,
+    analyzer: NAME,
+    domain: 'compute',
+    severity,
+    resource: podRef(pod),
+    message: `${message}.`,
+    evidence: evidence.lines(),
+    confidence,
+    related,
+    remediation,
+    ...(fixOwner ? { owner: fixOwner } : {}),
+  };
+}
+
 export const crashloopAnalyzer: Analyzer = {
   name: NAME,
   domain: 'compute',
@@ -187,124 +357,7 @@ export const crashloopAnalyzer: Analyzer = {
       const last = c.lastTerminated ?? c.terminated;
       // OOM kills have their own analyzer with memory evidence; repeating them here would only add noise.
       if (last?.reason === 'OOMKilled') continue;
-      let verdict: LogVerdict | undefined;
-      for (const { pod: p, c: cc } of group) {
-        verdict = decisiveLogLine(crashLog(ctx, p, cc.name));
-        if (verdict) break;
-      }
-      const liveness = livenessRestarts(ctx, group, c);
-      const backoff = containerEvents(ctx, group, ['BackOff'])[0];
-      const what = `${c.init ? 'init container' : 'container'} ${c.name}`;
-      // Ranks: the state and the program's own last words first, then what explains them, then the history.
-      const evidence = new EvidenceList().add(0, terminationLine(c));
-      if (c.init) {
-        const app = containers(pod)
-          .filter((x) => !x.init)
-          .map((x) => x.name);
-        evidence.add(
-          1,
-          `pod ${pod.metadata.name}: Init:CrashLoopBackOff; ${app.length > 0 ? `container(s) ${app.join(', ')} cannot start` : 'the pod cannot start'} until init container ${c.name} succeeds`,
-        );
-      }
-      if (verdict) evidence.add(1, `log of ${what} (previous run): ${quoteVerdict(verdict)}`);
-      if (group.length > 1) {
-        evidence.add(
-          3,
-          `${group.length} pods of ${owner?.kind} ${owner?.name} crash the same way: ${nameList(group.map((g) => g.pod.metadata.name))}`,
-        );
-      }
-      const ready = readySiblings(ctx, pod, group);
-      evidence
-        .add(4, revisionChanges(ctx, pod))
-        .add(5, rolloutLine(ctx, pod))
-        .add(6, backoff && describeEvent(backoff, ctx.now))
-        .add(7, last?.finishedAt && `last crash ${formatAge(isoAge(ctx.now, last.finishedAt))} ago`);
-
-      let code = 'CONTAINER_CRASHLOOP';
-      let confidence = verdict ? 0.75 : 0.55;
-      let severity: FindingInput['severity'] = 'high';
-      let message = c.init
-        ? `Init container ${c.name} of pod ${pod.metadata.name} keeps failing (Init:CrashLoopBackOff), so the pod never starts`
-        : `Container ${c.name} of pod ${pod.metadata.name} is crash-looping`;
-      let fixOwner: ResourceRef | undefined;
-      const related: ResourceRef[] = owner ? [owner] : [];
-      const remediation = ['inspect-previous-logs'];
-      const wrong =
-        verdict?.kind === 'dns' || verdict?.kind === 'dependency' ? wrongHost(ctx, pod, c, group, verdict) : undefined;
-      if (liveness.kills > 0 || liveness.inferred) {
-        // The kubelet is killing a healthy-enough process: the probe, not the app, decides the restarts.
-        confidence = 0.45;
-        severity = 'medium';
-        if (liveness.kills > 0) {
-          message += `; the restarts are liveness-probe kills (${liveness.kills} recent)`;
-          evidence.add(1, `${liveness.kills} "failed liveness probe, will be restarted" kills in the last hour`);
-        } else {
-          message += `; the restarts follow its failing liveness probe (${liveness.failures} recent failures, then exit code ${Number(last?.exitCode)} on the kubelet's stop signal)`;
-          evidence.add(1, `${liveness.failures} "Liveness probe failed" events in the last hour`);
-        }
-      } else if (verdict && OWNED_ELSEWHERE.test(verdict.line)) {
-        // Access refused by RBAC, a full volume: the access and volume-capacity analyzers name what to change.
-        confidence = 0.55;
-        message += `: ${quoteVerdict(verdict)}`;
-      } else if (verdict?.kind === 'config') {
-        code = 'CONTAINER_CRASHLOOP_CONFIG_ERROR';
-        confidence = 0.9;
-        message += ` because of its configuration: ${quoteVerdict(verdict)}`;
-        remediation.unshift('fix-config');
-      } else if (wrong && verdict) {
-        // "No such host" is the resolver's authoritative answer: the name is wrong, wherever it was written.
-        code = 'CONTAINER_CRASHLOOP_CONFIG_ERROR';
-        confidence = wrong.source?.configMap ? 0.9 : 0.8;
-        const cm = wrong.source?.configMap;
-        message += `: it connects to ${wrong.host}, a name that does not exist${cm ? ` (set by ConfigMap ${cm} key ${wrong.source?.key})` : ''}: ${quoteVerdict(verdict)}`;
-        for (const line of wrong.evidence) evidence.add(2, line);
-        if (cm) {
-          fixOwner = ref('ConfigMap', cm, pod.metadata.namespace ?? ctx.namespace);
-          related.push(fixOwner);
-          if (ready.length > 0) {
-            evidence.add(
-              3,
-              `${nameList(ready.map((p) => p.metadata.name))} of ${owner?.kind} ${owner?.name} are ready: a container reads env from a ConfigMap only when it starts`,
-            );
-          }
-        }
-        remediation.unshift('fix-config');
-      } else if (verdict?.kind === 'permission' && mountedPath(c, verdict.line)) {
-        confidence = 0.55;
-        message += `: permission denied on mounted path ${mountedPath(c, verdict.line)}`;
-      } else if (verdict?.kind === 'dns' || verdict?.kind === 'platform') {
-        // Another analyzer owns the cause (DNS, image platform); the crash loop is how it shows.
-        confidence = 0.55;
-        message += `: ${quoteVerdict(verdict)}`;
-      } else if (verdict) {
-        message += `: ${quoteVerdict(verdict)}`;
-        if (verdict.kind === 'dependency') remediation.unshift('check-dependency');
-      } else {
-        message += ' (no decisive log line found)';
-      }
-      if (ready.length > 0 && fixOwner === undefined) {
-        // Replicas of the same owner that run fine narrow the cause to what differs: start time, node, revision.
-        evidence.add(
-          4,
-          `ready replicas of ${owner?.kind} ${owner?.name}: ${nameList(
-            ready.map((p) => (p.spec?.nodeName ? `${p.metadata.name} (node ${p.spec.nodeName})` : p.metadata.name)),
-            4,
-          )}`,
-        );
-      }
-      findings.push({
-        code,
-        analyzer: NAME,
-        domain: 'compute',
-        severity,
-        resource: podRef(pod),
-        message: `${message}.`,
-        evidence: evidence.lines(),
-        confidence,
-        related,
-        remediation,
-        ...(fixOwner ? { owner: fixOwner } : {}),
-      });
+      findings.push(crashFinding(ctx, { pod, c, group, owner, last }));
     }
     findings.push(...resolvedCrashLoops(ctx, failingOwners));
     return findings;

@@ -220,6 +220,128 @@ export const dependenciesAnalyzer: Analyzer = {
   },
 };
 
+/** One failing call from a client pod to a Service, and what every finding about it starts from. */
+interface Call {
+  pod: KubeObject;
+  client: ResourceRef;
+  failure: DependencyFailure;
+  target: ServiceTarget;
+  serviceRef: ResourceRef;
+  base: { analyzer: string; domain: 'networking'; resource: ResourceRef; evidence: string[] };
+}
+
+/** The host names a Service that does not exist (or sits in a namespace that was not read). */
+function missingService(ctx: AnalyzerContext, call: Call): FindingInput {
+  const { pod, client, failure, target, serviceRef, base } = call;
+  const read = ctx.objects('services').some((s) => (s.metadata.namespace ?? ctx.namespace) === target.namespace);
+  if (!read) {
+    // The host lives in a namespace that was not read: name the link; the engine may read it next.
+    return {
+      ...base,
+      code: 'DEPENDENCY_UNREACHABLE',
+      severity: 'medium',
+      owner: client,
+      message: `${client.kind} ${client.name} cannot reach ${failure.host}${failure.port ? `:${failure.port}` : ''} (Service ${target.name} in namespace ${target.namespace}).`,
+      confidence: 0.55,
+      related: [serviceRef],
+      remediation: [],
+    };
+  }
+  const config = configHolding(ctx, failure.host, pod.metadata.namespace ?? ctx.namespace);
+  const fix = config ? ref('ConfigMap', config.metadata.name, config.metadata.namespace ?? ctx.namespace) : client;
+  return {
+    ...base,
+    code: 'DEPENDENCY_HOST_NOT_FOUND',
+    severity: 'high',
+    owner: fix,
+    message: `${client.kind} ${client.name} calls ${failure.host}, but no Service ${target.name} exists in namespace ${target.namespace}${config ? `; the host name comes from ConfigMap ${config.metadata.name}` : ''}.`,
+    evidence: [
+      ...base.evidence,
+      `Services in ${target.namespace}: ${ctx
+        .objects('services')
+        .filter((s) => (s.metadata.namespace ?? ctx.namespace) === target.namespace)
+        .map((s) => s.metadata.name)
+        .slice(0, 12)
+        .join(', ')}`,
+    ],
+    confidence: 0.8,
+    related: config ? [client] : [],
+    remediation: ['fix-dependency-host'],
+  };
+}
+
+/** The Service exists, yet its name does not resolve: a NetworkPolicy that leaves the client no way to DNS. */
+function dnsBlocked(ctx: AnalyzerContext, call: Call): FindingInput | undefined {
+  const { pod, client, base } = call;
+  const dns = egressVerdict(ctx, pod, undefined, 53);
+  if (!dns.allowed) {
+    const policy = dns.policies[0] as KubeObject;
+    return {
+      ...base,
+      code: 'NETWORK_POLICY_BLOCKS_DNS',
+      severity: 'high',
+      resource: ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? ctx.namespace),
+      message: `NetworkPolicy ${policy.metadata.name} allows ${client.kind} ${client.name} no egress to cluster DNS (port 53), so every name lookup fails.`,
+      evidence: [
+        ...base.evidence,
+        `NetworkPolicy ${policy.metadata.name}: policyTypes ${policyTypes(policy).join(',')}, egress ${JSON.stringify(policy.spec?.egress ?? [])}`.slice(
+          0,
+          280,
+        ),
+      ],
+      confidence: 0.85,
+      related: [client],
+      remediation: ['fix-network-policy'],
+    };
+  }
+  return undefined;
+}
+
+/** A NetworkPolicy on the Service's pods that admits no traffic from the client. */
+function ingressBlocked(
+  call: Call,
+  svc: KubeObject,
+  blockedIn: ReturnType<typeof ingressVerdict>,
+  owners: readonly ResourceRef[],
+): FindingInput {
+  const { pod, client, failure, target, serviceRef, base } = call;
+  const port = failure.port;
+  // A deny-all is deliberate; a policy with rules meant to admit someone is where the client was left out.
+  const policy = (blockedIn.policies.find((p) => ((p.spec?.ingress ?? []) as unknown[]).length > 0) ??
+    blockedIn.policies[0]) as KubeObject;
+  const others = blockedIn.policies.filter((p) => p !== policy);
+  return {
+    ...base,
+    code: 'NETWORK_POLICY_BLOCKS',
+    severity: 'high',
+    resource: ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? target.namespace),
+    message: `NetworkPolicy ${policy.metadata.name} in ${policy.metadata.namespace ?? target.namespace} admits no traffic from ${client.kind} ${client.name} (namespace ${pod.metadata.namespace}) to Service ${target.name}'s pods, so its connections ${failure.kind === 'connect' ? 'time out or are refused' : 'fail'}.`,
+    evidence: [
+      ...base.evidence,
+      ...blockedIn.policies
+        .slice(0, 3)
+        .map((p) =>
+          `NetworkPolicy ${p.metadata.name}: podSelector ${JSON.stringify(p.spec?.podSelector ?? {})}, ingress ${JSON.stringify(p.spec?.ingress ?? [])}`.slice(
+            0,
+            280,
+          ),
+        ),
+    ],
+    confidence: 0.85,
+    related: [serviceRef, client, ...owners],
+    remediation: ['fix-network-policy'],
+    change: `let NetworkPolicy ${policy.metadata.name} admit the pods of ${client.kind} ${client.name} (labels ${labelsLine(pod)}${pod.metadata.namespace !== (policy.metadata.namespace ?? target.namespace) ? `, namespace ${pod.metadata.namespace}` : ''})${port ? ` on port ${targetPort(svc, port) ?? port}` : ''}`,
+    ...(others.length > 0
+      ? {
+          alternatives: others.slice(0, 2).map((p) => ({
+            resource: ref('NetworkPolicy', p.metadata.name, p.metadata.namespace ?? target.namespace),
+            change: `add an ingress rule for ${client.kind} ${client.name} to NetworkPolicy ${p.metadata.name}`,
+          })),
+        }
+      : {}),
+  };
+}
+
 function explain(
   ctx: AnalyzerContext,
   pod: KubeObject,
@@ -234,67 +356,13 @@ function explain(
     evidence: [`${pod.metadata.name}: ${around(failure.line, failure.host)}`],
   };
   const serviceRef = ref('Service', target.name, target.namespace);
+  const call: Call = { pod, client, failure, target, serviceRef, base };
   const svc = target.service;
-  if (!svc) {
-    const read = ctx.objects('services').some((s) => (s.metadata.namespace ?? ctx.namespace) === target.namespace);
-    if (!read) {
-      // The host lives in a namespace that was not read: name the link; the engine may read it next.
-      return {
-        ...base,
-        code: 'DEPENDENCY_UNREACHABLE',
-        severity: 'medium',
-        owner: client,
-        message: `${client.kind} ${client.name} cannot reach ${failure.host}${failure.port ? `:${failure.port}` : ''} (Service ${target.name} in namespace ${target.namespace}).`,
-        confidence: 0.55,
-        related: [serviceRef],
-        remediation: [],
-      };
-    }
-    const config = configHolding(ctx, failure.host, pod.metadata.namespace ?? ctx.namespace);
-    const fix = config ? ref('ConfigMap', config.metadata.name, config.metadata.namespace ?? ctx.namespace) : client;
-    return {
-      ...base,
-      code: 'DEPENDENCY_HOST_NOT_FOUND',
-      severity: 'high',
-      owner: fix,
-      message: `${client.kind} ${client.name} calls ${failure.host}, but no Service ${target.name} exists in namespace ${target.namespace}${config ? `; the host name comes from ConfigMap ${config.metadata.name}` : ''}.`,
-      evidence: [
-        ...base.evidence,
-        `Services in ${target.namespace}: ${ctx
-          .objects('services')
-          .filter((s) => (s.metadata.namespace ?? ctx.namespace) === target.namespace)
-          .map((s) => s.metadata.name)
-          .slice(0, 12)
-          .join(', ')}`,
-      ],
-      confidence: 0.8,
-      related: config ? [client] : [],
-      remediation: ['fix-dependency-host'],
-    };
-  }
+  if (!svc) return missingService(ctx, call);
   if (failure.kind === 'dns') {
     // The Service exists, yet its name does not resolve: name resolution itself is failing for this client.
-    const dns = egressVerdict(ctx, pod, undefined, 53);
-    if (!dns.allowed) {
-      const policy = dns.policies[0] as KubeObject;
-      return {
-        ...base,
-        code: 'NETWORK_POLICY_BLOCKS_DNS',
-        severity: 'high',
-        resource: ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? ctx.namespace),
-        message: `NetworkPolicy ${policy.metadata.name} allows ${client.kind} ${client.name} no egress to cluster DNS (port 53), so every name lookup fails.`,
-        evidence: [
-          ...base.evidence,
-          `NetworkPolicy ${policy.metadata.name}: policyTypes ${policyTypes(policy).join(',')}, egress ${JSON.stringify(policy.spec?.egress ?? [])}`.slice(
-            0,
-            280,
-          ),
-        ],
-        confidence: 0.85,
-        related: [client],
-        remediation: ['fix-network-policy'],
-      };
-    }
+    const blocked = dnsBlocked(ctx, call);
+    if (blocked) return blocked;
   }
   const backing = backingPods(ctx, svc);
   const owners = [
@@ -316,42 +384,7 @@ function explain(
   const port = failure.port;
   const blockedIn =
     backing.length > 0 ? ingressVerdict(ctx, backing[0] as KubeObject, pod, targetPort(svc, port)) : undefined;
-  if (blockedIn && !blockedIn.allowed) {
-    // A deny-all is deliberate; a policy with rules meant to admit someone is where the client was left out.
-    const policy = (blockedIn.policies.find((p) => ((p.spec?.ingress ?? []) as unknown[]).length > 0) ??
-      blockedIn.policies[0]) as KubeObject;
-    const others = blockedIn.policies.filter((p) => p !== policy);
-    return {
-      ...base,
-      code: 'NETWORK_POLICY_BLOCKS',
-      severity: 'high',
-      resource: ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? target.namespace),
-      message: `NetworkPolicy ${policy.metadata.name} in ${policy.metadata.namespace ?? target.namespace} admits no traffic from ${client.kind} ${client.name} (namespace ${pod.metadata.namespace}) to Service ${target.name}'s pods, so its connections ${failure.kind === 'connect' ? 'time out or are refused' : 'fail'}.`,
-      evidence: [
-        ...base.evidence,
-        ...blockedIn.policies
-          .slice(0, 3)
-          .map((p) =>
-            `NetworkPolicy ${p.metadata.name}: podSelector ${JSON.stringify(p.spec?.podSelector ?? {})}, ingress ${JSON.stringify(p.spec?.ingress ?? [])}`.slice(
-              0,
-              280,
-            ),
-          ),
-      ],
-      confidence: 0.85,
-      related: [serviceRef, client, ...owners],
-      remediation: ['fix-network-policy'],
-      change: `let NetworkPolicy ${policy.metadata.name} admit the pods of ${client.kind} ${client.name} (labels ${labelsLine(pod)}${pod.metadata.namespace !== (policy.metadata.namespace ?? target.namespace) ? `, namespace ${pod.metadata.namespace}` : ''})${port ? ` on port ${targetPort(svc, port) ?? port}` : ''}`,
-      ...(others.length > 0
-        ? {
-            alternatives: others.slice(0, 2).map((p) => ({
-              resource: ref('NetworkPolicy', p.metadata.name, p.metadata.namespace ?? target.namespace),
-              change: `add an ingress rule for ${client.kind} ${client.name} to NetworkPolicy ${p.metadata.name}`,
-            })),
-          }
-        : {}),
-    };
-  }
+  if (blockedIn && !blockedIn.allowed) return ingressBlocked(call, svc, blockedIn, owners);
   // Without a backing pod there is no peer to judge the client's egress against (`undefined` means DNS there).
   const blockedOut = backing[0] ? egressVerdict(ctx, pod, backing[0], targetPort(svc, port)) : undefined;
   if (blockedOut && !blockedOut.allowed) {

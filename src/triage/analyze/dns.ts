@@ -412,6 +412,302 @@ function quotes(ctx: AnalyzerContext, failing: readonly AppFailure[]): string[] 
   return out;
 }
 
+/** The cluster DNS pods and the Corefile they run, read once for every finding. */
+interface DnsScene {
+  dnsPods: KubeObject[];
+  ready: KubeObject[];
+  forwards: Forward[];
+  corefileMaps: { name: string; namespace: string }[];
+}
+
+/** A finding about the cluster's DNS, and the object that failing lookups then follow from. */
+interface Upstream {
+  finding: FindingInput;
+  upstream: ResourceRef;
+}
+
+/** Fewer than half the DNS pods are ready: cluster DNS is down, with the Corefile loop behind it when there is one. */
+function corednsDown(ctx: AnalyzerContext, scene: DnsScene): Upstream | undefined {
+  const { dnsPods, ready, forwards, corefileMaps } = scene;
+  if (!(dnsPods.length > 0 && ready.length < Math.ceil(dnsPods.length / 2))) return undefined;
+  const sample = dnsPods.find((p) => !isPodReady(p))!;
+  const states = dnsPods
+    .slice(0, 3)
+    .map((p) => {
+      const c = containers(p)[0];
+      return `${p.metadata.name} ${c?.waitingReason ?? p.status?.phase}${c ? ` (${c.restartCount} restarts)` : ''}`;
+    })
+    .join(', ');
+  const logs = dnsLogs(ctx, sample);
+  const loopLine = logs.split(/\r?\n/).find((l) => COREDNS_LOOP.test(l));
+  const loop = loopLine ? COREDNS_LOOP.exec(loopLine) : null;
+  const verdict = loopLine ? { line: loopLine.trim() } : decisiveLogLine(logs);
+  let owner: ResourceRef | undefined;
+  let because = '';
+  const extra: string[] = [];
+  if (loop) {
+    const zone = zoneOf(loop[2] || '.');
+    const fwd = forwards.find((f) => f.zones.includes(zone));
+    const holder = fwd ? { name: fwd.configMap, namespace: fwd.namespace } : corefileMaps[0];
+    if (holder) owner = ref('ConfigMap', holder.name, holder.namespace);
+    if (fwd) {
+      extra.push(forwardLine(fwd));
+      because = `: the Corefile in ConfigMap ${fwd.configMap} forwards zone "${loop[2]}" with "${fwd.line}", and those resolvers send the queries back to CoreDNS (loop ${loop[1]})`;
+    } else {
+      because = `: queries CoreDNS forwards for zone "${loop[2]}" come back to it (loop ${loop[1]}); its Corefile is in ConfigMap ${corefileMaps.map((m) => m.name).join(', ') || '?'}`;
+    }
+  }
+  return {
+    finding: {
+      code: 'DNS_COREDNS_UNAVAILABLE',
+      analyzer: NAME,
+      domain: 'networking',
+      severity: ready.length === 0 ? 'critical' : 'high',
+      resource: podRef(sample),
+      message: `Cluster DNS is down: ${ready.length}/${dnsPods.length} DNS pods in ${sample.metadata.namespace} are ready, so name lookups in every namespace fail${because}.`,
+      evidence: [
+        `DNS pods ready ${ready.length}/${dnsPods.length}: ${states}`,
+        ...(verdict ? [clip(scrubText(`log ${sample.metadata.name}: ${verdict.line}`))] : []),
+        ...extra,
+      ],
+      confidence: 0.93,
+      related: [],
+      remediation: loop ? ['check-coredns-config', 'inspect-coredns'] : ['inspect-coredns', 'check-coredns-config'],
+      ...(owner ? { owner } : {}),
+    },
+    upstream: owner ?? podRef(sample),
+  };
+}
+
+/** Error lines in the DNS pods' logs, with the upstream resolver and the name each one failed for. */
+function corednsErrorLines(
+  ctx: AnalyzerContext,
+  dnsPods: readonly KubeObject[],
+): { pod: KubeObject; line: string; upstream?: string; name?: string }[] {
+  const errorLines: { pod: KubeObject; line: string; upstream?: string; name?: string }[] = [];
+  for (const pod of dnsPods) {
+    for (const raw of dnsLogs(ctx, pod).split(/\r?\n/)) {
+      const line = raw.trim();
+      if (!DNS_SERVER_ERROR.test(line)) continue;
+      const parsed = COREDNS_ERROR.exec(line);
+      const up = upstreamOf(line);
+      errorLines.push({
+        pod,
+        line,
+        ...(up ? { upstream: up } : {}),
+        ...(parsed ? { name: (parsed[2] as string).replace(/\.$/, '') } : {}),
+      });
+    }
+  }
+  return errorLines;
+}
+
+/** The DNS pods are up but their lookups fail upstream: the Corefile forward that sends them there. */
+function corednsErrors(ctx: AnalyzerContext, scene: DnsScene): Upstream | undefined {
+  const { dnsPods, ready, forwards, corefileMaps } = scene;
+  const errorLines = corednsErrorLines(ctx, dnsPods);
+  if (!(errorLines.length >= 3)) return undefined;
+  const counts = new Map<string, number>();
+  for (const e of errorLines) if (e.upstream) counts.set(e.upstream, (counts.get(e.upstream) ?? 0) + 1);
+  const upstreams = [...counts].sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0])).map(([u]) => u);
+  const lead = upstreams[0];
+  const shown =
+    [...errorLines].reverse().find((e) => lead === undefined || e.upstream === lead) ??
+    errorLines[errorLines.length - 1]!;
+  const timeouts = errorLines.filter((e) => /i\/o timeout/i.test(e.line)).length;
+  const servfail = errorLines.filter((e) => /SERVFAIL/i.test(e.line)).length;
+  const names = [...new Set(errorLines.map((e) => e.name).filter((n): n is string => n !== undefined))];
+  const ips = new Set(upstreams.map((u) => bareAddress(u)));
+  const sending = forwards.filter((f) => f.to.some((t) => ips.has(bareAddress(t))));
+  const holder = sending[0];
+  const podsWithErrors = [...new Set(errorLines.map((e) => e.pod.metadata.name))];
+  const owner = holder ? ref('ConfigMap', holder.configMap, holder.namespace) : undefined;
+  return {
+    finding: {
+      code: 'DNS_COREDNS_ERRORS',
+      analyzer: NAME,
+      domain: 'networking',
+      severity: 'high',
+      resource: podRef(shown.pod),
+      message: `The cluster DNS pods are up but failing lookups (${errorLines.length} errors${upstreams.length ? `, upstream ${upstreams.join(', ')}` : ''})${
+        holder
+          ? `: ConfigMap ${holder.configMap} forwards zone ${holder.zones.join(' ')} to resolvers that do not answer`
+          : ''
+      }.`,
+      evidence: [
+        `${errorLines.length} error lines in ${podsWithErrors.length} DNS pod(s) (${podsWithErrors.slice(0, 3).join(', ')}): ${timeouts} i/o timeouts, ${servfail} SERVFAIL`,
+        clip(scrubText(`log ${shown.pod.metadata.name}: ${shown.line}`)),
+        ...(upstreams.length
+          ? [
+              clip(
+                `failing upstream resolver(s): ${upstreams.join(', ')}${names.length ? ` for ${names.slice(0, EVIDENCE_PER_FINDING).join(', ')}` : ''}`,
+              ),
+            ]
+          : []),
+        ...(holder
+          ? [clip(forwardLine(holder))]
+          : corefileMaps.length > 0
+            ? [
+                `Corefile from ConfigMap ${corefileMaps.map((m) => `${m.namespace}/${m.name}`).join(', ')}${forwards.length === 0 ? ' (not read)' : `; none forwards to ${upstreams.join(', ')}`}`,
+              ]
+            : []),
+        `DNS pods ready ${ready.length}/${dnsPods.length}`,
+      ],
+      confidence: 0.85,
+      related: [],
+      remediation: ['check-upstream-dns', 'inspect-coredns'],
+      ...(owner ? { owner } : {}),
+    },
+    upstream: owner ?? podRef(shown.pod),
+  };
+}
+
+/** DNS pods that keep being restarted (an OOM kill at their memory limit), so lookups sent to them time out. */
+function corednsFlapping(
+  ctx: AnalyzerContext,
+  scene: DnsScene,
+  flapping: readonly Restarting[],
+  timingOut: readonly AppFailure[],
+): Upstream {
+  const { dnsPods, ready } = scene;
+  const worst = flapping[0] as Restarting;
+  const workload = ownerOf(ctx, worst.pod);
+  const oom = flapping.filter((r) => r.reason === 'OOMKilled');
+  const limit = worst.container.spec?.resources?.limits?.memory as string | undefined;
+  return {
+    finding: {
+      code: 'DNS_COREDNS_UNAVAILABLE',
+      analyzer: NAME,
+      domain: 'networking',
+      severity: timingOut.length > 0 ? 'high' : 'medium',
+      resource: podRef(worst.pod),
+      message: `Cluster DNS keeps failing: ${flapping.length}/${dnsPods.length} DNS pods in ${worst.pod.metadata.namespace} were restarted within the hour (${worst.reason ?? `exit ${worst.exitCode}`}${oom.length > 0 && limit ? ` at their ${limit} memory limit` : ''}), and lookups sent to them meanwhile time out.`,
+      evidence: [
+        ...flapping
+          .slice(0, 2)
+          .map(
+            (r) =>
+              `${r.pod.metadata.name}: last terminated ${r.reason ?? ''} (exit ${r.exitCode}) ${formatAge(r.age)} ago, ${r.container.restartCount} restarts, ready ${r.container.ready}`,
+          ),
+        `DNS pods ready ${ready.length}/${dnsPods.length}`,
+        ...quotes(ctx, timingOut).slice(0, 1),
+        ...(limit ? [`DNS container memory limit ${limit}`] : []),
+      ],
+      confidence: oom.length > 0 ? 0.88 : 0.75,
+      related: [],
+      remediation: ['inspect-coredns'],
+      ...(oom.length > 0 && workload
+        ? {
+            owner: workload,
+            change: `raise the memory limit of ${workload.kind} ${workload.name}${limit ? ` above ${limit}` : ''} (or add replicas so each serves fewer queries)`,
+          }
+        : workload
+          ? { owner: workload }
+          : {}),
+    },
+    upstream: workload ?? podRef(worst.pod),
+  };
+}
+
+/** A NetworkPolicy whose Egress rules leave the namespace's pods no way to the cluster DNS pods. */
+function policyBlocksDns(
+  ctx: AnalyzerContext,
+  scene: DnsScene,
+  blocked: DnsBlock,
+  timingOut: readonly AppFailure[],
+): Upstream {
+  const { dnsPods, ready } = scene;
+  const policy = blocked.policies[0] as KubeObject;
+  const policyRef = ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? ctx.namespace);
+  const victims = new Set(blocked.pods.map((p) => p.metadata.name));
+  const witnesses = timingOut.filter((f) => victims.has(f.pod.metadata.name));
+  const workloads = [...new Set(blocked.pods.map((p) => ownerOf(ctx, p)?.name ?? p.metadata.name))];
+  const dnsLine =
+    dnsPods.length > 0
+      ? `cluster DNS pods ready ${ready.length}/${dnsPods.length} (${dnsPods
+          .slice(0, 3)
+          .map((p) => `${p.metadata.name} ${p.status?.podIP ?? ''}`.trim())
+          .join(', ')}), no errors in their logs`
+      : 'cluster DNS pods not read';
+  return {
+    finding: {
+      code: 'NETWORK_POLICY_BLOCKS_DNS',
+      analyzer: NAME,
+      domain: 'networking',
+      severity: 'high',
+      resource: policyRef,
+      message: `NetworkPolicy ${policy.metadata.name} puts ${blocked.pods.length} pod(s) in ${ctx.namespace} (${workloads.slice(0, 4).join(', ')}) under Egress rules that admit no DNS (UDP 53) to the cluster DNS pods, so their name lookups time out.`,
+      evidence: [
+        clip(
+          `NetworkPolicy ${policy.metadata.name} (created ${formatAge(isoAge(ctx.now, policy.metadata.creationTimestamp))} ago) egress: ${describeEgress(policy)}`,
+        ),
+        ...quotes(ctx, witnesses),
+        dnsLine,
+        ...(blocked.policies.length > 1
+          ? [
+              `other Egress policies on these pods, none admitting DNS: ${blocked.policies
+                .slice(1)
+                .map((p) => p.metadata.name)
+                .join(', ')}`,
+            ]
+          : []),
+      ],
+      confidence: witnesses.length > 0 ? 0.9 : 0.7,
+      related: [],
+      remediation: ['fix-network-policy'],
+    },
+    upstream: policyRef,
+  };
+}
+
+/** Application symptoms: lookups failing in this namespace's logs, and what they follow from when it is known. */
+function lookupFailures(
+  ctx: AnalyzerContext,
+  scene: DnsScene,
+  failing: readonly AppFailure[],
+  upstream: ResourceRef | undefined,
+): FindingInput {
+  const { dnsPods, ready } = scene;
+  const names = [...new Set(failing.map((f) => f.name).filter((n): n is string => n !== undefined))];
+  const nxdomain = failing.every((f) => f.nxdomain);
+  const first = failing[0]!;
+  const missing = nxdomain && first.name ? whyNameMissing(ctx, first.name, ctx.namespace) : undefined;
+  const config =
+    nxdomain && first.name && upstream === undefined ? configHolding(ctx, first.name, ctx.namespace) : undefined;
+  const cause = upstream !== undefined;
+  return {
+    code: 'DNS_LOOKUP_FAILURES',
+    analyzer: NAME,
+    domain: 'networking',
+    // With healthy DNS pods, a name that does not resolve is usually the application's own mistake.
+    severity: cause ? 'medium' : 'high',
+    resource: podRef(first.pod),
+    message: `${failing.length} container(s) in ${ctx.namespace} fail DNS lookups${names.length ? ` for ${names.slice(0, 3).join(', ')}` : ''}${
+      cause
+        ? ` because of ${upstream?.kind} ${upstream?.name}`
+        : nxdomain
+          ? `; the name does not exist${missing ? ` (${missing})` : ''}${config ? `, and ConfigMap ${config.metadata.name} holds it` : ' (check spelling and namespace)'}`
+          : ''
+    }.`,
+    evidence: [
+      ...quotes(ctx, failing),
+      `${failing.length} container(s) with DNS errors: ${[...new Set(failing.map((f) => f.pod.metadata.name))].slice(0, 4).join(', ')}`,
+      ...(names.length ? [`names failing: ${names.slice(0, EVIDENCE_PER_FINDING).join(', ')}`] : []),
+      ...(missing ? [missing] : []),
+      dnsPods.length > 0
+        ? `cluster DNS pods ready ${ready.length}/${dnsPods.length}: ${dnsPods
+            .slice(0, 2)
+            .map((p) => p.metadata.name)
+            .join(', ')}`
+        : 'cluster DNS pods not read',
+    ],
+    confidence: cause ? 0.7 : config ? 0.85 : dnsPods.length > 0 ? 0.8 : 0.6,
+    related: upstream ? [upstream] : [],
+    remediation: cause ? ['inspect-coredns'] : ['fix-service-hostname'],
+    ...(config ? { owner: ref('ConfigMap', config.metadata.name, config.metadata.namespace ?? ctx.namespace) } : {}),
+  };
+}
+
 export const dnsAnalyzer: Analyzer = {
   name: NAME,
   domain: 'networking',
@@ -422,128 +718,21 @@ export const dnsAnalyzer: Analyzer = {
     const findings: FindingInput[] = [];
     const dnsPods = ctx.objects('pods').filter(isDnsPod);
     const ready = dnsPods.filter(isPodReady);
-    const forwards = forwardsOf(ctx, dnsPods);
-    const corefileMaps = configMapsOf(dnsPods);
+    const scene: DnsScene = { dnsPods, ready, forwards: forwardsOf(ctx, dnsPods), corefileMaps: configMapsOf(dnsPods) };
     /** What failing lookups in the namespace follow from, when something upstream explains them. */
     let upstream: ResourceRef | undefined;
-    let infraBroken = false;
-    if (dnsPods.length > 0 && ready.length < Math.ceil(dnsPods.length / 2)) {
-      infraBroken = true;
-      const sample = dnsPods.find((p) => !isPodReady(p))!;
-      const states = dnsPods
-        .slice(0, 3)
-        .map((p) => {
-          const c = containers(p)[0];
-          return `${p.metadata.name} ${c?.waitingReason ?? p.status?.phase}${c ? ` (${c.restartCount} restarts)` : ''}`;
-        })
-        .join(', ');
-      const logs = dnsLogs(ctx, sample);
-      const loopLine = logs.split(/\r?\n/).find((l) => COREDNS_LOOP.test(l));
-      const loop = loopLine ? COREDNS_LOOP.exec(loopLine) : null;
-      const verdict = loopLine ? { line: loopLine.trim() } : decisiveLogLine(logs);
-      let owner: ResourceRef | undefined;
-      let because = '';
-      const extra: string[] = [];
-      if (loop) {
-        const zone = zoneOf(loop[2] || '.');
-        const fwd = forwards.find((f) => f.zones.includes(zone));
-        const holder = fwd ? { name: fwd.configMap, namespace: fwd.namespace } : corefileMaps[0];
-        if (holder) owner = ref('ConfigMap', holder.name, holder.namespace);
-        if (fwd) {
-          extra.push(forwardLine(fwd));
-          because = `: the Corefile in ConfigMap ${fwd.configMap} forwards zone "${loop[2]}" with "${fwd.line}", and those resolvers send the queries back to CoreDNS (loop ${loop[1]})`;
-        } else {
-          because = `: queries CoreDNS forwards for zone "${loop[2]}" come back to it (loop ${loop[1]}); its Corefile is in ConfigMap ${corefileMaps.map((m) => m.name).join(', ') || '?'}`;
-        }
-      }
-      findings.push({
-        code: 'DNS_COREDNS_UNAVAILABLE',
-        analyzer: NAME,
-        domain: 'networking',
-        severity: ready.length === 0 ? 'critical' : 'high',
-        resource: podRef(sample),
-        message: `Cluster DNS is down: ${ready.length}/${dnsPods.length} DNS pods in ${sample.metadata.namespace} are ready, so name lookups in every namespace fail${because}.`,
-        evidence: [
-          `DNS pods ready ${ready.length}/${dnsPods.length}: ${states}`,
-          ...(verdict ? [clip(scrubText(`log ${sample.metadata.name}: ${verdict.line}`))] : []),
-          ...extra,
-        ],
-        confidence: 0.93,
-        related: [],
-        remediation: loop ? ['check-coredns-config', 'inspect-coredns'] : ['inspect-coredns', 'check-coredns-config'],
-        ...(owner ? { owner } : {}),
-      });
-      upstream = owner ?? podRef(sample);
+    const down = corednsDown(ctx, scene);
+    const infraBroken = down !== undefined;
+    if (down) {
+      findings.push(down.finding);
+      upstream = down.upstream;
     }
 
     if (!infraBroken) {
-      const errorLines: { pod: KubeObject; line: string; upstream?: string; name?: string }[] = [];
-      for (const pod of dnsPods) {
-        for (const raw of dnsLogs(ctx, pod).split(/\r?\n/)) {
-          const line = raw.trim();
-          if (!DNS_SERVER_ERROR.test(line)) continue;
-          const parsed = COREDNS_ERROR.exec(line);
-          const up = upstreamOf(line);
-          errorLines.push({
-            pod,
-            line,
-            ...(up ? { upstream: up } : {}),
-            ...(parsed ? { name: (parsed[2] as string).replace(/\.$/, '') } : {}),
-          });
-        }
-      }
-      if (errorLines.length >= 3) {
-        const counts = new Map<string, number>();
-        for (const e of errorLines) if (e.upstream) counts.set(e.upstream, (counts.get(e.upstream) ?? 0) + 1);
-        const upstreams = [...counts].sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0])).map(([u]) => u);
-        const lead = upstreams[0];
-        const shown =
-          [...errorLines].reverse().find((e) => lead === undefined || e.upstream === lead) ??
-          errorLines[errorLines.length - 1]!;
-        const timeouts = errorLines.filter((e) => /i\/o timeout/i.test(e.line)).length;
-        const servfail = errorLines.filter((e) => /SERVFAIL/i.test(e.line)).length;
-        const names = [...new Set(errorLines.map((e) => e.name).filter((n): n is string => n !== undefined))];
-        const ips = new Set(upstreams.map((u) => bareAddress(u)));
-        const sending = forwards.filter((f) => f.to.some((t) => ips.has(bareAddress(t))));
-        const holder = sending[0];
-        const podsWithErrors = [...new Set(errorLines.map((e) => e.pod.metadata.name))];
-        const owner = holder ? ref('ConfigMap', holder.configMap, holder.namespace) : undefined;
-        findings.push({
-          code: 'DNS_COREDNS_ERRORS',
-          analyzer: NAME,
-          domain: 'networking',
-          severity: 'high',
-          resource: podRef(shown.pod),
-          message: `The cluster DNS pods are up but failing lookups (${errorLines.length} errors${upstreams.length ? `, upstream ${upstreams.join(', ')}` : ''})${
-            holder
-              ? `: ConfigMap ${holder.configMap} forwards zone ${holder.zones.join(' ')} to resolvers that do not answer`
-              : ''
-          }.`,
-          evidence: [
-            `${errorLines.length} error lines in ${podsWithErrors.length} DNS pod(s) (${podsWithErrors.slice(0, 3).join(', ')}): ${timeouts} i/o timeouts, ${servfail} SERVFAIL`,
-            clip(scrubText(`log ${shown.pod.metadata.name}: ${shown.line}`)),
-            ...(upstreams.length
-              ? [
-                  clip(
-                    `failing upstream resolver(s): ${upstreams.join(', ')}${names.length ? ` for ${names.slice(0, EVIDENCE_PER_FINDING).join(', ')}` : ''}`,
-                  ),
-                ]
-              : []),
-            ...(holder
-              ? [clip(forwardLine(holder))]
-              : corefileMaps.length > 0
-                ? [
-                    `Corefile from ConfigMap ${corefileMaps.map((m) => `${m.namespace}/${m.name}`).join(', ')}${forwards.length === 0 ? ' (not read)' : `; none forwards to ${upstreams.join(', ')}`}`,
-                  ]
-                : []),
-            `DNS pods ready ${ready.length}/${dnsPods.length}`,
-          ],
-          confidence: 0.85,
-          related: [],
-          remediation: ['check-upstream-dns', 'inspect-coredns'],
-          ...(owner ? { owner } : {}),
-        });
-        upstream = owner ?? podRef(shown.pod);
+      const errors = corednsErrors(ctx, scene);
+      if (errors) {
+        findings.push(errors.finding);
+        upstream = errors.upstream;
       }
     }
 
@@ -556,128 +745,18 @@ export const dnsAnalyzer: Analyzer = {
     const flapping =
       timingOut.length > 0 || recent.some((r) => r.reason === 'OOMKilled') ? recent : ([] as Restarting[]);
     if (flapping.length > 0) {
-      const worst = flapping[0] as Restarting;
-      const workload = ownerOf(ctx, worst.pod);
-      const oom = flapping.filter((r) => r.reason === 'OOMKilled');
-      const limit = worst.container.spec?.resources?.limits?.memory as string | undefined;
-      findings.push({
-        code: 'DNS_COREDNS_UNAVAILABLE',
-        analyzer: NAME,
-        domain: 'networking',
-        severity: timingOut.length > 0 ? 'high' : 'medium',
-        resource: podRef(worst.pod),
-        message: `Cluster DNS keeps failing: ${flapping.length}/${dnsPods.length} DNS pods in ${worst.pod.metadata.namespace} were restarted within the hour (${worst.reason ?? `exit ${worst.exitCode}`}${oom.length > 0 && limit ? ` at their ${limit} memory limit` : ''}), and lookups sent to them meanwhile time out.`,
-        evidence: [
-          ...flapping
-            .slice(0, 2)
-            .map(
-              (r) =>
-                `${r.pod.metadata.name}: last terminated ${r.reason ?? ''} (exit ${r.exitCode}) ${formatAge(r.age)} ago, ${r.container.restartCount} restarts, ready ${r.container.ready}`,
-            ),
-          `DNS pods ready ${ready.length}/${dnsPods.length}`,
-          ...quotes(ctx, timingOut).slice(0, 1),
-          ...(limit ? [`DNS container memory limit ${limit}`] : []),
-        ],
-        confidence: oom.length > 0 ? 0.88 : 0.75,
-        related: [],
-        remediation: ['inspect-coredns'],
-        ...(oom.length > 0 && workload
-          ? {
-              owner: workload,
-              change: `raise the memory limit of ${workload.kind} ${workload.name}${limit ? ` above ${limit}` : ''} (or add replicas so each serves fewer queries)`,
-            }
-          : workload
-            ? { owner: workload }
-            : {}),
-      });
-      upstream = workload ?? podRef(worst.pod);
+      const restarts = corednsFlapping(ctx, scene, flapping, timingOut);
+      findings.push(restarts.finding);
+      upstream = restarts.upstream;
     }
     const blocked = !infraBroken ? egressBlocksDns(ctx, dnsPods) : undefined;
     if (blocked && upstream === undefined) {
-      const policy = blocked.policies[0] as KubeObject;
-      const policyRef = ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? ctx.namespace);
-      const victims = new Set(blocked.pods.map((p) => p.metadata.name));
-      const witnesses = timingOut.filter((f) => victims.has(f.pod.metadata.name));
-      const workloads = [...new Set(blocked.pods.map((p) => ownerOf(ctx, p)?.name ?? p.metadata.name))];
-      const dnsLine =
-        dnsPods.length > 0
-          ? `cluster DNS pods ready ${ready.length}/${dnsPods.length} (${dnsPods
-              .slice(0, 3)
-              .map((p) => `${p.metadata.name} ${p.status?.podIP ?? ''}`.trim())
-              .join(', ')}), no errors in their logs`
-          : 'cluster DNS pods not read';
-      findings.push({
-        code: 'NETWORK_POLICY_BLOCKS_DNS',
-        analyzer: NAME,
-        domain: 'networking',
-        severity: 'high',
-        resource: policyRef,
-        message: `NetworkPolicy ${policy.metadata.name} puts ${blocked.pods.length} pod(s) in ${ctx.namespace} (${workloads.slice(0, 4).join(', ')}) under Egress rules that admit no DNS (UDP 53) to the cluster DNS pods, so their name lookups time out.`,
-        evidence: [
-          clip(
-            `NetworkPolicy ${policy.metadata.name} (created ${formatAge(isoAge(ctx.now, policy.metadata.creationTimestamp))} ago) egress: ${describeEgress(policy)}`,
-          ),
-          ...quotes(ctx, witnesses),
-          dnsLine,
-          ...(blocked.policies.length > 1
-            ? [
-                `other Egress policies on these pods, none admitting DNS: ${blocked.policies
-                  .slice(1)
-                  .map((p) => p.metadata.name)
-                  .join(', ')}`,
-              ]
-            : []),
-        ],
-        confidence: witnesses.length > 0 ? 0.9 : 0.7,
-        related: [],
-        remediation: ['fix-network-policy'],
-      });
-      upstream = policyRef;
+      const policy = policyBlocksDns(ctx, scene, blocked, timingOut);
+      findings.push(policy.finding);
+      upstream = policy.upstream;
     }
 
-    // Application symptoms: lookups failing in this namespace's logs.
-    if (failing.length > 0) {
-      const names = [...new Set(failing.map((f) => f.name).filter((n): n is string => n !== undefined))];
-      const nxdomain = failing.every((f) => f.nxdomain);
-      const first = failing[0]!;
-      const missing = nxdomain && first.name ? whyNameMissing(ctx, first.name, ctx.namespace) : undefined;
-      const config =
-        nxdomain && first.name && upstream === undefined ? configHolding(ctx, first.name, ctx.namespace) : undefined;
-      const cause = upstream !== undefined;
-      findings.push({
-        code: 'DNS_LOOKUP_FAILURES',
-        analyzer: NAME,
-        domain: 'networking',
-        // With healthy DNS pods, a name that does not resolve is usually the application's own mistake.
-        severity: cause ? 'medium' : 'high',
-        resource: podRef(first.pod),
-        message: `${failing.length} container(s) in ${ctx.namespace} fail DNS lookups${names.length ? ` for ${names.slice(0, 3).join(', ')}` : ''}${
-          cause
-            ? ` because of ${upstream?.kind} ${upstream?.name}`
-            : nxdomain
-              ? `; the name does not exist${missing ? ` (${missing})` : ''}${config ? `, and ConfigMap ${config.metadata.name} holds it` : ' (check spelling and namespace)'}`
-              : ''
-        }.`,
-        evidence: [
-          ...quotes(ctx, failing),
-          `${failing.length} container(s) with DNS errors: ${[...new Set(failing.map((f) => f.pod.metadata.name))].slice(0, 4).join(', ')}`,
-          ...(names.length ? [`names failing: ${names.slice(0, EVIDENCE_PER_FINDING).join(', ')}`] : []),
-          ...(missing ? [missing] : []),
-          dnsPods.length > 0
-            ? `cluster DNS pods ready ${ready.length}/${dnsPods.length}: ${dnsPods
-                .slice(0, 2)
-                .map((p) => p.metadata.name)
-                .join(', ')}`
-            : 'cluster DNS pods not read',
-        ],
-        confidence: cause ? 0.7 : config ? 0.85 : dnsPods.length > 0 ? 0.8 : 0.6,
-        related: upstream ? [upstream] : [],
-        remediation: cause ? ['inspect-coredns'] : ['fix-service-hostname'],
-        ...(config
-          ? { owner: ref('ConfigMap', config.metadata.name, config.metadata.namespace ?? ctx.namespace) }
-          : {}),
-      });
-    }
+    if (failing.length > 0) findings.push(lookupFailures(ctx, scene, failing, upstream));
     return findings.map((f) => ({ ...f, evidence: [...new Set(f.evidence)].slice(0, EVIDENCE_PER_FINDING) }));
   },
 };

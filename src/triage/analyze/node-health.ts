@@ -243,6 +243,108 @@ function bytesOrCount(resource: string, n: number): string {
   return resource === 'pid' || resource === 'pids' ? String(n) : formatBytes(n);
 }
 
+/** A node reporting a pressure condition, with the eviction threshold and the workload behind its evictions. */
+function nodePressure(
+  ctx: AnalyzerContext,
+  node: KubeObject,
+  type: (typeof PRESSURE)[number],
+  // biome-ignore lint/suspicious/noExplicitAny: raw condition JSON
+  c: any,
+  nodeEvents: ReturnType<typeof findEvents>,
+  evictedHere: readonly KubeObject[],
+  relevant: boolean,
+): FindingInput {
+  const name = node.metadata.name;
+  const evidence = [conditionWithTaints(ctx, c, node)];
+  const threshold = nodeEvents.find((e) =>
+    /EvictionThresholdMet|FreeDiskSpaceFailed|ImageGCFailed|SystemOOM/.test(e.reason),
+  );
+  if (threshold) evidence.push(describeEvent(threshold, ctx.now));
+  const used = nodeUsage(ctx, name);
+  const allocatable = node.status?.allocatable ?? {};
+  if (used !== undefined && type === 'MemoryPressure' && parseQuantity(allocatable.memory)) {
+    evidence.push(
+      `memory in use now on the node (metrics.k8s.io): ${shareOf(used.memory, parseQuantity(allocatable.memory) as number, 'memory', 'allocatable')}`,
+    );
+  }
+  const evictions = evictionsOf(evictedHere);
+  const offender = pressureOffender(ctx, node, evictions);
+  const workload = offender ? ownerOf(ctx, offender.pod) : undefined;
+  if (offender && workload) {
+    const limit = limitOf(offender.pod, offender.container, offender.resource);
+    evidence.push(
+      `container ${offender.container} of pod ${offender.pod.metadata.name} (${workload.kind} ${workload.name}) was using ${bytesOrCount(offender.resource, offender.usage)} of ${offender.resource} against a request of ${bytesOrCount(offender.resource, offender.request)}${limit ? ` and a limit of ${limit}` : ` and no ${offender.resource} limit`} when evicted`,
+      `Evicted: ${offender.message.trim()}`,
+    );
+  } else if (evictedHere[0]?.status?.message) {
+    evidence.push(`Evicted: ${String(evictedHere[0].status.message).trim()}`);
+  }
+  if (evictedHere.length > 0)
+    evidence.push(
+      `${evictedHere.length} pod(s) of ${ctx.namespace} evicted from the node: ${evictedHere
+        .slice(0, 4)
+        .map((p) => p.metadata.name)
+        .join(', ')}`,
+    );
+  return {
+    code: 'NODE_PRESSURE',
+    analyzer: NAME,
+    domain: 'platform',
+    severity: relevant ? 'high' : 'medium',
+    resource: ref('Node', name),
+    message: `Node ${name} reports ${type} since ${formatAge(isoAge(ctx.now, c.lastTransitionTime))}${evictedHere.length > 0 ? ` and evicted ${evictedHere.length} pod(s) of ${ctx.namespace}` : ''}${workload && offender ? `; ${workload.kind} ${workload.name} drives it (container ${offender.container} used ${bytesOrCount(offender.resource, offender.usage)} of ${offender.resource}, request ${bytesOrCount(offender.resource, offender.request)})` : ''}.`,
+    evidence: fitEvidence(evidence),
+    confidence: relevant ? 0.9 : 0.65,
+    related: dedupe([...(workload ? [workload] : []), ...evictedHere.slice(0, MAX_RELATED_PODS).map(podRef)]),
+    remediation: [
+      type === 'DiskPressure' ? 'free-node-disk' : 'reduce-node-memory',
+      ...(workload ? ['set-resource-limits'] : []),
+      'drain-node',
+    ],
+    ...(workload ? { owner: workload } : {}),
+  };
+}
+
+/** Evicted pods of one owner: how long ago, from which nodes, and whether those nodes are still unhealthy. */
+function evictedPods(ctx: AnalyzerContext, group: readonly KubeObject[], nodes: readonly KubeObject[]): FindingInput {
+  // Evicted pods keep no finish time; the eviction event or the pod's start tells how old the eviction is.
+  const pod = group[0]!;
+  const events = findEvents(ctx, {
+    kind: 'Pod',
+    name: pod.metadata.name,
+    namespace: ctx.namespace,
+    reasons: ['Evicted'],
+  });
+  const when =
+    events[0]?.last?.toISOString() ?? conditionOf(pod, 'DisruptionTarget')?.lastTransitionTime ?? pod.status?.startTime;
+  const age = isoAge(ctx.now, when);
+  const nodeName = evictedNode(pod);
+  const nodeObj = nodes.find((n) => n.metadata.name === nodeName);
+  const nodeStillBad =
+    nodeObj !== undefined &&
+    (conditionOf(nodeObj, 'Ready')?.status !== 'True' ||
+      PRESSURE.some((t) => conditionOf(nodeObj, t)?.status === 'True'));
+  const current = age <= HOUR || nodeStillBad;
+  const owner = ownerOf(ctx, pod);
+  const fromNodes = [...new Set(group.map(evictedNode).filter((n): n is string => n !== undefined))];
+  return {
+    code: 'POD_EVICTED',
+    analyzer: NAME,
+    domain: 'platform',
+    severity: current ? 'medium' : 'low',
+    resource: podRef(pod),
+    message: `${group.length} pod(s)${owner ? ` of ${owner.kind} ${owner.name}` : ''} were evicted from node${fromNodes.length > 1 ? 's' : ''} ${fromNodes.join(', ') || '?'} ${formatAge(age)} ago.`,
+    evidence: fitEvidence([
+      `Evicted: ${pod.status?.message ?? ''}`,
+      ...(events[0] ? [describeEvent(events[0], ctx.now)] : []),
+      `${group.length} evicted pod(s) left in Failed phase${nodeStillBad ? `; node ${nodeName} still unhealthy` : ''}`,
+    ]),
+    confidence: current ? 0.8 : 0.4,
+    related: [...(owner ? [owner] : []), ...fromNodes.map((n) => ref('Node', n))],
+    remediation: ['clean-evicted-pods'],
+  };
+}
+
 export const nodeHealthAnalyzer: Analyzer = {
   name: NAME,
   domain: 'platform',
@@ -271,96 +373,12 @@ export const nodeHealthAnalyzer: Analyzer = {
       for (const type of PRESSURE) {
         const c = conditionOf(node, type);
         if (c?.status !== 'True') continue;
-        const evidence = [conditionWithTaints(ctx, c, node)];
-        const threshold = nodeEvents.find((e) =>
-          /EvictionThresholdMet|FreeDiskSpaceFailed|ImageGCFailed|SystemOOM/.test(e.reason),
-        );
-        if (threshold) evidence.push(describeEvent(threshold, ctx.now));
-        const used = nodeUsage(ctx, name);
-        const allocatable = node.status?.allocatable ?? {};
-        if (used !== undefined && type === 'MemoryPressure' && parseQuantity(allocatable.memory)) {
-          evidence.push(
-            `memory in use now on the node (metrics.k8s.io): ${shareOf(used.memory, parseQuantity(allocatable.memory) as number, 'memory', 'allocatable')}`,
-          );
-        }
-        const evictions = evictionsOf(evictedHere);
-        const offender = pressureOffender(ctx, node, evictions);
-        const workload = offender ? ownerOf(ctx, offender.pod) : undefined;
-        if (offender && workload) {
-          const limit = limitOf(offender.pod, offender.container, offender.resource);
-          evidence.push(
-            `container ${offender.container} of pod ${offender.pod.metadata.name} (${workload.kind} ${workload.name}) was using ${bytesOrCount(offender.resource, offender.usage)} of ${offender.resource} against a request of ${bytesOrCount(offender.resource, offender.request)}${limit ? ` and a limit of ${limit}` : ` and no ${offender.resource} limit`} when evicted`,
-            `Evicted: ${offender.message.trim()}`,
-          );
-        } else if (evictedHere[0]?.status?.message) {
-          evidence.push(`Evicted: ${String(evictedHere[0].status.message).trim()}`);
-        }
-        if (evictedHere.length > 0)
-          evidence.push(
-            `${evictedHere.length} pod(s) of ${ctx.namespace} evicted from the node: ${evictedHere
-              .slice(0, 4)
-              .map((p) => p.metadata.name)
-              .join(', ')}`,
-          );
-        findings.push({
-          code: 'NODE_PRESSURE',
-          analyzer: NAME,
-          domain: 'platform',
-          severity: relevant ? 'high' : 'medium',
-          resource: ref('Node', name),
-          message: `Node ${name} reports ${type} since ${formatAge(isoAge(ctx.now, c.lastTransitionTime))}${evictedHere.length > 0 ? ` and evicted ${evictedHere.length} pod(s) of ${ctx.namespace}` : ''}${workload && offender ? `; ${workload.kind} ${workload.name} drives it (container ${offender.container} used ${bytesOrCount(offender.resource, offender.usage)} of ${offender.resource}, request ${bytesOrCount(offender.resource, offender.request)})` : ''}.`,
-          evidence: fitEvidence(evidence),
-          confidence: relevant ? 0.9 : 0.65,
-          related: dedupe([...(workload ? [workload] : []), ...evictedHere.slice(0, MAX_RELATED_PODS).map(podRef)]),
-          remediation: [
-            type === 'DiskPressure' ? 'free-node-disk' : 'reduce-node-memory',
-            ...(workload ? ['set-resource-limits'] : []),
-            'drain-node',
-          ],
-          ...(workload ? { owner: workload } : {}),
-        });
+        findings.push(nodePressure(ctx, node, type, c, nodeEvents, evictedHere, relevant));
       }
     }
 
     for (const [, group] of groupBy(evicted, (p) => ownerKey(ctx, p))) {
-      // Evicted pods keep no finish time; the eviction event or the pod's start tells how old the eviction is.
-      const pod = group[0]!;
-      const events = findEvents(ctx, {
-        kind: 'Pod',
-        name: pod.metadata.name,
-        namespace: ctx.namespace,
-        reasons: ['Evicted'],
-      });
-      const when =
-        events[0]?.last?.toISOString() ??
-        conditionOf(pod, 'DisruptionTarget')?.lastTransitionTime ??
-        pod.status?.startTime;
-      const age = isoAge(ctx.now, when);
-      const nodeName = evictedNode(pod);
-      const nodeObj = nodes.find((n) => n.metadata.name === nodeName);
-      const nodeStillBad =
-        nodeObj !== undefined &&
-        (conditionOf(nodeObj, 'Ready')?.status !== 'True' ||
-          PRESSURE.some((t) => conditionOf(nodeObj, t)?.status === 'True'));
-      const current = age <= HOUR || nodeStillBad;
-      const owner = ownerOf(ctx, pod);
-      const fromNodes = [...new Set(group.map(evictedNode).filter((n): n is string => n !== undefined))];
-      findings.push({
-        code: 'POD_EVICTED',
-        analyzer: NAME,
-        domain: 'platform',
-        severity: current ? 'medium' : 'low',
-        resource: podRef(pod),
-        message: `${group.length} pod(s)${owner ? ` of ${owner.kind} ${owner.name}` : ''} were evicted from node${fromNodes.length > 1 ? 's' : ''} ${fromNodes.join(', ') || '?'} ${formatAge(age)} ago.`,
-        evidence: fitEvidence([
-          `Evicted: ${pod.status?.message ?? ''}`,
-          ...(events[0] ? [describeEvent(events[0], ctx.now)] : []),
-          `${group.length} evicted pod(s) left in Failed phase${nodeStillBad ? `; node ${nodeName} still unhealthy` : ''}`,
-        ]),
-        confidence: current ? 0.8 : 0.4,
-        related: [...(owner ? [owner] : []), ...fromNodes.map((n) => ref('Node', n))],
-        remediation: ['clean-evicted-pods'],
-      });
+      findings.push(evictedPods(ctx, group, nodes));
     }
     return findings;
   },

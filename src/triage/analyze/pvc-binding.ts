@@ -414,6 +414,256 @@ function csiDriverLine(ctx: AnalyzerContext, provisioner: string): string | unde
         .join(', ')})`;
 }
 
+/** What every step of a claim's diagnosis reads: its first evidence lines, the pods that use it and the StorageClasses. */
+interface Claim {
+  pvc: KubeObject;
+  base: string[];
+  consumers: KubeObject[];
+  consumerRefs: ResourceRef[];
+  classes: readonly KubeObject[];
+  seeClasses: boolean;
+}
+
+/** A claim that names no StorageClass: there is no class at all, or none is marked default. */
+function noClassNamed(claim: Claim, ctx: AnalyzerContext): Emit[] {
+  const { pvc, base, consumerRefs, classes, seeClasses } = claim;
+  if (!seeClasses) return [];
+  const defaults = classes.filter(isDefaultStorageClass);
+  if (defaults.length === 0) {
+    const none = classes.length === 0;
+    const intended = none ? undefined : intendedDefault(ctx, classes);
+    return [
+      {
+        code: none ? 'PVC_NO_STORAGECLASS' : 'PVC_NO_DEFAULT_STORAGECLASS',
+        severity: 'high',
+        message: none
+          ? `PVC ${pvc.metadata.name} names no StorageClass and the cluster has none, so nothing can provision it.`
+          : `PVC ${pvc.metadata.name} names no StorageClass and no StorageClass is marked default, so it waits for a matching static PV forever${intended ? `; StorageClass ${intended.sc.metadata.name} looks like the default that was lost` : ''}.`,
+        evidence: [
+          ...base,
+          none
+            ? '0 StorageClasses in the cluster'
+            : `StorageClasses ${classes.map((c) => c.metadata.name).join(', ')}: none annotated storageclass.kubernetes.io/is-default-class=true`,
+          ...(intended?.why ?? []),
+        ],
+        confidence: 0.92,
+        related: [...(intended ? [ref('StorageClass', intended.sc.metadata.name)] : []), ...consumerRefs],
+        remediation: ['set-storageclass', 'mark-default-storageclass'],
+        ...(intended ? { owner: ref('StorageClass', intended.sc.metadata.name) } : {}),
+      },
+    ];
+  }
+  return staticBinding(pvc, ctx, '', base);
+}
+
+/** A claim that names a StorageClass which does not exist (and no static PV carries that class). */
+function classNotFound(
+  claim: Claim,
+  ctx: AnalyzerContext,
+  cls: string,
+  classMissingEvent: EventSummary | undefined,
+): Emit[] {
+  const { pvc, base, consumerRefs, classes, seeClasses } = claim;
+  const staticPvs = ctx.objects('persistentvolumes').filter((pv) => pvClass(pv) === cls);
+  if (staticPvs.length > 0) return staticBinding(pvc, ctx, cls, base);
+  if (!seeClasses && classMissingEvent === undefined) return [];
+  const closest = closestName(
+    cls,
+    classes.map((c) => c.metadata.name),
+  );
+  return [
+    {
+      code: 'PVC_STORAGECLASS_NOT_FOUND',
+      severity: 'high',
+      message: `PVC ${pvc.metadata.name} asks for StorageClass "${cls}", which does not exist${closest ? ` (did you mean ${closest}?)` : ''}.`,
+      evidence: [
+        ...base,
+        seeClasses
+          ? `existing StorageClasses: ${classes.map((c) => c.metadata.name).join(', ') || 'none'}`
+          : `event: storageclass "${cls}" not found`,
+        ...(closest ? [`closest existing StorageClass: ${closest}`] : []),
+      ],
+      confidence: 0.95,
+      related: consumerRefs,
+      remediation: ['set-storageclass', 'create-storageclass'],
+    },
+  ];
+}
+
+/** A WaitForFirstConsumer claim with no node chosen yet: whatever keeps its pod from scheduling is the cause. */
+function waitingForConsumer(claim: Claim, ctx: AnalyzerContext, sc: KubeObject, cls: string): Emit[] {
+  const { pvc, consumers, consumerRefs } = claim;
+  if (consumers.length === 0) {
+    return [
+      {
+        code: 'PVC_WAIT_FOR_FIRST_CONSUMER',
+        severity: 'info',
+        message: `PVC ${pvc.metadata.name} uses WaitForFirstConsumer class ${cls}: it binds when a pod uses it. No pod uses it yet, which is expected.`,
+        evidence: [
+          pvcState(pvc, ctx),
+          `StorageClass ${cls} volumeBindingMode=WaitForFirstConsumer`,
+          '0 pods reference the claim',
+        ],
+        confidence: 0.9,
+        remediation: [],
+      },
+    ];
+  }
+  // The claim waits for its pod; whatever keeps the pod from scheduling is the real cause.
+  const blocked = consumers.filter((p) => conditionOf(p, 'PodScheduled')?.status === 'False');
+  const why = blocked
+    .map((p) => conditionOf(p, 'PodScheduled')?.message)
+    .find((m): m is string => typeof m === 'string' && m !== '');
+  const topology = topologyMismatch(ctx, sc, cls, blocked, why);
+  if (topology) return [{ ...topology, evidence: [pvcState(pvc, ctx), ...topology.evidence] }];
+  return [
+    {
+      code: 'PVC_WAIT_FOR_FIRST_CONSUMER',
+      severity: blocked.length > 0 ? 'low' : 'info',
+      message:
+        blocked.length > 0
+          ? `PVC ${pvc.metadata.name} waits for pod ${blocked[0]!.metadata.name}, which cannot be scheduled; fix the scheduling problem and the claim binds.`
+          : `PVC ${pvc.metadata.name} waits for its first consumer to be scheduled.`,
+      evidence: [
+        pvcState(pvc, ctx),
+        `StorageClass ${cls} volumeBindingMode=WaitForFirstConsumer`,
+        ...(why ? [`pod ${blocked[0]!.metadata.name} unschedulable: ${why}`] : []),
+      ],
+      confidence: 0.8,
+      related: consumerRefs,
+      remediation: blocked.length > 0 ? ['fix-pod-scheduling'] : [],
+    },
+  ];
+}
+
+/** The provisioner tried and failed: its own refusal of the class's parameters, or the cloud refusing its identity. */
+function provisioningFailed(
+  claim: Claim,
+  ctx: AnalyzerContext,
+  cls: string,
+  provisioner: string,
+  failed: readonly EventSummary[],
+): Emit[] {
+  const { pvc, consumerRefs } = claim;
+  const first = failed[0]!;
+  // The CSI driver refusing the request itself (gRPC InvalidArgument, an unknown parameter) refuses what the
+  // StorageClass passes it: the class is what to change, not the claim or the storage backend.
+  const invalid = /code = InvalidArgument|invalid parameter|unknown parameter|parameter [^ ]+ is invalid/i.test(
+    first.message,
+  );
+  const identity = invalid ? undefined : refusedIdentity(ctx, first, provisioner);
+  return [
+    {
+      code: 'PVC_PROVISIONING_FAILED',
+      severity: 'high',
+      ...(invalid && cls ? { owner: ref('StorageClass', cls) } : {}),
+      ...(identity ? { owner: identity.account, change: identity.change } : {}),
+      message: `Provisioner ${provisioner} fails to create the volume for PVC ${pvc.metadata.name}${invalid ? `: it refuses the parameters of StorageClass ${cls}` : identity ? `: the cloud refuses the credentials of its ServiceAccount ${identity.account.namespace}/${identity.account.name}` : ''}.`,
+      evidence: [
+        pvcState(pvc, ctx),
+        describeEventTail(first, ctx.now),
+        ...(identity ? [identity.evidence] : []),
+        `StorageClass ${cls} provisioner ${provisioner}`,
+      ],
+      confidence: 0.9,
+      related: [ref('StorageClass', cls), ...consumerRefs],
+      remediation: ['check-provisioner-logs', 'check-storage-backend'],
+    },
+  ];
+}
+
+/** The claim waits for an external provisioner whose controller was found, down or not acting on it. */
+function controllerNotActing(
+  claim: Claim,
+  ctx: AnalyzerContext,
+  cls: string,
+  provisioner: string,
+  controller: NonNullable<ReturnType<typeof provisionerController>>,
+  pending: { evidence: string[]; counts: string; driverLine: string | undefined; pendingFor: number },
+): Emit[] {
+  const { pvc, consumerRefs } = claim;
+  const { evidence, counts, driverLine, pendingFor } = pending;
+  const { workload, how } = controller;
+  const state = replicaState(workload);
+  const pods = ctx.objects('pods').filter((p) => {
+    const o = ownerOf(ctx, p);
+    return (
+      o !== undefined &&
+      o.kind === workload.kind &&
+      o.name === workload.metadata.name &&
+      p.metadata.namespace === workload.metadata.namespace
+    );
+  });
+  const events = findEvents(ctx, {
+    kind: String(workload.kind),
+    name: workload.metadata.name,
+    namespace: workload.metadata.namespace ?? '',
+  }).filter((e) => e.reason === 'ScalingReplicaSet' || e.type === 'Warning');
+  evidence.push(
+    `${workloadName(workload)} ${state.text} (${how})`,
+    ...events.slice(0, 1).map((e) => `${workloadName(workload)}: ${describeEvent(e, ctx.now)}`),
+    ...(pods.length > 0
+      ? [`controller pods: ${pods.map((p) => `${p.metadata.name} ${p.status?.phase ?? '?'}`).join(', ')}`]
+      : []),
+    counts,
+    ...(driverLine ? [driverLine] : []),
+  );
+  const target = workloadRef(workload);
+  return [
+    {
+      code: 'PVC_PROVISIONER_MISSING',
+      severity: 'high',
+      message: state.down
+        ? `Nothing is provisioning PVC ${pvc.metadata.name}: StorageClass ${cls} names provisioner ${provisioner}, whose controller ${workloadName(workload)} ${state.text}.`
+        : `PVC ${pvc.metadata.name} waits for provisioner ${provisioner}: its controller ${workloadName(workload)} ${state.text} but has not acted on the claim in ${formatAge(pendingFor)}.`,
+      evidence,
+      confidence: state.down ? (controller.weak ? 0.85 : 0.93) : 0.6,
+      related: [target, ref('StorageClass', cls), ...consumerRefs],
+      remediation: state.down ? ['scale-provisioner', 'install-provisioner'] : ['check-provisioner-logs'],
+      ...(state.down ? { owner: target } : {}),
+    },
+  ];
+}
+
+/** The claim waits for an external provisioner that never picks it up. */
+function provisionerSilent(
+  claim: Claim,
+  ctx: AnalyzerContext,
+  cls: string,
+  provisioner: string,
+  waiting: readonly EventSummary[],
+  pendingFor: number,
+): Emit[] {
+  const { pvc, consumerRefs } = claim;
+  const waitCount = waiting.reduce((n, e) => n + e.count, 0);
+  const evidence = [pvcState(pvc, ctx), describeEvent(waiting[0]!, ctx.now)];
+  const counts = `${waitCount} ExternalProvisioning events, 0 Provisioning events from ${provisioner}`;
+  const controller = provisionerController(ctx, provisioner);
+  const driverLine = csiDriverLine(ctx, provisioner);
+  if (controller)
+    return controllerNotActing(claim, ctx, cls, provisioner, controller, { evidence, counts, driverLine, pendingFor });
+  const pods = provisionerPods(ctx, provisioner);
+  const running = pods.filter((p) => p.status?.phase === 'Running');
+  const podLine = !canSee(ctx, 'pods')
+    ? 'provisioner pods could not be read'
+    : running.length === 0
+      ? pods.length === 0
+        ? `no workload or pod for provisioner ${provisioner} found in what was read`
+        : `provisioner pods not running: ${pods.map((p) => `${p.metadata.namespace}/${p.metadata.name} ${p.status?.phase}`).join(', ')}`
+      : `provisioner pods running (${running.map((p) => p.metadata.name).join(', ')}) but it never picked the claim up`;
+  return [
+    {
+      code: 'PVC_PROVISIONER_MISSING',
+      severity: 'high',
+      message: `Nothing is provisioning PVC ${pvc.metadata.name}: StorageClass ${cls} names external provisioner ${provisioner}, which has not acted on the claim in ${formatAge(pendingFor)}.`,
+      evidence: [...evidence, counts, podLine, ...(driverLine ? [driverLine] : [])],
+      confidence: running.length === 0 ? 0.88 : 0.6,
+      related: [ref('StorageClass', cls), ...consumerRefs],
+      remediation: ['install-provisioner', 'set-storageclass'],
+    },
+  ];
+}
+
 function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
   const events = findEvents(ctx, { kind: 'PersistentVolumeClaim', name: pvc.metadata.name, namespace: ctx.namespace });
   const recent = (e: EventSummary) => isRecent(ctx.now, e.last);
@@ -424,69 +674,17 @@ function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
   const cls = claimClass(pvc);
   const classes = ctx.objects('storageclasses');
   const seeClasses = canSee(ctx, 'storageclasses');
+  const claim: Claim = { pvc, base, consumers, consumerRefs, classes, seeClasses };
 
   // A ProvisioningFailed for a missing class is conclusive even when StorageClasses could not be listed.
   const classMissingEvent = events.find((e) => /storageclass\.storage\.k8s\.io "[^"]+" not found/.test(e.message));
 
-  if (cls === undefined) {
-    if (!seeClasses) return [];
-    const defaults = classes.filter(isDefaultStorageClass);
-    if (defaults.length === 0) {
-      const none = classes.length === 0;
-      const intended = none ? undefined : intendedDefault(ctx, classes);
-      return [
-        {
-          code: none ? 'PVC_NO_STORAGECLASS' : 'PVC_NO_DEFAULT_STORAGECLASS',
-          severity: 'high',
-          message: none
-            ? `PVC ${pvc.metadata.name} names no StorageClass and the cluster has none, so nothing can provision it.`
-            : `PVC ${pvc.metadata.name} names no StorageClass and no StorageClass is marked default, so it waits for a matching static PV forever${intended ? `; StorageClass ${intended.sc.metadata.name} looks like the default that was lost` : ''}.`,
-          evidence: [
-            ...base,
-            none
-              ? '0 StorageClasses in the cluster'
-              : `StorageClasses ${classes.map((c) => c.metadata.name).join(', ')}: none annotated storageclass.kubernetes.io/is-default-class=true`,
-            ...(intended?.why ?? []),
-          ],
-          confidence: 0.92,
-          related: [...(intended ? [ref('StorageClass', intended.sc.metadata.name)] : []), ...consumerRefs],
-          remediation: ['set-storageclass', 'mark-default-storageclass'],
-          ...(intended ? { owner: ref('StorageClass', intended.sc.metadata.name) } : {}),
-        },
-      ];
-    }
-    return staticBinding(pvc, ctx, '', base);
-  }
+  if (cls === undefined) return noClassNamed(claim, ctx);
 
   if (cls === '') return staticBinding(pvc, ctx, '', base);
 
   const sc = classes.find((c) => c.metadata.name === cls);
-  if (sc === undefined) {
-    const staticPvs = ctx.objects('persistentvolumes').filter((pv) => pvClass(pv) === cls);
-    if (staticPvs.length > 0) return staticBinding(pvc, ctx, cls, base);
-    if (!seeClasses && classMissingEvent === undefined) return [];
-    const closest = closestName(
-      cls,
-      classes.map((c) => c.metadata.name),
-    );
-    return [
-      {
-        code: 'PVC_STORAGECLASS_NOT_FOUND',
-        severity: 'high',
-        message: `PVC ${pvc.metadata.name} asks for StorageClass "${cls}", which does not exist${closest ? ` (did you mean ${closest}?)` : ''}.`,
-        evidence: [
-          ...base,
-          seeClasses
-            ? `existing StorageClasses: ${classes.map((c) => c.metadata.name).join(', ') || 'none'}`
-            : `event: storageclass "${cls}" not found`,
-          ...(closest ? [`closest existing StorageClass: ${closest}`] : []),
-        ],
-        confidence: 0.95,
-        related: consumerRefs,
-        remediation: ['set-storageclass', 'create-storageclass'],
-      },
-    ];
-  }
+  if (sc === undefined) return classNotFound(claim, ctx, cls, classMissingEvent);
 
   const provisioner = String(sc.provisioner ?? '');
   if (provisioner === 'kubernetes.io/no-provisioner') return staticBinding(pvc, ctx, cls, base);
@@ -495,152 +693,18 @@ function analyzeClaim(pvc: KubeObject, ctx: AnalyzerContext): Emit[] {
   const selectedNode = pvc.metadata.annotations?.['volume.kubernetes.io/selected-node'];
   const failed = events.filter((e) => e.reason === 'ProvisioningFailed' && recent(e));
   // A provisioner only tries once a node is chosen: a recent ProvisioningFailed means the wait for a consumer is over.
-  if (waitForConsumer && selectedNode === undefined && failed.length === 0) {
-    if (consumers.length === 0) {
-      return [
-        {
-          code: 'PVC_WAIT_FOR_FIRST_CONSUMER',
-          severity: 'info',
-          message: `PVC ${pvc.metadata.name} uses WaitForFirstConsumer class ${cls}: it binds when a pod uses it. No pod uses it yet, which is expected.`,
-          evidence: [
-            pvcState(pvc, ctx),
-            `StorageClass ${cls} volumeBindingMode=WaitForFirstConsumer`,
-            '0 pods reference the claim',
-          ],
-          confidence: 0.9,
-          remediation: [],
-        },
-      ];
-    }
-    // The claim waits for its pod; whatever keeps the pod from scheduling is the real cause.
-    const blocked = consumers.filter((p) => conditionOf(p, 'PodScheduled')?.status === 'False');
-    const why = blocked
-      .map((p) => conditionOf(p, 'PodScheduled')?.message)
-      .find((m): m is string => typeof m === 'string' && m !== '');
-    const topology = topologyMismatch(ctx, sc, cls, blocked, why);
-    if (topology) return [{ ...topology, evidence: [pvcState(pvc, ctx), ...topology.evidence] }];
-    return [
-      {
-        code: 'PVC_WAIT_FOR_FIRST_CONSUMER',
-        severity: blocked.length > 0 ? 'low' : 'info',
-        message:
-          blocked.length > 0
-            ? `PVC ${pvc.metadata.name} waits for pod ${blocked[0]!.metadata.name}, which cannot be scheduled; fix the scheduling problem and the claim binds.`
-            : `PVC ${pvc.metadata.name} waits for its first consumer to be scheduled.`,
-        evidence: [
-          pvcState(pvc, ctx),
-          `StorageClass ${cls} volumeBindingMode=WaitForFirstConsumer`,
-          ...(why ? [`pod ${blocked[0]!.metadata.name} unschedulable: ${why}`] : []),
-        ],
-        confidence: 0.8,
-        related: consumerRefs,
-        remediation: blocked.length > 0 ? ['fix-pod-scheduling'] : [],
-      },
-    ];
-  }
+  if (waitForConsumer && selectedNode === undefined && failed.length === 0)
+    return waitingForConsumer(claim, ctx, sc, cls);
 
-  if (failed.length > 0) {
-    const first = failed[0]!;
-    // The CSI driver refusing the request itself (gRPC InvalidArgument, an unknown parameter) refuses what the
-    // StorageClass passes it: the class is what to change, not the claim or the storage backend.
-    const invalid = /code = InvalidArgument|invalid parameter|unknown parameter|parameter [^ ]+ is invalid/i.test(
-      first.message,
-    );
-    const identity = invalid ? undefined : refusedIdentity(ctx, first, provisioner);
-    return [
-      {
-        code: 'PVC_PROVISIONING_FAILED',
-        severity: 'high',
-        ...(invalid && cls ? { owner: ref('StorageClass', cls) } : {}),
-        ...(identity ? { owner: identity.account, change: identity.change } : {}),
-        message: `Provisioner ${provisioner} fails to create the volume for PVC ${pvc.metadata.name}${invalid ? `: it refuses the parameters of StorageClass ${cls}` : identity ? `: the cloud refuses the credentials of its ServiceAccount ${identity.account.namespace}/${identity.account.name}` : ''}.`,
-        evidence: [
-          pvcState(pvc, ctx),
-          describeEventTail(first, ctx.now),
-          ...(identity ? [identity.evidence] : []),
-          `StorageClass ${cls} provisioner ${provisioner}`,
-        ],
-        confidence: 0.9,
-        related: [ref('StorageClass', cls), ...consumerRefs],
-        remediation: ['check-provisioner-logs', 'check-storage-backend'],
-      },
-    ];
-  }
+  if (failed.length > 0) return provisioningFailed(claim, ctx, cls, provisioner, failed);
 
   const waiting = events.filter(
     (e) => e.reason === 'ExternalProvisioning' || /waiting for a volume to be created/i.test(e.message),
   );
   const started = events.filter((e) => e.reason === 'Provisioning' && recent(e));
   const pendingFor = isoAge(ctx.now, pvc.metadata.creationTimestamp);
-  if (waiting.length > 0 && started.length === 0 && pendingFor >= PROVISIONING_GRACE_MS) {
-    const waitCount = waiting.reduce((n, e) => n + e.count, 0);
-    const evidence = [pvcState(pvc, ctx), describeEvent(waiting[0]!, ctx.now)];
-    const counts = `${waitCount} ExternalProvisioning events, 0 Provisioning events from ${provisioner}`;
-    const controller = provisionerController(ctx, provisioner);
-    const driverLine = csiDriverLine(ctx, provisioner);
-    if (controller) {
-      const { workload, how } = controller;
-      const state = replicaState(workload);
-      const pods = ctx.objects('pods').filter((p) => {
-        const o = ownerOf(ctx, p);
-        return (
-          o !== undefined &&
-          o.kind === workload.kind &&
-          o.name === workload.metadata.name &&
-          p.metadata.namespace === workload.metadata.namespace
-        );
-      });
-      const events = findEvents(ctx, {
-        kind: String(workload.kind),
-        name: workload.metadata.name,
-        namespace: workload.metadata.namespace ?? '',
-      }).filter((e) => e.reason === 'ScalingReplicaSet' || e.type === 'Warning');
-      evidence.push(
-        `${workloadName(workload)} ${state.text} (${how})`,
-        ...events.slice(0, 1).map((e) => `${workloadName(workload)}: ${describeEvent(e, ctx.now)}`),
-        ...(pods.length > 0
-          ? [`controller pods: ${pods.map((p) => `${p.metadata.name} ${p.status?.phase ?? '?'}`).join(', ')}`]
-          : []),
-        counts,
-        ...(driverLine ? [driverLine] : []),
-      );
-      const target = workloadRef(workload);
-      return [
-        {
-          code: 'PVC_PROVISIONER_MISSING',
-          severity: 'high',
-          message: state.down
-            ? `Nothing is provisioning PVC ${pvc.metadata.name}: StorageClass ${cls} names provisioner ${provisioner}, whose controller ${workloadName(workload)} ${state.text}.`
-            : `PVC ${pvc.metadata.name} waits for provisioner ${provisioner}: its controller ${workloadName(workload)} ${state.text} but has not acted on the claim in ${formatAge(pendingFor)}.`,
-          evidence,
-          confidence: state.down ? (controller.weak ? 0.85 : 0.93) : 0.6,
-          related: [target, ref('StorageClass', cls), ...consumerRefs],
-          remediation: state.down ? ['scale-provisioner', 'install-provisioner'] : ['check-provisioner-logs'],
-          ...(state.down ? { owner: target } : {}),
-        },
-      ];
-    }
-    const pods = provisionerPods(ctx, provisioner);
-    const running = pods.filter((p) => p.status?.phase === 'Running');
-    const podLine = !canSee(ctx, 'pods')
-      ? 'provisioner pods could not be read'
-      : running.length === 0
-        ? pods.length === 0
-          ? `no workload or pod for provisioner ${provisioner} found in what was read`
-          : `provisioner pods not running: ${pods.map((p) => `${p.metadata.namespace}/${p.metadata.name} ${p.status?.phase}`).join(', ')}`
-        : `provisioner pods running (${running.map((p) => p.metadata.name).join(', ')}) but it never picked the claim up`;
-    return [
-      {
-        code: 'PVC_PROVISIONER_MISSING',
-        severity: 'high',
-        message: `Nothing is provisioning PVC ${pvc.metadata.name}: StorageClass ${cls} names external provisioner ${provisioner}, which has not acted on the claim in ${formatAge(pendingFor)}.`,
-        evidence: [...evidence, counts, podLine, ...(driverLine ? [driverLine] : [])],
-        confidence: running.length === 0 ? 0.88 : 0.6,
-        related: [ref('StorageClass', cls), ...consumerRefs],
-        remediation: ['install-provisioner', 'set-storageclass'],
-      },
-    ];
-  }
+  if (waiting.length > 0 && started.length === 0 && pendingFor >= PROVISIONING_GRACE_MS)
+    return provisionerSilent(claim, ctx, cls, provisioner, waiting, pendingFor);
 
   if (pendingFor >= PROVISIONING_GRACE_MS) {
     return [

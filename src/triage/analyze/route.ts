@@ -120,6 +120,104 @@ function backendTlsComplaint(ctx: AnalyzerContext, pods: KubeObject[], router: K
   return undefined;
 }
 
+/** What keeps one backend Service of a Route from serving: missing, wrong targetPort, no ready endpoints. */
+function backendFindings(
+  ctx: AnalyzerContext,
+  route: KubeObject,
+  backend: { kind?: string; name?: string; weight?: number },
+  seen: { namespace: string; host: string; admitted: string | undefined; noServerLine: string | undefined },
+  emit: NetworkingEmit,
+): boolean {
+  const { namespace, host, admitted, noServerLine } = seen;
+  /** Whether what was found explains the router having no server. */
+  let explained = false;
+  if ((backend.kind ?? 'Service') !== 'Service' || !backend.name) return explained;
+  if (backend.weight === 0) return explained;
+  const svcRef = ref('Service', backend.name, namespace);
+  const routeLine = `Route ${route.metadata.name} (${host}) → Service ${backend.name}${route.spec?.port?.targetPort !== undefined ? ` targetPort ${route.spec.port.targetPort}` : ''}`;
+  const svc = findService(ctx, backend.name, namespace);
+  if (!svc) {
+    if (!canSee(ctx, 'services')) return explained;
+    explained = true;
+    emit(
+      'ROUTE_SERVICE_MISSING',
+      'high',
+      `Route ${route.metadata.name} points at Service ${backend.name}, which does not exist: the router answers 503.`,
+      [routeLine, `Service ${backend.name} not found in ${namespace}`, ...(admitted ? [admitted] : [])],
+      0.95,
+      [svcRef],
+      ['fix-route-backend'],
+    );
+    return explained;
+  }
+  const port = targetPortMatches(ctx, route, svc);
+  if (!port.ok) {
+    explained = true;
+    emit(
+      'ROUTE_TARGET_PORT_MISMATCH',
+      'high',
+      `Route ${route.metadata.name} targets port ${JSON.stringify(route.spec?.port?.targetPort)}, which Service ${backend.name} does not expose: the router has no endpoint to send traffic to.`,
+      [routeLine, port.detail, ...(noServerLine ? [noServerLine] : [])],
+      0.9,
+      [svcRef],
+      ['fix-route-target-port'],
+    );
+  }
+  const eps = endpointState(ctx, svc);
+  if (eps.ready > 0) return explained;
+  const why = whyNoEndpoints(ctx, svc);
+  const router = noServerLine ? [noServerLine] : [];
+  if (why.code === 'SCALED_TO_ZERO' && why.owner) {
+    explained = true;
+    emit(
+      'ROUTE_BACKEND_SCALED_TO_ZERO',
+      'high',
+      `Route ${route.metadata.name} serves the router's 503 page: ${why.owner.kind} ${why.owner.name}, the only workload behind Service ${backend.name}, is scaled to 0 replicas.`,
+      [routeLine, ...why.evidence, ...router],
+      0.92,
+      [svcRef],
+      ['scale-workload'],
+      why.owner,
+    );
+  } else if (why.code === 'SELECTS_NO_PODS') {
+    explained = true;
+    emit(
+      'ROUTE_SERVICE_SELECTS_NO_PODS',
+      'high',
+      `Route ${route.metadata.name} sends traffic to Service ${backend.name}, whose selector matches no pod: every request gets a 503.`,
+      [routeLine, ...why.evidence.slice(0, 3), ...router],
+      0.92,
+      [svcRef],
+      ['fix-service-selector'],
+      why.owner,
+    );
+  } else if (why.code === 'PODS_NOT_READY') {
+    explained = true;
+    // When the pods' own state names the cause (crash loop, dead node), the Route only shows the symptom.
+    emit(
+      'ROUTE_PODS_NOT_READY',
+      why.causeElsewhere ? 'medium' : 'high',
+      `Route ${route.metadata.name} → Service ${backend.name}: the selected pods exist but none is ready, so the router has no endpoint.`,
+      [routeLine, ...why.evidence.slice(0, 3), ...router],
+      why.causeElsewhere ? 0.7 : 0.88,
+      [svcRef, ...why.upstream],
+      ['fix-readiness', 'inspect-previous-logs'],
+    );
+  } else if (eps.known && why.code !== 'UNKNOWN') {
+    explained = true;
+    emit(
+      'ROUTE_SERVICE_SELECTS_NO_PODS',
+      'medium',
+      `Route ${route.metadata.name} → Service ${backend.name} has no endpoints.`,
+      [routeLine, ...why.evidence, ...router],
+      0.6,
+      [svcRef],
+      ['fix-service-selector'],
+    );
+  }
+  return explained;
+}
+
 export const routeAnalyzer: Analyzer = {
   name: NAME,
   domain: 'networking',
@@ -145,96 +243,94 @@ export const routeAnalyzer: Analyzer = {
       const noServerLine = view && noServer.length > 0 ? trafficLine(ctx, view, noServer) : undefined;
       let explainedNoServer = false;
       for (const backend of backends) {
-        if ((backend.kind ?? 'Service') !== 'Service' || !backend.name) continue;
-        if (backend.weight === 0) continue;
-        const svcRef = ref('Service', backend.name, namespace);
-        const routeLine = `Route ${route.metadata.name} (${host}) → Service ${backend.name}${route.spec?.port?.targetPort !== undefined ? ` targetPort ${route.spec.port.targetPort}` : ''}`;
-        const svc = findService(ctx, backend.name, namespace);
-        if (!svc) {
-          if (!canSee(ctx, 'services')) continue;
+        if (backendFindings(ctx, route, backend, { namespace, host, admitted, noServerLine }, emit))
           explainedNoServer = true;
-          emit(
-            'ROUTE_SERVICE_MISSING',
-            'high',
-            `Route ${route.metadata.name} points at Service ${backend.name}, which does not exist: the router answers 503.`,
-            [routeLine, `Service ${backend.name} not found in ${namespace}`, ...(admitted ? [admitted] : [])],
-            0.95,
-            [svcRef],
-            ['fix-route-backend'],
-          );
-          continue;
-        }
-        const port = targetPortMatches(ctx, route, svc);
-        if (!port.ok) {
-          explainedNoServer = true;
-          emit(
-            'ROUTE_TARGET_PORT_MISMATCH',
-            'high',
-            `Route ${route.metadata.name} targets port ${JSON.stringify(route.spec?.port?.targetPort)}, which Service ${backend.name} does not expose: the router has no endpoint to send traffic to.`,
-            [routeLine, port.detail, ...(noServerLine ? [noServerLine] : [])],
-            0.9,
-            [svcRef],
-            ['fix-route-target-port'],
-          );
-        }
-        const eps = endpointState(ctx, svc);
-        if (eps.ready > 0) continue;
-        const why = whyNoEndpoints(ctx, svc);
-        const router = noServerLine ? [noServerLine] : [];
-        if (why.code === 'SCALED_TO_ZERO' && why.owner) {
-          explainedNoServer = true;
-          emit(
-            'ROUTE_BACKEND_SCALED_TO_ZERO',
-            'high',
-            `Route ${route.metadata.name} serves the router's 503 page: ${why.owner.kind} ${why.owner.name}, the only workload behind Service ${backend.name}, is scaled to 0 replicas.`,
-            [routeLine, ...why.evidence, ...router],
-            0.92,
-            [svcRef],
-            ['scale-workload'],
-            why.owner,
-          );
-        } else if (why.code === 'SELECTS_NO_PODS') {
-          explainedNoServer = true;
-          emit(
-            'ROUTE_SERVICE_SELECTS_NO_PODS',
-            'high',
-            `Route ${route.metadata.name} sends traffic to Service ${backend.name}, whose selector matches no pod: every request gets a 503.`,
-            [routeLine, ...why.evidence.slice(0, 3), ...router],
-            0.92,
-            [svcRef],
-            ['fix-service-selector'],
-            why.owner,
-          );
-        } else if (why.code === 'PODS_NOT_READY') {
-          explainedNoServer = true;
-          // When the pods' own state names the cause (crash loop, dead node), the Route only shows the symptom.
-          emit(
-            'ROUTE_PODS_NOT_READY',
-            why.causeElsewhere ? 'medium' : 'high',
-            `Route ${route.metadata.name} → Service ${backend.name}: the selected pods exist but none is ready, so the router has no endpoint.`,
-            [routeLine, ...why.evidence.slice(0, 3), ...router],
-            why.causeElsewhere ? 0.7 : 0.88,
-            [svcRef, ...why.upstream],
-            ['fix-readiness', 'inspect-previous-logs'],
-          );
-        } else if (eps.known && why.code !== 'UNKNOWN') {
-          explainedNoServer = true;
-          emit(
-            'ROUTE_SERVICE_SELECTS_NO_PODS',
-            'medium',
-            `Route ${route.metadata.name} → Service ${backend.name} has no endpoints.`,
-            [routeLine, ...why.evidence, ...router],
-            0.6,
-            [svcRef],
-            ['fix-service-selector'],
-          );
-        }
       }
       if (view) routerFindings(ctx, route, view, failed, noServerLine, explainedNoServer, emit);
     }
     return findings;
   },
 };
+
+/** The router cannot complete TLS to the Route's pods: the CA it trusts did not sign their serving certificate. */
+function backendTlsFailed(
+  ctx: AnalyzerContext,
+  route: KubeObject,
+  view: RouterView,
+  tls: RouterView['down'],
+  svc: KubeObject | undefined,
+  svcRef: ReturnType<typeof ref>[],
+  noServerLine: string | undefined,
+  emit: NetworkingEmit,
+): void {
+  const name = route.metadata.name;
+  const termination: string = route.spec?.tls?.termination ?? 'none';
+  const down = tls[tls.length - 1] as (typeof tls)[number];
+  const pinned = typeof route.spec?.tls?.destinationCACertificate === 'string';
+  const backendPods = svc ? selectedPods(ctx, svc) : [];
+  const complaint = backendTlsComplaint(ctx, backendPods, view.router);
+  const trust = pinned
+    ? "the CA in the Route's destinationCACertificate did not sign the pods' serving certificate"
+    : "the pods' serving certificate is not signed by the service CA the router trusts";
+  emit(
+    'ROUTE_BACKEND_TLS_FAILED',
+    'high',
+    `The router cannot complete TLS to Route ${name}'s pods ("${down.info ?? down.reason}"), so it has no server and answers 503: ${trust}.`,
+    [
+      clip(scrubText(`router ${view.router.metadata.name}: ${down.quote}`)),
+      ...(noServerLine ? [noServerLine] : []),
+      `Route ${name}: tls.termination ${termination}, destinationCACertificate ${pinned ? 'set (the router trusts only that CA for the backend)' : 'not set'}`,
+      ...(complaint ? [complaint] : []),
+      `servers down: ${tls.map((d) => serverPod(d.server) ?? d.server).join(', ')}`,
+    ],
+    complaint ? 0.92 : 0.85,
+    svcRef,
+    ['fix-route-destination-ca'],
+  );
+}
+
+/** Requests the router cut off at the Route's timeout (or its default); whether any were. */
+function backendTimeouts(
+  ctx: AnalyzerContext,
+  route: KubeObject,
+  view: RouterView,
+  failed: HaproxyAccess[],
+  timeouts: HaproxyAccess[],
+  svcRef: ReturnType<typeof ref>[],
+  emit: NetworkingEmit,
+): boolean {
+  const name = route.metadata.name;
+  const annotation: string | undefined = route.metadata.annotations?.[TIMEOUT_ANNOTATION];
+  const configured = parseTimeSpec(annotation);
+  const limit = configured ?? ROUTER_DEFAULT_SERVER_TIMEOUT_MS;
+  const atLimit = timeouts.filter((a) => Math.abs(a.timers.total - limit) <= Math.max(1500, limit * 0.05));
+  if (atLimit.length > 0) {
+    const requests = [
+      ...new Set(atLimit.map((a) => (a.request ?? '').replace(/\?.*?(?= HTTP\/)/, '').replace(/ HTTP\/[\d.]+$/, ''))),
+    ]
+      .filter(Boolean)
+      .slice(0, 3);
+    const setting = configured
+      ? `${TIMEOUT_ANNOTATION}: ${annotation} on the Route`
+      : `the router's default server timeout (${limit / 1000}s; the Route sets no ${TIMEOUT_ANNOTATION})`;
+    emit(
+      'ROUTE_BACKEND_TIMEOUT',
+      atLimit.length >= 3 ? 'high' : 'medium',
+      `The router cut ${atLimit.length} request(s) to Route ${name} off after ${Math.round(limit / 1000)}s with ${[...new Set(atLimit.map((a) => a.status))].join('/')} (${[...new Set(atLimit.map((a) => a.termination))].join(', ')}: ${describeTermination(atLimit[0]?.termination ?? 'sH--', false)}): the backend needs longer than ${setting}.`,
+      [
+        trafficLine(ctx, view, atLimit),
+        `Route ${name}: ${configured ? `${TIMEOUT_ANNOTATION}=${annotation}` : `no ${TIMEOUT_ANNOTATION} (router default ${limit / 1000}s)`}`,
+        ...(requests.length > 0 ? [`requests cut off: ${requests.join(', ')}`] : []),
+        `${view.access.length - failed.length}/${view.access.length} other requests to ${view.backend} succeeded`,
+      ],
+      0.85,
+      svcRef,
+      ['raise-route-timeout'],
+    );
+    return true;
+  }
+  return false;
+}
 
 /** What only the router's log shows: TLS to the backend failing, requests cut off at the timeout, no server. */
 function routerFindings(
@@ -251,69 +347,17 @@ function routerFindings(
   const svcName: string | undefined = route.spec?.to?.name;
   const svc = svcName ? findService(ctx, svcName, namespace) : undefined;
   const svcRef = svcName ? [ref('Service', svcName, namespace)] : [];
-  const termination: string = route.spec?.tls?.termination ?? 'none';
 
   const tls = view.down.filter((d) => /Layer6/i.test(d.reason) || /SSL|TLS|certificate/i.test(d.info ?? ''));
   if (tls.length > 0) {
-    const down = tls[tls.length - 1] as (typeof tls)[number];
-    const pinned = typeof route.spec?.tls?.destinationCACertificate === 'string';
-    const backendPods = svc ? selectedPods(ctx, svc) : [];
-    const complaint = backendTlsComplaint(ctx, backendPods, view.router);
-    const trust = pinned
-      ? "the CA in the Route's destinationCACertificate did not sign the pods' serving certificate"
-      : "the pods' serving certificate is not signed by the service CA the router trusts";
-    emit(
-      'ROUTE_BACKEND_TLS_FAILED',
-      'high',
-      `The router cannot complete TLS to Route ${name}'s pods ("${down.info ?? down.reason}"), so it has no server and answers 503: ${trust}.`,
-      [
-        clip(scrubText(`router ${view.router.metadata.name}: ${down.quote}`)),
-        ...(noServerLine ? [noServerLine] : []),
-        `Route ${name}: tls.termination ${termination}, destinationCACertificate ${pinned ? 'set (the router trusts only that CA for the backend)' : 'not set'}`,
-        ...(complaint ? [complaint] : []),
-        `servers down: ${tls.map((d) => serverPod(d.server) ?? d.server).join(', ')}`,
-      ],
-      complaint ? 0.92 : 0.85,
-      svcRef,
-      ['fix-route-destination-ca'],
-    );
+    backendTlsFailed(ctx, route, view, tls, svc, svcRef, noServerLine, emit);
     return;
   }
 
   const timeouts = failed.filter(
     (a) => a.termination[0] === 's' && (a.termination[1] === 'H' || a.termination[1] === 'D'),
   );
-  if (timeouts.length > 0) {
-    const annotation: string | undefined = route.metadata.annotations?.[TIMEOUT_ANNOTATION];
-    const configured = parseTimeSpec(annotation);
-    const limit = configured ?? ROUTER_DEFAULT_SERVER_TIMEOUT_MS;
-    const atLimit = timeouts.filter((a) => Math.abs(a.timers.total - limit) <= Math.max(1500, limit * 0.05));
-    if (atLimit.length > 0) {
-      const requests = [
-        ...new Set(atLimit.map((a) => (a.request ?? '').replace(/\?.*?(?= HTTP\/)/, '').replace(/ HTTP\/[\d.]+$/, ''))),
-      ]
-        .filter(Boolean)
-        .slice(0, 3);
-      const setting = configured
-        ? `${TIMEOUT_ANNOTATION}: ${annotation} on the Route`
-        : `the router's default server timeout (${limit / 1000}s; the Route sets no ${TIMEOUT_ANNOTATION})`;
-      emit(
-        'ROUTE_BACKEND_TIMEOUT',
-        atLimit.length >= 3 ? 'high' : 'medium',
-        `The router cut ${atLimit.length} request(s) to Route ${name} off after ${Math.round(limit / 1000)}s with ${[...new Set(atLimit.map((a) => a.status))].join('/')} (${[...new Set(atLimit.map((a) => a.termination))].join(', ')}: ${describeTermination(atLimit[0]?.termination ?? 'sH--', false)}): the backend needs longer than ${setting}.`,
-        [
-          trafficLine(ctx, view, atLimit),
-          `Route ${name}: ${configured ? `${TIMEOUT_ANNOTATION}=${annotation}` : `no ${TIMEOUT_ANNOTATION} (router default ${limit / 1000}s)`}`,
-          ...(requests.length > 0 ? [`requests cut off: ${requests.join(', ')}`] : []),
-          `${view.access.length - failed.length}/${view.access.length} other requests to ${view.backend} succeeded`,
-        ],
-        0.85,
-        svcRef,
-        ['raise-route-timeout'],
-      );
-      return;
-    }
-  }
+  if (timeouts.length > 0 && backendTimeouts(ctx, route, view, failed, timeouts, svcRef, emit)) return;
 
   if (noServerLine && !explainedNoServer) {
     const other = view.down[view.down.length - 1];

@@ -297,6 +297,88 @@ const REMEDIATION: Readonly<Record<string, string[]>> = {
   POD_UNSCHEDULABLE: ['describe-pod'],
 };
 
+/** What the pods' owner, the scheduler and the autoscaler said, shared by every reason a node was rejected for. */
+interface Unschedulable {
+  pods: KubeObject[];
+  total: number;
+  header: string;
+  eventLine: string;
+  scaler: ReturnType<typeof autoscalerEvent>;
+  changed: ReturnType<typeof revisionChanges>;
+  owner: ResourceRef | undefined;
+  related: ResourceRef[];
+}
+
+/** One reason the scheduler rejected nodes for (its clauses merged), with the evidence that explains it. */
+function reasonFinding(
+  ctx: AnalyzerContext,
+  seen: Unschedulable,
+  code: string,
+  reasons: SchedulingReason[],
+): FindingInput {
+  const { pods, total, header, eventLine, scaler, changed, owner, related } = seen;
+  const pod = pods[0]!;
+  const nodes = reasons.reduce((n, r) => n + r.nodes, 0);
+  const share = total > 0 ? nodes / total : 1;
+  // Control-plane taints keep workloads off masters by design: context, not the cause.
+  const byDesign = code === 'POD_UNTOLERATED_TAINT' && reasons.every((r) => CONTROL_PLANE_TAINT.test(r.taint ?? ''));
+  const symptom = code === 'POD_UNBOUND_PVC';
+  const capacity = code === 'POD_INSUFFICIENT_CPU' || code === 'POD_INSUFFICIENT_MEMORY';
+  // Ranks: which pods and the scheduler's words, what it means node by node, then autoscaler and history.
+  const evidence = new EvidenceList()
+    .add(0, header)
+    .add(1, eventLine)
+    .add(2, `${nodes}/${total} nodes: ${reasons.map((r) => r.text).join('; ')}`)
+    .add(capacity ? 3 : 5, scaler && describeEvent(scaler, ctx.now))
+    .add(4, changed);
+  const resource = code === 'POD_INSUFFICIENT_CPU' ? 'cpu' : 'memory';
+  const usage = capacity ? usageLine(ctx, pod, resource) : undefined;
+  if (capacity) evidence.add(3, fitLine(ctx, pod, resource)).add(3, usage?.line);
+  if (code === 'POD_UNTOLERATED_TAINT') evidence.add(3, taintLine(ctx, reasons));
+  if (code === 'POD_NODE_SELECTOR_MISMATCH' || code === 'POD_AFFINITY_MISMATCH') {
+    evidence.add(3, selectorLine(pod)).add(3, nodeLabelsLine(ctx, pod)).add(4, labelMissLine(ctx, pod));
+  }
+  const claims = symptom
+    ? (Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : [])
+        .map((v: { persistentVolumeClaim?: { claimName?: string } }) => v?.persistentVolumeClaim?.claimName)
+        .filter((c: unknown): c is string => typeof c === 'string')
+    : [];
+  if (claims.length > 0) evidence.add(3, `claims: ${claims.join(', ')}`);
+  const noScaleUp =
+    capacity && scaler?.reason === 'NotTriggerScaleUp'
+      ? `; the cluster autoscaler adds no node (${scaler.message.replace(/^pod didn't trigger scale-up:\s*/i, '')})`
+      : '';
+  // The autoscaler reached a node group's maximum: where that maximum is set (its --nodes flags) is what to
+  // change; with auto-discovery the maximum lives on the cloud's node group, outside the cluster.
+  const capped =
+    capacity && scaler?.reason === 'NotTriggerScaleUp' && /max node group size reached/i.test(scaler.message)
+      ? autoscalerWithLimits(ctx)
+      : undefined;
+  if (capped) evidence.add(2, capped.line);
+  return {
+    ...(capped
+      ? {
+          owner: capped.workload,
+          change: `raise the maximum in the --nodes=MIN:MAX:GROUP flag of ${capped.workload.kind} ${capped.workload.namespace}/${capped.workload.name} (${capped.flags.join(' ')}) for the node group these pods need, and the cloud node group's maximum with it`,
+          alternatives: owner
+            ? [{ resource: owner, change: `lower the requests or replicas of ${owner.kind} ${owner.name}` }]
+            : [],
+        }
+      : {}),
+    code,
+    analyzer: NAME,
+    domain: 'compute',
+    // An unbound claim is the PVC analyzer's root cause; here it is only the symptom on the pod.
+    severity: byDesign ? 'low' : symptom ? 'medium' : SEVERITY_BY_SHARE(share),
+    resource: podRef(pod),
+    message: `${pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`} be scheduled: ${MESSAGES[code]} (${nodes}/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}${noScaleUp}${usage ? `; the nodes are full by requests, not by use (${usage.range} used)` : ''}.`,
+    evidence: evidence.lines(),
+    confidence: byDesign ? 0.3 : symptom ? 0.6 : Math.min(0.95, 0.55 + 0.4 * share),
+    related: [...related, ...claims.map((c: string) => ref('PersistentVolumeClaim', c, ctx.namespace))],
+    remediation: REMEDIATION[code] ?? [],
+  };
+}
+
 export const schedulingAnalyzer: Analyzer = {
   name: NAME,
   domain: 'compute',
@@ -341,66 +423,9 @@ export const schedulingAnalyzer: Analyzer = {
       const byCode = new Map<string, SchedulingReason[]>();
       for (const r of parsed.reasons) byCode.set(r.code, [...(byCode.get(r.code) ?? []), r]);
       for (const [code, reasons] of byCode) {
-        const nodes = reasons.reduce((n, r) => n + r.nodes, 0);
-        const share = total > 0 ? nodes / total : 1;
-        // Control-plane taints keep workloads off masters by design: context, not the cause.
-        const byDesign =
-          code === 'POD_UNTOLERATED_TAINT' && reasons.every((r) => CONTROL_PLANE_TAINT.test(r.taint ?? ''));
-        const symptom = code === 'POD_UNBOUND_PVC';
-        const capacity = code === 'POD_INSUFFICIENT_CPU' || code === 'POD_INSUFFICIENT_MEMORY';
-        // Ranks: which pods and the scheduler's words, what it means node by node, then autoscaler and history.
-        const evidence = new EvidenceList()
-          .add(0, header)
-          .add(1, eventLine)
-          .add(2, `${nodes}/${total} nodes: ${reasons.map((r) => r.text).join('; ')}`)
-          .add(capacity ? 3 : 5, scaler && describeEvent(scaler, ctx.now))
-          .add(4, changed);
-        const resource = code === 'POD_INSUFFICIENT_CPU' ? 'cpu' : 'memory';
-        const usage = capacity ? usageLine(ctx, pod, resource) : undefined;
-        if (capacity) evidence.add(3, fitLine(ctx, pod, resource)).add(3, usage?.line);
-        if (code === 'POD_UNTOLERATED_TAINT') evidence.add(3, taintLine(ctx, reasons));
-        if (code === 'POD_NODE_SELECTOR_MISMATCH' || code === 'POD_AFFINITY_MISMATCH') {
-          evidence.add(3, selectorLine(pod)).add(3, nodeLabelsLine(ctx, pod)).add(4, labelMissLine(ctx, pod));
-        }
-        const claims = symptom
-          ? (Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : [])
-              .map((v: { persistentVolumeClaim?: { claimName?: string } }) => v?.persistentVolumeClaim?.claimName)
-              .filter((c: unknown): c is string => typeof c === 'string')
-          : [];
-        if (claims.length > 0) evidence.add(3, `claims: ${claims.join(', ')}`);
-        const noScaleUp =
-          capacity && scaler?.reason === 'NotTriggerScaleUp'
-            ? `; the cluster autoscaler adds no node (${scaler.message.replace(/^pod didn't trigger scale-up:\s*/i, '')})`
-            : '';
-        // The autoscaler reached a node group's maximum: where that maximum is set (its --nodes flags) is what to
-        // change; with auto-discovery the maximum lives on the cloud's node group, outside the cluster.
-        const capped =
-          capacity && scaler?.reason === 'NotTriggerScaleUp' && /max node group size reached/i.test(scaler.message)
-            ? autoscalerWithLimits(ctx)
-            : undefined;
-        if (capped) evidence.add(2, capped.line);
-        findings.push({
-          ...(capped
-            ? {
-                owner: capped.workload,
-                change: `raise the maximum in the --nodes=MIN:MAX:GROUP flag of ${capped.workload.kind} ${capped.workload.namespace}/${capped.workload.name} (${capped.flags.join(' ')}) for the node group these pods need, and the cloud node group's maximum with it`,
-                alternatives: owner
-                  ? [{ resource: owner, change: `lower the requests or replicas of ${owner.kind} ${owner.name}` }]
-                  : [],
-              }
-            : {}),
-          code,
-          analyzer: NAME,
-          domain: 'compute',
-          // An unbound claim is the PVC analyzer's root cause; here it is only the symptom on the pod.
-          severity: byDesign ? 'low' : symptom ? 'medium' : SEVERITY_BY_SHARE(share),
-          resource: podRef(pod),
-          message: `${pods.length > 1 ? `${pods.length} pods of ${owner?.kind} ${owner?.name} cannot` : `Pod ${pod.metadata.name} cannot`} be scheduled: ${MESSAGES[code]} (${nodes}/${total} nodes)${byDesign ? '; control-plane taint, expected' : ''}${noScaleUp}${usage ? `; the nodes are full by requests, not by use (${usage.range} used)` : ''}.`,
-          evidence: evidence.lines(),
-          confidence: byDesign ? 0.3 : symptom ? 0.6 : Math.min(0.95, 0.55 + 0.4 * share),
-          related: [...related, ...claims.map((c: string) => ref('PersistentVolumeClaim', c, ctx.namespace))],
-          remediation: REMEDIATION[code] ?? [],
-        });
+        findings.push(
+          reasonFinding(ctx, { pods, total, header, eventLine, scaler, changed, owner, related }, code, reasons),
+        );
       }
     }
     return findings;

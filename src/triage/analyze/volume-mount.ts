@@ -269,6 +269,141 @@ function driverContext(ctx: AnalyzerContext, pod: KubeObject, driver: string): E
   return out;
 }
 
+/** Pods that are not up now, with their recent FailedMount and FailedAttachVolume events. */
+function stuckOnVolumes(ctx: AnalyzerContext): { pod: KubeObject; events: ReturnType<typeof findEvents> }[] {
+  // Only pods that are not up now: FailedMount events on a running, ready pod are history.
+  const stuck = namespacePods(ctx).filter(
+    (p) => !isPodReady(p) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
+  );
+  return stuck
+    .map((pod) => ({
+      pod,
+      events: findEvents(ctx, {
+        kind: 'Pod',
+        name: pod.metadata.name,
+        namespace: ctx.namespace,
+        reasons: ['FailedMount', 'FailedAttachVolume'],
+      }).filter((e) => isRecent(ctx.now, e.last)),
+    }))
+    .filter((x) => x.events.length > 0);
+}
+
+/** Replicas of one owner stuck on a volume, and what the cluster says about the failure. */
+function mountFailure(
+  ctx: AnalyzerContext,
+  group: readonly { pod: KubeObject; events: ReturnType<typeof findEvents> }[],
+): FindingInput {
+  const { pod, events } = group[0]!;
+  const classified = events.map((e) => ({ e, c: classifyMountEvent(e, ctx.namespace) }));
+  classified.sort((a, b) => b.c.confidence - a.c.confidence);
+  const best = classified[0]!;
+  const owner = ownerOf(ctx, pod);
+  const evidence = [describeEventTail(best.e, ctx.now)];
+  const generic = classified.find((x) => x !== best && x.c.code === 'VOLUME_MOUNT_FAILED');
+  const waiting = containers(pod).find((c) => c.waitingReason)?.waitingReason;
+  const podLine = `pod ${pod.metadata.name} ${pod.status?.phase ?? '?'}${waiting ? ` (${waiting})` : ''}${pod.spec?.nodeName ? ` on node ${pod.spec.nodeName}` : ''}${group.length > 1 ? `; ${group.length} pods affected` : ''}`;
+  if (best.c.code === 'VOLUME_CONFIGMAP_MISSING' && best.c.object) {
+    const exists = configMapExists(ctx, best.c.object.name, ctx.namespace);
+    if (exists !== undefined)
+      evidence.push(
+        `ConfigMap ${best.c.object.name} ${exists ? 'exists now (retry pending)' : `not found in ${ctx.namespace}`}`,
+      );
+    const cms = ctx
+      .objects('configmaps')
+      .filter((c) => c.metadata.namespace === ctx.namespace && !c.metadata.name.startsWith('kube-root-ca'));
+    if (!exists && cms.length > 0)
+      evidence.push(
+        `ConfigMaps in ${ctx.namespace}: ${cms
+          .map((c) => c.metadata.name)
+          .slice(0, 8)
+          .join(', ')}`,
+      );
+  }
+  let context: Enrichment = { evidence: [], related: [] };
+  if (best.c.code === 'VOLUME_ATTACH_FAILED') {
+    const holder = /used by pod\(s\) (\S+)/.exec(best.e.message)?.[1];
+    if (holder) evidence.push(`still held by pod(s) ${holder}`);
+    if (best.c.object) context = attachContext(ctx, pod, best.e, best.c.object.name);
+  }
+  if (best.c.code === 'VOLUME_CSI_DRIVER_NOT_REGISTERED' && best.c.object)
+    context = driverContext(ctx, pod, best.c.object.name);
+  // What the cluster says about the failure comes right after the event; the generic "timed out" event last.
+  evidence.push(...context.evidence, podLine, ...(generic ? [describeEvent(generic.e, ctx.now)] : []));
+  const related: ResourceRef[] = [
+    ...(owner ? [owner] : []),
+    ...(best.c.object ? [best.c.object] : []),
+    ...context.related,
+  ];
+  return {
+    code: best.c.code,
+    analyzer: NAME,
+    domain: 'storage',
+    severity: 'high',
+    resource: podRef(pod),
+    message: `Pod ${pod.metadata.name} cannot start: ${context.detail ?? best.c.detail}.`,
+    evidence: fitEvidence(evidence),
+    confidence: context.confidence ?? best.c.confidence,
+    related: uniqueRefs(related),
+    remediation:
+      best.c.code === 'VOLUME_CONFIGMAP_MISSING'
+        ? ['create-configmap']
+        : best.c.code === 'VOLUME_ATTACH_FAILED'
+          ? context.owner?.kind === 'PersistentVolume'
+            ? ['fix-pv-node-affinity']
+            : ['release-volume-attachment']
+          : best.c.code === 'VOLUME_SECRET_MISSING'
+            ? ['create-secret']
+            : best.c.code === 'VOLUME_CSI_DRIVER_NOT_REGISTERED'
+              ? ['fix-csi-node-plugin']
+              : ['inspect-kubelet-mount'],
+    ...(context.owner ? { owner: context.owner } : {}),
+    ...(context.change ? { change: context.change } : {}),
+    ...(context.alternatives ? { alternatives: context.alternatives } : {}),
+  };
+}
+
+/** Permission denied on a mounted path, reported by the application itself. */
+function permissionDenied(ctx: AnalyzerContext): FindingInput[] {
+  const findings: FindingInput[] = [];
+  const seen = new Set<string>();
+  forEachCrashedContainer(ctx, (pod, c) => {
+    const key = `${ownerKey(ctx, pod)}/${c.name}`;
+    if (seen.has(key)) return;
+    const log = crashLog(ctx, pod, c.name);
+    const line = log?.split(/\r?\n/).find((l) => /permission denied|operation not permitted/i.test(l));
+    if (!line) return;
+    const mounts: { name?: string; mountPath?: string }[] = Array.isArray(c.spec?.volumeMounts)
+      ? c.spec.volumeMounts
+      : [];
+    const mount = mounts.find((m) => m.mountPath && line.includes(m.mountPath));
+    if (!mount) return;
+    seen.add(key);
+    const volume = (Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : []).find(
+      (v: { name?: string }) => v.name === mount.name,
+    );
+    const claim: string | undefined = volume?.persistentVolumeClaim?.claimName;
+    const owner = ownerOf(ctx, pod);
+    findings.push({
+      code: 'VOLUME_PERMISSION_DENIED',
+      analyzer: NAME,
+      domain: 'storage',
+      severity: 'high',
+      resource: podRef(pod),
+      message: `Container ${c.name} of pod ${pod.metadata.name} cannot write to its volume at ${mount.mountPath}: permission denied (the volume's owner does not match the container user).`,
+      evidence: [
+        `log: ${decisiveLogLine(line)?.line ?? line.trim()}`,
+        `volume ${mount.name} mounted at ${mount.mountPath}${claim ? ` (PVC ${claim})` : ''}`,
+        securityLine(pod, c),
+        `container ${c.name}: ${c.waitingReason ?? 'restarting'}, ${c.restartCount} restarts`,
+      ],
+      confidence: 0.88,
+      related: [...(owner ? [owner] : []), ...(claim ? [ref('PersistentVolumeClaim', claim, ctx.namespace)] : [])],
+      remediation: ['set-fsgroup'],
+    });
+  });
+  return findings;
+}
+
 export const volumeMountAnalyzer: Analyzer = {
   name: NAME,
   domain: 'storage',
@@ -277,128 +412,10 @@ export const volumeMountAnalyzer: Analyzer = {
   needs: ['pods', 'events', 'configmaps', 'persistentvolumeclaims'],
   analyze(ctx: AnalyzerContext): FindingInput[] {
     const findings: FindingInput[] = [];
-    // Only pods that are not up now: FailedMount events on a running, ready pod are history.
-    const stuck = namespacePods(ctx).filter(
-      (p) => !isPodReady(p) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
-    );
-    const candidates = stuck
-      .map((pod) => ({
-        pod,
-        events: findEvents(ctx, {
-          kind: 'Pod',
-          name: pod.metadata.name,
-          namespace: ctx.namespace,
-          reasons: ['FailedMount', 'FailedAttachVolume'],
-        }).filter((e) => isRecent(ctx.now, e.last)),
-      }))
-      .filter((x) => x.events.length > 0);
-    for (const [, group] of groupBy(candidates, ({ pod }) => ownerKey(ctx, pod))) {
-      const { pod, events } = group[0]!;
-      const classified = events.map((e) => ({ e, c: classifyMountEvent(e, ctx.namespace) }));
-      classified.sort((a, b) => b.c.confidence - a.c.confidence);
-      const best = classified[0]!;
-      const owner = ownerOf(ctx, pod);
-      const evidence = [describeEventTail(best.e, ctx.now)];
-      const generic = classified.find((x) => x !== best && x.c.code === 'VOLUME_MOUNT_FAILED');
-      const waiting = containers(pod).find((c) => c.waitingReason)?.waitingReason;
-      const podLine = `pod ${pod.metadata.name} ${pod.status?.phase ?? '?'}${waiting ? ` (${waiting})` : ''}${pod.spec?.nodeName ? ` on node ${pod.spec.nodeName}` : ''}${group.length > 1 ? `; ${group.length} pods affected` : ''}`;
-      if (best.c.code === 'VOLUME_CONFIGMAP_MISSING' && best.c.object) {
-        const exists = configMapExists(ctx, best.c.object.name, ctx.namespace);
-        if (exists !== undefined)
-          evidence.push(
-            `ConfigMap ${best.c.object.name} ${exists ? 'exists now (retry pending)' : `not found in ${ctx.namespace}`}`,
-          );
-        const cms = ctx
-          .objects('configmaps')
-          .filter((c) => c.metadata.namespace === ctx.namespace && !c.metadata.name.startsWith('kube-root-ca'));
-        if (!exists && cms.length > 0)
-          evidence.push(
-            `ConfigMaps in ${ctx.namespace}: ${cms
-              .map((c) => c.metadata.name)
-              .slice(0, 8)
-              .join(', ')}`,
-          );
-      }
-      let context: Enrichment = { evidence: [], related: [] };
-      if (best.c.code === 'VOLUME_ATTACH_FAILED') {
-        const holder = /used by pod\(s\) (\S+)/.exec(best.e.message)?.[1];
-        if (holder) evidence.push(`still held by pod(s) ${holder}`);
-        if (best.c.object) context = attachContext(ctx, pod, best.e, best.c.object.name);
-      }
-      if (best.c.code === 'VOLUME_CSI_DRIVER_NOT_REGISTERED' && best.c.object)
-        context = driverContext(ctx, pod, best.c.object.name);
-      // What the cluster says about the failure comes right after the event; the generic "timed out" event last.
-      evidence.push(...context.evidence, podLine, ...(generic ? [describeEvent(generic.e, ctx.now)] : []));
-      const related: ResourceRef[] = [
-        ...(owner ? [owner] : []),
-        ...(best.c.object ? [best.c.object] : []),
-        ...context.related,
-      ];
-      findings.push({
-        code: best.c.code,
-        analyzer: NAME,
-        domain: 'storage',
-        severity: 'high',
-        resource: podRef(pod),
-        message: `Pod ${pod.metadata.name} cannot start: ${context.detail ?? best.c.detail}.`,
-        evidence: fitEvidence(evidence),
-        confidence: context.confidence ?? best.c.confidence,
-        related: uniqueRefs(related),
-        remediation:
-          best.c.code === 'VOLUME_CONFIGMAP_MISSING'
-            ? ['create-configmap']
-            : best.c.code === 'VOLUME_ATTACH_FAILED'
-              ? context.owner?.kind === 'PersistentVolume'
-                ? ['fix-pv-node-affinity']
-                : ['release-volume-attachment']
-              : best.c.code === 'VOLUME_SECRET_MISSING'
-                ? ['create-secret']
-                : best.c.code === 'VOLUME_CSI_DRIVER_NOT_REGISTERED'
-                  ? ['fix-csi-node-plugin']
-                  : ['inspect-kubelet-mount'],
-        ...(context.owner ? { owner: context.owner } : {}),
-        ...(context.change ? { change: context.change } : {}),
-        ...(context.alternatives ? { alternatives: context.alternatives } : {}),
-      });
-    }
-
-    // Permission denied on a mounted path, reported by the application itself.
-    const seen = new Set<string>();
-    forEachCrashedContainer(ctx, (pod, c) => {
-      const key = `${ownerKey(ctx, pod)}/${c.name}`;
-      if (seen.has(key)) return;
-      const log = crashLog(ctx, pod, c.name);
-      const line = log?.split(/\r?\n/).find((l) => /permission denied|operation not permitted/i.test(l));
-      if (!line) return;
-      const mounts: { name?: string; mountPath?: string }[] = Array.isArray(c.spec?.volumeMounts)
-        ? c.spec.volumeMounts
-        : [];
-      const mount = mounts.find((m) => m.mountPath && line.includes(m.mountPath));
-      if (!mount) return;
-      seen.add(key);
-      const volume = (Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : []).find(
-        (v: { name?: string }) => v.name === mount.name,
-      );
-      const claim: string | undefined = volume?.persistentVolumeClaim?.claimName;
-      const owner = ownerOf(ctx, pod);
-      findings.push({
-        code: 'VOLUME_PERMISSION_DENIED',
-        analyzer: NAME,
-        domain: 'storage',
-        severity: 'high',
-        resource: podRef(pod),
-        message: `Container ${c.name} of pod ${pod.metadata.name} cannot write to its volume at ${mount.mountPath}: permission denied (the volume's owner does not match the container user).`,
-        evidence: [
-          `log: ${decisiveLogLine(line)?.line ?? line.trim()}`,
-          `volume ${mount.name} mounted at ${mount.mountPath}${claim ? ` (PVC ${claim})` : ''}`,
-          securityLine(pod, c),
-          `container ${c.name}: ${c.waitingReason ?? 'restarting'}, ${c.restartCount} restarts`,
-        ],
-        confidence: 0.88,
-        related: [...(owner ? [owner] : []), ...(claim ? [ref('PersistentVolumeClaim', claim, ctx.namespace)] : [])],
-        remediation: ['set-fsgroup'],
-      });
-    });
+    const candidates = stuckOnVolumes(ctx);
+    for (const [, group] of groupBy(candidates, ({ pod }) => ownerKey(ctx, pod)))
+      findings.push(mountFailure(ctx, group));
+    findings.push(...permissionDenied(ctx));
     return findings;
   },
 };

@@ -250,6 +250,110 @@ function unreadyCause(ctx: AnalyzerContext, pod: KubeObject): string | undefined
 }
 
 /** Explain a Service without ready endpoints: nothing selected, scaled to zero, or selected but not ready. */
+/** The selector matches no pod: its workload is scaled to zero, or the pods it should select are labelled otherwise. */
+function selectsNoPods(
+  ctx: AnalyzerContext,
+  service: KubeObject,
+  selector: Record<string, string>,
+  selectorLine: string,
+  namespace: string,
+): WhyNoEndpoints {
+  const workloads = workloadsSelected(ctx, service);
+  const zero = workloads.find(scaledToZero);
+  if (zero) {
+    const how = managedBy(zero);
+    const event = scaledToZeroEvent(ctx, zero);
+    return {
+      code: 'SCALED_TO_ZERO',
+      owner: ref(zero.kind ?? 'Deployment', zero.metadata.name, namespace),
+      evidence: [
+        `${zero.kind} ${zero.metadata.name} has spec.replicas 0; its pod template matches ${selectorLine}${how ? `; ${how}` : ''}`,
+        ...(event ? [event] : []),
+      ],
+      upstream: [],
+      causeElsewhere: false,
+    };
+  }
+  const intended = intendedPods(ctx, service);
+  const evidence = [selectorLine, `0 pods in ${namespace} match the selector`];
+  if (intended) {
+    const names = intended.pods.map((p) => p.metadata.name);
+    evidence.push(
+      `pods it should select: ${intended.owner.kind} ${intended.owner.name} (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''}) labelled ${intended.differs.join(', ') || 'differently'}`,
+    );
+  } else {
+    const near = nearestPodLabels(ctx, selector);
+    if (near) evidence.push(near);
+  }
+  return {
+    code: 'SELECTS_NO_PODS',
+    owner: ref('Service', service.metadata.name, namespace),
+    evidence,
+    upstream: [],
+    causeElsewhere: false,
+  };
+}
+
+/** Every selected pod is unready: what the pods' own state, probes and logs say about why. */
+function podsNotReady(
+  ctx: AnalyzerContext,
+  pods: readonly KubeObject[],
+  notReady: KubeObject[],
+  selectorLine: string,
+  namespace: string,
+): WhyNoEndpoints {
+  const evidence = [selectorLine, `${pods.length} pod(s) match, 0 ready`];
+  const causes = notReady.map((p) => ({ pod: p, cause: unreadyCause(ctx, p) }));
+  const explained = causes.filter((c) => c.cause !== undefined);
+  if (explained.length > 0) {
+    evidence.push(
+      `not ready because: ${explained
+        .slice(0, 3)
+        .map((c) => `${c.pod.metadata.name} ${c.cause}`)
+        .join('; ')}`,
+    );
+  }
+  for (const pod of notReady.slice(0, 3)) {
+    const probe = findEvents(ctx, {
+      kind: 'Pod',
+      name: pod.metadata.name,
+      namespace,
+      reasons: ['Unhealthy'],
+    }).find((e) => /Readiness probe failed/i.test(e.message));
+    if (probe) {
+      evidence.push(describeEvent(probe, ctx.now));
+      break;
+    }
+  }
+  if (explained.length === 0) {
+    // Running but unready: what the pods themselves log is the next thing to read.
+    for (const pod of notReady.slice(0, 3)) {
+      const verdict = containers(pod)
+        .filter((c) => !c.init)
+        .map((c) => decisiveLogLine(crashLog(ctx, pod, c.name)))
+        .find((v) => v !== undefined);
+      if (verdict) {
+        evidence.push(clip(`log ${pod.metadata.name}: ${quoteVerdict(verdict)}`));
+        break;
+      }
+    }
+  }
+  const waiting = notReady
+    .flatMap((p) => (Array.isArray(p.status?.containerStatuses) ? p.status.containerStatuses : []))
+    .map((s: { name?: string; state?: { waiting?: { reason?: string } } }) => s.state?.waiting?.reason)
+    .filter(Boolean);
+  if (waiting.length > 0 && explained.length === 0)
+    evidence.push(`containers waiting: ${[...new Set(waiting)].join(', ')}`);
+  const upstream = uniqueRefs([
+    ...notReady.map((p) => ownerOf(ctx, p) ?? ref('Pod', p.metadata.name, namespace)),
+    ...notReady
+      .map((p) => nodeOfPod(ctx, p))
+      .filter((n): n is KubeObject => n !== undefined && !nodeReady(n))
+      .map((n) => ref('Node', n.metadata.name)),
+  ]);
+  return { code: 'PODS_NOT_READY', evidence, upstream, causeElsewhere: explained.length > 0 };
+}
+
 export function whyNoEndpoints(ctx: AnalyzerContext, service: KubeObject): WhyNoEndpoints {
   const selector = service.spec?.selector as Record<string, string> | undefined;
   const namespace = service.metadata.namespace ?? ctx.namespace;
@@ -265,95 +369,9 @@ export function whyNoEndpoints(ctx: AnalyzerContext, service: KubeObject): WhyNo
   const selectorLine = `Service ${service.metadata.name} selector ${formatMap(selector)}`;
   if (!canSee(ctx, 'pods'))
     return { code: 'UNKNOWN', evidence: [selectorLine, 'pods could not be read'], upstream: [], causeElsewhere: false };
-  if (pods.length === 0) {
-    const workloads = workloadsSelected(ctx, service);
-    const zero = workloads.find(scaledToZero);
-    if (zero) {
-      const how = managedBy(zero);
-      const event = scaledToZeroEvent(ctx, zero);
-      return {
-        code: 'SCALED_TO_ZERO',
-        owner: ref(zero.kind ?? 'Deployment', zero.metadata.name, namespace),
-        evidence: [
-          `${zero.kind} ${zero.metadata.name} has spec.replicas 0; its pod template matches ${selectorLine}${how ? `; ${how}` : ''}`,
-          ...(event ? [event] : []),
-        ],
-        upstream: [],
-        causeElsewhere: false,
-      };
-    }
-    const intended = intendedPods(ctx, service);
-    const evidence = [selectorLine, `0 pods in ${namespace} match the selector`];
-    if (intended) {
-      const names = intended.pods.map((p) => p.metadata.name);
-      evidence.push(
-        `pods it should select: ${intended.owner.kind} ${intended.owner.name} (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''}) labelled ${intended.differs.join(', ') || 'differently'}`,
-      );
-    } else {
-      const near = nearestPodLabels(ctx, selector);
-      if (near) evidence.push(near);
-    }
-    return {
-      code: 'SELECTS_NO_PODS',
-      owner: ref('Service', service.metadata.name, namespace),
-      evidence,
-      upstream: [],
-      causeElsewhere: false,
-    };
-  }
+  if (pods.length === 0) return selectsNoPods(ctx, service, selector, selectorLine, namespace);
   const notReady = pods.filter((p) => !isPodReady(p));
-  if (notReady.length === pods.length) {
-    const evidence = [selectorLine, `${pods.length} pod(s) match, 0 ready`];
-    const causes = notReady.map((p) => ({ pod: p, cause: unreadyCause(ctx, p) }));
-    const explained = causes.filter((c) => c.cause !== undefined);
-    if (explained.length > 0) {
-      evidence.push(
-        `not ready because: ${explained
-          .slice(0, 3)
-          .map((c) => `${c.pod.metadata.name} ${c.cause}`)
-          .join('; ')}`,
-      );
-    }
-    for (const pod of notReady.slice(0, 3)) {
-      const probe = findEvents(ctx, {
-        kind: 'Pod',
-        name: pod.metadata.name,
-        namespace,
-        reasons: ['Unhealthy'],
-      }).find((e) => /Readiness probe failed/i.test(e.message));
-      if (probe) {
-        evidence.push(describeEvent(probe, ctx.now));
-        break;
-      }
-    }
-    if (explained.length === 0) {
-      // Running but unready: what the pods themselves log is the next thing to read.
-      for (const pod of notReady.slice(0, 3)) {
-        const verdict = containers(pod)
-          .filter((c) => !c.init)
-          .map((c) => decisiveLogLine(crashLog(ctx, pod, c.name)))
-          .find((v) => v !== undefined);
-        if (verdict) {
-          evidence.push(clip(`log ${pod.metadata.name}: ${quoteVerdict(verdict)}`));
-          break;
-        }
-      }
-    }
-    const waiting = notReady
-      .flatMap((p) => (Array.isArray(p.status?.containerStatuses) ? p.status.containerStatuses : []))
-      .map((s: { name?: string; state?: { waiting?: { reason?: string } } }) => s.state?.waiting?.reason)
-      .filter(Boolean);
-    if (waiting.length > 0 && explained.length === 0)
-      evidence.push(`containers waiting: ${[...new Set(waiting)].join(', ')}`);
-    const upstream = uniqueRefs([
-      ...notReady.map((p) => ownerOf(ctx, p) ?? ref('Pod', p.metadata.name, namespace)),
-      ...notReady
-        .map((p) => nodeOfPod(ctx, p))
-        .filter((n): n is KubeObject => n !== undefined && !nodeReady(n))
-        .map((n) => ref('Node', n.metadata.name)),
-    ]);
-    return { code: 'PODS_NOT_READY', evidence, upstream, causeElsewhere: explained.length > 0 };
-  }
+  if (notReady.length === pods.length) return podsNotReady(ctx, pods, notReady, selectorLine, namespace);
   return {
     code: 'UNKNOWN',
     evidence: [selectorLine, `${pods.length - notReady.length}/${pods.length} pods ready, endpoints not yet updated`],

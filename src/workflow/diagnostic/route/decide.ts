@@ -437,14 +437,15 @@ function decideHypothesis(
 }
 
 /** What one thread input means for the session. */
-export function decide(
+type Action = z.infer<typeof ActionSchema>;
+
+/** Buttons and words decided before the request is read: break-glass, a handoff decision, close, the namespace. */
+function decideUngated(
   session: SessionRecord,
   workflow: WorkflowRecord,
   message: InboxMessage,
-  context: DecideContext,
-): Decision {
-  const parsed = ActionSchema.safeParse(message.data?.['action']);
-  const action = parsed.success ? parsed.data : undefined;
+  action: Action | undefined,
+): Decision | undefined {
   if (action?.type === 'break-glass') return { kind: 'break-glass', requestId: action.requestId };
   if (action?.type === 'handoff') {
     const open = workflow.pendingHandoff;
@@ -461,7 +462,16 @@ export function decide(
   if (CLOSE.test(message.text) && !action) return { kind: 'close' };
   if (action?.type === 'namespace') return { kind: 'locate', answer: { from: 'button', namespace: action.namespace } };
   if (session.namespace === '') return { kind: 'locate', answer: { from: 'message' } };
+  return undefined;
+}
 
+/** What the person asks: a hypothesis picked with its button, a fix reported with its button, or the message's words. */
+function requestOf(
+  session: SessionRecord,
+  workflow: WorkflowRecord,
+  message: InboxMessage,
+  action: Action | undefined,
+): { request: UserRequest; chosen: Hypothesis | undefined } | Decision {
   let request: UserRequest;
   let chosen: Hypothesis | undefined;
   if (action?.type === 'hypothesis') {
@@ -478,6 +488,59 @@ export function decide(
   } else {
     request = classifyRequest(message.text);
   }
+  return { request, chosen };
+}
+
+/** An allowed change: the plan's answer to it, or the override's when one is granted. */
+function decideChange(
+  base: Gated,
+  workflow: WorkflowRecord,
+  context: DecideContext,
+  planAnswer: PlanAnswer | undefined,
+): Decision {
+  const { request, gate, followed } = base;
+  const fromPlan =
+    planAnswer ??
+    answerFromPlan(
+      request,
+      context.plan ? approvedPlanOf(context.plan) : undefined,
+      followed.planStep ? { stepId: followed.planStep.stepId } : {},
+    );
+  // Under a granted override the change it names is unlocked, plan or no plan.
+  const answer =
+    gate.overrideActive && workflow.override
+      ? answerUnderOverride(request, workflow.override, context.plan ? fromPlan : undefined)
+      : fromPlan;
+  return { ...base, kind: 'change', answer };
+}
+
+/** Chat addressed to calmops gets where the session stands; people talking to each other get no reply. */
+function decideChat(base: Gated, session: SessionRecord, workflow: WorkflowRecord, message: InboxMessage): Decision {
+  const { request } = base;
+  const addressed =
+    message.kind === 'mention' || message.kind === 'button' || request.verb !== 'chat' || /\?\s*$/.test(message.text);
+  if (!addressed) return { ...base, kind: 'silent' };
+  const buttons =
+    request.verb === 'approve' || request.verb === 'affirm' || request.verb === 'decline'
+      ? 'Decisions (a plan review, a handoff, a break-glass request) are made with the buttons on the request, by the people it names. '
+      : '';
+  return { ...base, kind: 'guide', text: `${buttons}${guidanceText(session, workflow)}` };
+}
+
+export function decide(
+  session: SessionRecord,
+  workflow: WorkflowRecord,
+  message: InboxMessage,
+  context: DecideContext,
+): Decision {
+  const parsed = ActionSchema.safeParse(message.data?.['action']);
+  const action = parsed.success ? parsed.data : undefined;
+  const ungated = decideUngated(session, workflow, message, action);
+  if (ungated) return ungated;
+
+  const asked = requestOf(session, workflow, message, action);
+  if ('kind' in asked) return asked;
+  const { request, chosen } = asked;
 
   if (workflow.pendingHandoff && isChangeRequest(request))
     return { kind: 'held', domain: workflow.pendingHandoff.domain };
@@ -505,21 +568,8 @@ export function decide(
       return decideRead(base, session, message, context);
     case 'INSPECT_ALLOWED':
       return { ...base, kind: 'inspect' };
-    case 'CHANGE_ALLOWED': {
-      const fromPlan =
-        planAnswer ??
-        answerFromPlan(
-          request,
-          context.plan ? approvedPlanOf(context.plan) : undefined,
-          followed.planStep ? { stepId: followed.planStep.stepId } : {},
-        );
-      // Under a granted override the change it names is unlocked, plan or no plan.
-      const answer =
-        gate.overrideActive && workflow.override
-          ? answerUnderOverride(request, workflow.override, context.plan ? fromPlan : undefined)
-          : fromPlan;
-      return { ...base, kind: 'change', answer };
-    }
+    case 'CHANGE_ALLOWED':
+      return decideChange(base, workflow, context, planAnswer);
     case 'HYPOTHESIS_RECORDED':
       return decideHypothesis(base, session, workflow, context, chosen);
     case 'ROOT_CAUSE_CONFIRMED':
@@ -544,19 +594,7 @@ export function decide(
       }
       return domain ? { ...base, kind: 'handoff', domain } : { ...base, kind: 'handoff-which' };
     }
-    default: {
-      // Chat addressed to calmops gets where the session stands; people talking to each other get no reply.
-      const addressed =
-        message.kind === 'mention' ||
-        message.kind === 'button' ||
-        request.verb !== 'chat' ||
-        /\?\s*$/.test(message.text);
-      if (!addressed) return { ...base, kind: 'silent' };
-      const buttons =
-        request.verb === 'approve' || request.verb === 'affirm' || request.verb === 'decline'
-          ? 'Decisions (a plan review, a handoff, a break-glass request) are made with the buttons on the request, by the people it names. '
-          : '';
-      return { ...base, kind: 'guide', text: `${buttons}${guidanceText(session, workflow)}` };
-    }
+    default:
+      return decideChat(base, session, workflow, message);
   }
 }
