@@ -6,7 +6,7 @@ import type { TemplateRegistry } from '../templates/template-registry.js';
 import type { TriageTemplate } from '../templates/template-schema.js';
 import { parseNamespace } from './namespace.js';
 
-export { explainInvalidNamespace, InvalidNamespaceError, isDns1123Label, parseNamespace } from './namespace.js';
+export { InvalidNamespaceError, isDns1123Label, parseNamespace } from './namespace.js';
 
 /**
  * The entry dictionary: free text → intent and namespace, with a confidence and a one-line "why".

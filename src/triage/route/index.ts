@@ -9,6 +9,6 @@ export {
   type NamespaceCandidate,
   UnknownIntentError,
 } from './errors.js';
-export { type IntentSummary, intentSummaries } from './intent-list.js';
+export { intentSummaries } from './intent-list.js';
 export { explainInvalidNamespace, InvalidNamespaceError, isDns1123Label, parseNamespace } from './namespace.js';
 export { SWEEP_INTENT } from './routing.js';

@@ -100,7 +100,7 @@ function backendNamespaces(o: KubeObject): string[] {
 }
 
 /** Image references as typed: with a tag or a registry path ("ledger-sync:2.7.1", "ghcr.io/acme/ledger-sync"). */
-export function imageRefsIn(text: string): string[] {
+function imageRefsIn(text: string): string[] {
   const refs = new Set<string>();
   for (const raw of text.split(/\s+/)) {
     const token = raw.replace(/^[`'"(<[]+|[`'")>\],;!?.]+$/g, '').toLowerCase();
