@@ -121,6 +121,7 @@ describe('deriving rules from templates', () => {
       'coordination.k8s.io',
       'discovery.k8s.io',
       'external-secrets.io',
+      'gateway.networking.k8s.io',
       'k8s.ovn.org',
       'karpenter.sh',
       'metallb.io',
