@@ -1,9 +1,18 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { Code, ID_MAX, KeyPart, KUBE_NAME_MAX, NoteText, RecordId, SlackId, SummaryText } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
+import {
+  assertItemSize,
+  conditionalPut,
+  conditionalUpdate,
+  getItem,
+  parseInput,
+  parseRecord,
+  queryItems,
+  request,
+} from './dynamo.js';
 import { SessionAlreadyExistsError, SessionNotFoundError, StaleVersionError } from './errors.js';
 import { GSI1, gsi1, IsoTimestampSchema, keys, toIso } from './keys.js';
 
@@ -159,15 +168,7 @@ export class SessionRepository {
     assertItemSize(item, `Session ${record.id}`);
     // The index entry first, the session last: an entry without its open session is skipped when listing.
     await this.putRequesterEntry(record);
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, { Item: item, ConditionExpression: 'attribute_not_exists(PK)' });
     if (result.ok) return { session: record, created: true };
     const stored = await getItem(this.ctx, key);
     if (stored === undefined) throw new SessionNotFoundError(record.id);
@@ -240,19 +241,13 @@ export class SessionRepository {
     });
     const expression = `SET ${setParts.join(', ')}${removeParts.length > 0 ? ` REMOVE ${removeParts.join(', ')}` : ''}`;
 
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(PK) AND version = :expected',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: expression,
+      ConditionExpression: 'attribute_exists(PK) AND version = :expected',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    });
     if (result.ok) return this.followStatus(parseRecord(SessionRecordSchema, result.value.Attributes ?? {}), changes);
 
     const stored = await getItem(this.ctx, key);
@@ -277,19 +272,13 @@ export class SessionRepository {
     const value = parseInput(z.string().min(1).max(253), namespace, 'namespace');
     const key = keys.session(sessionId);
     const writeId = ulid();
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET #ns = :ns, #v = #v + :one, updatedAt = :at, writeId = :w',
-          ConditionExpression: 'attribute_exists(PK) AND #ns = :none',
-          ExpressionAttributeNames: { '#ns': 'namespace', '#v': 'version' },
-          ExpressionAttributeValues: { ':ns': value, ':none': '', ':one': 1, ':at': toIso(now), ':w': writeId },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET #ns = :ns, #v = #v + :one, updatedAt = :at, writeId = :w',
+      ConditionExpression: 'attribute_exists(PK) AND #ns = :none',
+      ExpressionAttributeNames: { '#ns': 'namespace', '#v': 'version' },
+      ExpressionAttributeValues: { ':ns': value, ':none': '', ':one': 1, ':at': toIso(now), ':w': writeId },
+      ReturnValues: 'ALL_NEW',
+    });
     if (result.ok) return { settled: true, session: parseRecord(SessionRecordSchema, result.value.Attributes ?? {}) };
     const stored = await getItem(this.ctx, key);
     if (stored === undefined) throw new SessionNotFoundError(sessionId);
