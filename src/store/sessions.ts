@@ -310,19 +310,24 @@ export class SessionRepository {
     }
   }
 
-  /** A person's open sessions in every channel, newest first (the App Home). */
-  async listOpenByRequester(userId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
-    const user = parseInput(KeyPart, userId, 'user id');
-    const entries = await queryItems(
+  /** The entries of one GSI1 partition, newest first, up to the page the caller asked for. */
+  private newestInIndex(pk: string, options: ListOptions): Promise<Record<string, unknown>[]> {
+    return queryItems(
       this.ctx,
       {
         IndexName: GSI1,
         KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1.openSessionsOfRequester(user) },
+        ExpressionAttributeValues: { ':pk': pk },
         ScanIndexForward: false,
       },
       options.limit ?? 50,
     );
+  }
+
+  /** A person's open sessions in every channel, newest first (the App Home). */
+  async listOpenByRequester(userId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
+    const user = parseInput(KeyPart, userId, 'user id');
+    const entries = await this.newestInIndex(gsi1.openSessionsOfRequester(user), options);
     const ids = entries.map((e) => e['sessionId']).filter((id): id is string => typeof id === 'string');
     // The session is the truth: an entry left by a close that did not finish, or read before the index caught up,
     // is skipped.
@@ -381,16 +386,7 @@ export class SessionRepository {
   /** Open sessions in a channel, newest first. Index reads are eventually consistent in DynamoDB. */
   async listOpenByChannel(channelId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
     const channel = parseInput(KeyPart, channelId, 'channel id');
-    const items = await queryItems(
-      this.ctx,
-      {
-        IndexName: GSI1,
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1.openSessionsInChannel(channel) },
-        ScanIndexForward: false,
-      },
-      options.limit ?? 50,
-    );
+    const items = await this.newestInIndex(gsi1.openSessionsInChannel(channel), options);
     return items.map((item) => parseRecord(SessionRecordSchema, item)).filter((s) => s.status === 'open');
   }
 
