@@ -1,4 +1,5 @@
 import { dump } from 'js-yaml';
+import { quantityValue } from '../cluster/quantity.js';
 import { RESOURCES } from '../cluster/resources.js';
 import type { KubeObject, ResourceKind, ServerTable } from '../cluster/types.js';
 import { goSort } from './go-sort.js';
@@ -78,42 +79,13 @@ export function printTables(blocks: readonly (readonly (readonly string[])[])[],
 
 // Sorting
 
-/** Kubernetes quantities (`100m`, `1Gi`, `2.5`) as numbers, for sorting them as kubectl does. */
-const SUFFIX: Record<string, number> = {
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-
-function parseQuantity(text: string): number | undefined {
-  const match = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+))?(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.exec(
-    text.trim(),
-  );
-  if (!match) return undefined;
-  const base = Number(match[1]) * 10 ** Number(match[2] ?? 0);
-  return base * (SUFFIX[match[3] ?? ''] ?? 1);
-}
-
 /** kubectl's isLess: numbers and booleans as such, two quantities by value, other text byte by byte. */
 function lessValue(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return a < b;
   if (typeof a === 'boolean' && typeof b === 'boolean') return !a && b;
   if (typeof a === 'string' && typeof b === 'string') {
-    const qa = parseQuantity(a);
-    const qb = parseQuantity(b);
+    const qa = quantityValue(a);
+    const qb = quantityValue(b);
     if (qa !== undefined && qb !== undefined) return qa < qb;
     return a < b;
   }

@@ -9,6 +9,7 @@ import {
   REF_SLOTS,
   type RefSlot,
 } from '../triage/templates/index.js';
+import { WORKLOAD_KINDS } from './cause-change.js';
 
 /**
  * The names a remediation plan is written with. Findings carry the objects involved (the resource that shows the
@@ -26,17 +27,6 @@ export interface NameFacts {
   /** The finding behind the root cause, when the envelope still has it. */
   finding?: Pick<Finding, 'resource' | 'owner' | 'related' | 'message' | 'evidence'>;
 }
-
-/** The kinds a person edits to change pods; `kubectl rollout` and `set` work on them. */
-const WORKLOAD_KINDS: ReadonlySet<string> = new Set([
-  'Deployment',
-  'StatefulSet',
-  'DaemonSet',
-  'CronJob',
-  'Job',
-  'DeploymentConfig',
-  'ReplicaSet',
-]);
 
 const CLUSTER_SCOPED: ReadonlySet<string> = new Set([
   'Node',
@@ -162,8 +152,7 @@ export function resolvePlanNames(facts: NameFacts, options: ResolveOptions = {})
   const owner = [f?.owner, facts.rootCause.resource, f?.resource].find(usable);
   if (owner) refs.owner = withNamespace(owner, facts.namespace);
   // A ReplicaSet is a workload only when nothing above it is named: people edit the Deployment.
-  const workload =
-    all.find((r) => WORKLOAD_KINDS.has(r.kind) && r.kind !== 'ReplicaSet') ?? all.find((r) => r.kind === 'ReplicaSet');
+  const workload = all.find((r) => WORKLOAD_KINDS.has(r.kind)) ?? all.find((r) => r.kind === 'ReplicaSet');
   if (workload) refs.workload = withNamespace(workload, facts.namespace);
   const texts = textsOf(facts);
   for (const [slot, kind] of Object.entries(OBJECT_SLOTS) as [ObjectSlot, string][]) {

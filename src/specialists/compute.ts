@@ -1,7 +1,7 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
 import { clipLine } from '../limits.js';
 import { decisiveLogLine, parseQuantity } from '../triage/kube/index.js';
-import { containerStates, names, plural, type RawObject, refOf, withCheck, workloadOf } from './objects.js';
+import { containerStates, names, onlyCheck, plural, type RawObject, refOf, withCheck, workloadOf } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -26,17 +26,12 @@ const previousLogs: SpecialistAnalyzer = {
         .map((c) => ({ pod, c })),
     );
     if (restarting.length === 0) {
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: 'previous logs of restarting containers',
-            outcome: 'ruled-out',
-            detail: 'no container in the namespace has restarted',
-          },
-        ],
-      };
+      return onlyCheck(
+        this.id,
+        'previous logs of restarting containers',
+        'ruled-out',
+        'no container in the namespace has restarted',
+      );
     }
     const findings: SpecialistFinding[] = [];
     const quiet: string[] = [];
@@ -106,17 +101,12 @@ export const probeHistory: SpecialistAnalyzer = {
       (e) => e['reason'] === 'Unhealthy' || /probe failed/i.test(String(e['message'] ?? '')),
     );
     if (unhealthy.length === 0) {
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: 'probe history in the events',
-            outcome: 'ruled-out',
-            detail: 'no liveness, readiness or startup probe failed in the recorded events',
-          },
-        ],
-      };
+      return onlyCheck(
+        this.id,
+        'probe history in the events',
+        'ruled-out',
+        'no liveness, readiness or startup probe failed in the recorded events',
+      );
     }
     const byPod = new Map<string, { count: number; message: string; kind: string }>();
     for (const e of unhealthy) {
@@ -129,17 +119,7 @@ export const probeHistory: SpecialistAnalyzer = {
     const lines = [...byPod.entries()].map(
       ([pod, p]) => `${pod}: ${p.kind} probe failed ×${p.count}: ${clipLine(p.message, 160)}`,
     );
-    return {
-      findings: [],
-      checks: [
-        {
-          analyzer: this.id,
-          what: `probe history of ${plural(byPod.size, 'pod')}`,
-          outcome: 'found',
-          detail: lines.slice(0, 3).join('; '),
-        },
-      ],
-    };
+    return onlyCheck(this.id, `probe history of ${plural(byPod.size, 'pod')}`, 'found', lines.slice(0, 3).join('; '));
   },
 };
 
@@ -275,17 +255,7 @@ export const nodePressure: SpecialistAnalyzer = {
   async run(ctx) {
     const nodeNames = [...new Set((await pods(ctx)).map((p) => String(p.spec?.nodeName ?? '')).filter(Boolean))];
     if (nodeNames.length === 0) {
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: 'node pressure',
-            outcome: 'ruled-out',
-            detail: 'no pod of the namespace is on a node',
-          },
-        ],
-      };
+      return onlyCheck(this.id, 'node pressure', 'ruled-out', 'no pod of the namespace is on a node');
     }
     const findings: SpecialistFinding[] = [];
     const fine: string[] = [];

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../cluster/types.js';
 import { clipLine } from '../limits.js';
 import { matchesMap, matchesSelector, parseDependencyFailure } from '../triage/kube/index.js';
-import { isReady, names, plural, refOf, withCheck, workloadOf } from './objects.js';
+import { isReady, names, onlyCheck, plural, refOf, withCheck, workloadOf } from './objects.js';
 import type { SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -28,17 +28,7 @@ export const unreadyPodLogs: SpecialistAnalyzer = {
   async run(ctx) {
     const unready = (await pods(ctx)).filter((p) => p.status?.phase === 'Running' && !isReady(p));
     if (unready.length === 0) {
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: 'application logs of unready pods',
-            outcome: 'ruled-out',
-            detail: 'every running pod is Ready',
-          },
-        ],
-      };
+      return onlyCheck(this.id, 'application logs of unready pods', 'ruled-out', 'every running pod is Ready');
     }
     const failures = new Map<
       string,
@@ -143,17 +133,12 @@ const networkPolicies: SpecialistAnalyzer = {
     const policies = await ctx.reads.list({ kind: 'networkpolicies', namespace: ctx.namespace, maxItems: 200 });
     const all = await pods(ctx);
     if (policies.length === 0) {
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: 'NetworkPolicies, ingress and egress',
-            outcome: 'ruled-out',
-            detail: `no NetworkPolicy in ${ctx.namespace}: traffic in both directions is open to its ${plural(all.length, 'pod')}`,
-          },
-        ],
-      };
+      return onlyCheck(
+        this.id,
+        'NetworkPolicies, ingress and egress',
+        'ruled-out',
+        `no NetworkPolicy in ${ctx.namespace}: traffic in both directions is open to its ${plural(all.length, 'pod')}`,
+      );
     }
     const findings: SpecialistFinding[] = [];
     const lines: string[] = [];
@@ -203,29 +188,19 @@ const clusterDns: SpecialistAnalyzer = {
         .catch(() => []);
       if (dns.length === 0) continue;
       const ready = dns.filter(isReady);
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: `cluster DNS pods in ${c.namespace}`,
-            outcome: ready.length === dns.length ? 'ruled-out' : 'found',
-            detail: `${ready.length}/${dns.length} ready`,
-          },
-        ],
-      };
+      return onlyCheck(
+        this.id,
+        `cluster DNS pods in ${c.namespace}`,
+        ready.length === dns.length ? 'ruled-out' : 'found',
+        `${ready.length}/${dns.length} ready`,
+      );
     }
-    return {
-      findings: [],
-      checks: [
-        {
-          analyzer: this.id,
-          what: 'cluster DNS pods',
-          outcome: 'not-read',
-          detail: 'no DNS pods in kube-system or openshift-dns are visible to calmops',
-        },
-      ],
-    };
+    return onlyCheck(
+      this.id,
+      'cluster DNS pods',
+      'not-read',
+      'no DNS pods in kube-system or openshift-dns are visible to calmops',
+    );
   },
 };
 
@@ -242,17 +217,12 @@ const routerLogs: SpecialistAnalyzer = {
       ...ingresses.flatMap((i) => ((i.spec?.rules ?? []) as Array<{ host?: string }>).map((r) => r.host ?? '')),
     ].filter(Boolean);
     if (hosts.length === 0 && routes.length === 0 && ingresses.length === 0) {
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: 'router and ingress controller logs',
-            outcome: 'ruled-out',
-            detail: `nothing in ${ctx.namespace} is exposed through a Route or an Ingress`,
-          },
-        ],
-      };
+      return onlyCheck(
+        this.id,
+        'router and ingress controller logs',
+        'ruled-out',
+        `nothing in ${ctx.namespace} is exposed through a Route or an Ingress`,
+      );
     }
     const sources: Array<{ namespace: string; labelSelector: string }> = [
       {
@@ -276,32 +246,21 @@ const routerLogs: SpecialistAnalyzer = {
           (l) => hosts.some((h) => l.includes(h)) || l.includes(`${ctx.namespace}:`) || l.includes(`${ctx.namespace}/`),
         );
       const errors = mine.filter((l) => /\b50[234]\b|no healthy|no endpoints|backend|error/i.test(l));
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: `access and error log of ${s.namespace}/${router.metadata.name} for ${names(hosts) || ctx.namespace}`,
-            outcome: errors.length > 0 ? 'found' : 'ruled-out',
-            detail:
-              errors.length > 0
-                ? `${plural(errors.length, 'error line')}, latest: ${clipLine(errors.at(-1) ?? '', 200)}`
-                : `${plural(mine.length, 'line')} for these hosts, none an error`,
-          },
-        ],
-      };
+      return onlyCheck(
+        this.id,
+        `access and error log of ${s.namespace}/${router.metadata.name} for ${names(hosts) || ctx.namespace}`,
+        errors.length > 0 ? 'found' : 'ruled-out',
+        errors.length > 0
+          ? `${plural(errors.length, 'error line')}, latest: ${clipLine(errors.at(-1) ?? '', 200)}`
+          : `${plural(mine.length, 'line')} for these hosts, none an error`,
+      );
     }
-    return {
-      findings: [],
-      checks: [
-        {
-          analyzer: this.id,
-          what: 'router and ingress controller logs',
-          outcome: 'not-read',
-          detail: 'no router (openshift-ingress) or ingress-nginx controller pod is visible to calmops',
-        },
-      ],
-    };
+    return onlyCheck(
+      this.id,
+      'router and ingress controller logs',
+      'not-read',
+      'no router (openshift-ingress) or ingress-nginx controller pod is visible to calmops',
+    );
   },
 };
 
@@ -337,17 +296,12 @@ const endpointsPerPort: SpecialistAnalyzer = {
         );
       }
     }
-    return {
-      findings: [],
-      checks: [
-        {
-          analyzer: this.id,
-          what: `endpoints of every port of ${plural(services.length, 'Service')}`,
-          outcome: empty > 0 ? 'found' : 'ruled-out',
-          detail: lines.slice(0, 5).join('; ') || 'no Service with a selector',
-        },
-      ],
-    };
+    return onlyCheck(
+      this.id,
+      `endpoints of every port of ${plural(services.length, 'Service')}`,
+      empty > 0 ? 'found' : 'ruled-out',
+      lines.slice(0, 5).join('; ') || 'no Service with a selector',
+    );
   },
 };
 

@@ -1,7 +1,7 @@
 import { isConditionTrue } from '../cluster/conditions.js';
 import type { KubeObject } from '../cluster/types.js';
 import type { ResourceRef } from '../triage/envelope/index.js';
-import type { AnalyzerResult, SpecialistFinding } from './types.js';
+import type { AnalyzerResult, SpecialistCheck, SpecialistFinding } from './types.js';
 
 /** Small readers of raw API objects the specialist analyzers share. */
 
@@ -66,4 +66,14 @@ export function withCheck(
   detail: string,
 ): AnalyzerResult {
   return { findings, checks: [{ analyzer, what, outcome: findings.length > 0 ? 'found' : 'ruled-out', detail }] };
+}
+
+/** An analyzer's answer that is its one check alone: what it looked at, and why that found, ruled out or read nothing. */
+export function onlyCheck(
+  analyzer: string,
+  what: string,
+  outcome: SpecialistCheck['outcome'],
+  detail: string,
+): AnalyzerResult {
+  return { findings: [], checks: [{ analyzer, what, outcome, detail }] };
 }

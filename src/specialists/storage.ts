@@ -1,7 +1,7 @@
 import { ClusterReadError, type KubeObject } from '../cluster/types.js';
 import { clipLine } from '../limits.js';
 import { parseQuantity } from '../triage/kube/index.js';
-import { names, plural, refOf, withCheck } from './objects.js';
+import { names, onlyCheck, plural, refOf, withCheck } from './objects.js';
 import type { AnalyzerResult, SpecialistAnalyzer, SpecialistContext, SpecialistFinding } from './types.js';
 
 /**
@@ -74,17 +74,7 @@ const volumeAttachments: SpecialistAnalyzer = {
   async run(ctx) {
     const volumes = new Set((await claims(ctx)).map((p) => String(p.spec?.volumeName ?? '')).filter(Boolean));
     if (volumes.size === 0) {
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: 'VolumeAttachments',
-            outcome: 'ruled-out',
-            detail: 'no claim of the namespace is bound to a volume yet',
-          },
-        ],
-      };
+      return onlyCheck(this.id, 'VolumeAttachments', 'ruled-out', 'no claim of the namespace is bound to a volume yet');
     }
     const attachments = (await ctx.reads.list({ kind: 'volumeattachments', maxItems: 500 })).filter((va) =>
       volumes.has(String(va.spec?.source?.persistentVolumeName ?? '')),
@@ -194,17 +184,12 @@ const provisionerLogs: SpecialistAnalyzer = {
       ...new Set(classes.filter((c) => wanted.has(c.metadata.name)).map((c) => String(c['provisioner'] ?? ''))),
     ].filter(Boolean);
     if (provisioners.length === 0) {
-      return {
-        findings: [],
-        checks: [
-          {
-            analyzer: this.id,
-            what: 'provisioner and attacher logs',
-            outcome: 'ruled-out',
-            detail: `no existing class of the namespace's claims names a provisioner${wanted.size > 0 ? ` (claims ask for ${names([...wanted])})` : ''}, so no provisioner was asked`,
-          },
-        ],
-      };
+      return onlyCheck(
+        this.id,
+        'provisioner and attacher logs',
+        'ruled-out',
+        `no existing class of the namespace's claims names a provisioner${wanted.size > 0 ? ` (claims ask for ${names([...wanted])})` : ''}, so no provisioner was asked`,
+      );
     }
     const controllers = (await ctx.reads.list({ kind: 'pods', maxItems: 1000 })).filter((pod) =>
       ((pod.spec?.containers ?? []) as Array<{ name: string }>).some((c) => SIDECARS.test(c.name)),

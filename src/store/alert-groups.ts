@@ -1,9 +1,8 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { Code, KeyPart, RecordId } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { conditional, getItem, parseInput, parseRecord } from './dynamo.js';
+import { conditionalDelete, conditionalPut, conditionalUpdate, getItem, parseInput, parseRecord } from './dynamo.js';
 import { IsoTimestampSchema, keys, toIso } from './keys.js';
 
 /**
@@ -101,20 +100,15 @@ export class AlertGroupRepository {
     };
     const key = keys.alertGroup(group.groupId);
     const takeOver = replacing === undefined ? '' : ' OR (phase = :bound AND sessionId = :replacing)';
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: { ...key, ...record },
-          ConditionExpression: `attribute_not_exists(PK) OR (phase = :opening AND leaseUntil <= :now)${takeOver}`,
-          ExpressionAttributeValues: {
-            ':opening': 'opening',
-            ':now': at,
-            ...(replacing === undefined ? {} : { ':bound': 'bound', ':replacing': replacing }),
-          },
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, {
+      Item: { ...key, ...record },
+      ConditionExpression: `attribute_not_exists(PK) OR (phase = :opening AND leaseUntil <= :now)${takeOver}`,
+      ExpressionAttributeValues: {
+        ':opening': 'opening',
+        ':now': at,
+        ...(replacing === undefined ? {} : { ':bound': 'bound', ':replacing': replacing }),
+      },
+    });
     if (result.ok) return { claimed: true, record };
     const existing = await this.get(group.groupId);
     // A retried request whose first attempt landed finds its own write: the claim is still the caller's.
@@ -126,17 +120,11 @@ export class AlertGroupRepository {
   async noteRoot(claim: AlertGroupRecord, rootTs: string): Promise<boolean> {
     const ts = parseInput(KeyPart, rootTs, 'thread ts');
     const key = keys.alertGroup(parseInput(KeyPart, claim.groupId, 'alert group id'));
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET rootTs = :root',
-          ConditionExpression: 'writeId = :writeId AND phase = :opening',
-          ExpressionAttributeValues: { ':root': ts, ':writeId': claim.writeId, ':opening': 'opening' },
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET rootTs = :root',
+      ConditionExpression: 'writeId = :writeId AND phase = :opening',
+      ExpressionAttributeValues: { ':root': ts, ':writeId': claim.writeId, ':opening': 'opening' },
+    });
     return result.ok;
   }
 
@@ -150,25 +138,19 @@ export class AlertGroupRepository {
     const threadTs = parseInput(KeyPart, session.threadTs, 'thread ts');
     const at = toIso(now);
     const key = keys.alertGroup(parseInput(KeyPart, claim.groupId, 'alert group id'));
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression:
-            'SET phase = :bound, sessionId = :session, threadTs = :thread, boundAt = :now REMOVE leaseUntil',
-          ConditionExpression: 'writeId = :writeId AND phase = :opening',
-          ExpressionAttributeValues: {
-            ':bound': 'bound',
-            ':opening': 'opening',
-            ':session': sessionId,
-            ':thread': threadTs,
-            ':now': at,
-            ':writeId': claim.writeId,
-          },
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression:
+        'SET phase = :bound, sessionId = :session, threadTs = :thread, boundAt = :now REMOVE leaseUntil',
+      ConditionExpression: 'writeId = :writeId AND phase = :opening',
+      ExpressionAttributeValues: {
+        ':bound': 'bound',
+        ':opening': 'opening',
+        ':session': sessionId,
+        ':thread': threadTs,
+        ':now': at,
+        ':writeId': claim.writeId,
+      },
+    });
     if (!result.ok) {
       const current = await this.get(claim.groupId);
       // The SDK's retry of an update that did land: the group is bound as asked.
@@ -184,31 +166,19 @@ export class AlertGroupRepository {
    */
   async abandon(claim: AlertGroupRecord, now: Date = new Date()): Promise<void> {
     const key = keys.alertGroup(parseInput(KeyPart, claim.groupId, 'alert group id'));
-    await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET leaseUntil = :now',
-          ConditionExpression: 'writeId = :writeId AND phase = :opening',
-          ExpressionAttributeValues: { ':now': toIso(now), ':writeId': claim.writeId, ':opening': 'opening' },
-        }),
-      ),
-    );
+    await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET leaseUntil = :now',
+      ConditionExpression: 'writeId = :writeId AND phase = :opening',
+      ExpressionAttributeValues: { ':now': toIso(now), ':writeId': claim.writeId, ':opening': 'opening' },
+    });
   }
 
   /** Gives an unbound claim back after opening failed, so the sender's retry can open the session. */
   async release(claim: AlertGroupRecord): Promise<void> {
     const key = keys.alertGroup(parseInput(KeyPart, claim.groupId, 'alert group id'));
-    await conditional('DeleteItem', key, () =>
-      this.ctx.client.send(
-        new DeleteCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          ConditionExpression: 'writeId = :writeId AND phase = :opening',
-          ExpressionAttributeValues: { ':writeId': claim.writeId, ':opening': 'opening' },
-        }),
-      ),
-    );
+    await conditionalDelete(this.ctx, key, {
+      ConditionExpression: 'writeId = :writeId AND phase = :opening',
+      ExpressionAttributeValues: { ':writeId': claim.writeId, ':opening': 'opening' },
+    });
   }
 }

@@ -1,10 +1,19 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { byCodePoint } from '../code-point-order.js';
 import { KeyPart, NoteText, SlackId, SummaryText } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { conditional, getItem, invalid, parseInput, parseRecord, queryItems, request } from './dynamo.js';
+import {
+  conditionalPut,
+  conditionalUpdate,
+  getItem,
+  invalid,
+  parseInput,
+  parseRecord,
+  queryItems,
+  request,
+} from './dynamo.js';
 import {
   ApprovalAlreadyDecidedError,
   ApprovalAlreadyExistsError,
@@ -138,15 +147,10 @@ export class ApprovalRepository {
 
     const key = keys.approval(record.id);
     const writeId = ulid();
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: { ...key, ...record, writeId, expiresAtEpoch: ttl },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, {
+      Item: { ...key, ...record, writeId, expiresAtEpoch: ttl },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    });
     if (!result.ok) {
       const stored = await getItem(this.ctx, key);
       if (stored?.['writeId'] !== writeId) throw new ApprovalAlreadyExistsError(record.id);
@@ -180,29 +184,23 @@ export class ApprovalRepository {
     const key = keys.approval(approvalId);
     const decisionId = ulid();
 
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: `SET #status = :decision, decidedBy = :user, decidedAt = :now, decisionId = :id${
-            reason === undefined ? '' : ', reason = :reason'
-          }`,
-          ConditionExpression:
-            'attribute_exists(PK) AND #status = :pending AND expiresAt > :now AND contains(allowedDeciders, :user)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':decision': verdict,
-            ':user': user,
-            ':now': at,
-            ':id': decisionId,
-            ':pending': 'pending',
-            ...(reason === undefined ? {} : { ':reason': reason }),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: `SET #status = :decision, decidedBy = :user, decidedAt = :now, decisionId = :id${
+        reason === undefined ? '' : ', reason = :reason'
+      }`,
+      ConditionExpression:
+        'attribute_exists(PK) AND #status = :pending AND expiresAt > :now AND contains(allowedDeciders, :user)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':decision': verdict,
+        ':user': user,
+        ':now': at,
+        ':id': decisionId,
+        ':pending': 'pending',
+        ...(reason === undefined ? {} : { ':reason': reason }),
+      },
+      ReturnValues: 'ALL_NEW',
+    });
     if (result.ok) {
       const decided = parseRecord(ApprovalRecordSchema, result.value.Attributes ?? {});
       await this.dropIndexEntries(decided);
@@ -289,21 +287,15 @@ export class ApprovalRepository {
   ): Promise<boolean> {
     const approvalId = parseInput(KeyPart, id, 'approval id');
     const key = keys.approval(approvalId);
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET #status = :status, decidedAt = :now',
-          ConditionExpression: `attribute_exists(PK) AND #status = :pending${
-            extraCondition === undefined ? '' : ` AND ${extraCondition}`
-          }`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status, ':pending': 'pending', ':now': toIso(now) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET #status = :status, decidedAt = :now',
+      ConditionExpression: `attribute_exists(PK) AND #status = :pending${
+        extraCondition === undefined ? '' : ` AND ${extraCondition}`
+      }`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':status': status, ':pending': 'pending', ':now': toIso(now) },
+      ReturnValues: 'ALL_NEW',
+    });
     if (!result.ok) {
       if ((await getItem(this.ctx, key)) === undefined) throw new ApprovalNotFoundError(approvalId);
       return false;

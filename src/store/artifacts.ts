@@ -1,8 +1,8 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { TriageEnvelopeSchema } from '../triage/envelope/index.js';
 import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseRecord } from './dynamo.js';
+import { assertItemSize, conditionalPut, conditionalUpdate, getItem, parseRecord } from './dynamo.js';
 import { StoreError } from './errors.js';
 import { keys } from './keys.js';
 import {
@@ -37,15 +37,10 @@ export class ArtifactRepository {
   ) {
     assertItemSize(item, what);
     const key = { PK: String(item['PK']), SK: String(item['SK']) };
-    return conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: item,
-          ...(condition ? { ConditionExpression: condition.expr, ExpressionAttributeValues: condition.values } : {}),
-        }),
-      ),
-    );
+    return conditionalPut(this.ctx, key, {
+      Item: item,
+      ...(condition ? { ConditionExpression: condition.expr, ExpressionAttributeValues: condition.values } : {}),
+    });
   }
 
   async getWorkflow(sessionId: string): Promise<WorkflowRecord | undefined> {
@@ -103,16 +98,14 @@ export class ArtifactRepository {
 
   /** Records that the envelope reached the thread, so a re-run of the step or a resumed session does not post it again. */
   async markEnvelopePosted(sessionId: string, messageTs: string): Promise<void> {
-    await conditional('UpdateItem', { PK: sessionPk(sessionId), SK: 'ENVELOPE' }, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: { PK: sessionPk(sessionId), SK: 'ENVELOPE' },
-          UpdateExpression: 'SET postedTs = :ts',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':ts': messageTs },
-        }),
-      ),
+    await conditionalUpdate(
+      this.ctx,
+      { PK: sessionPk(sessionId), SK: 'ENVELOPE' },
+      {
+        UpdateExpression: 'SET postedTs = :ts',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':ts': messageTs },
+      },
     );
   }
 
@@ -187,26 +180,20 @@ export class ArtifactRepository {
     expiresAt: Date,
   ): Promise<{ requester?: string | undefined; data: Record<string, unknown> } | undefined> {
     const key = keys.approval(approvalId);
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET #token = :token, #status = :pending, expiresAt = :expires',
-          ConditionExpression:
-            'attribute_exists(PK) AND kind = :kind AND (#status = :requested OR #status = :pending) AND (attribute_not_exists(#token) OR #token = :token)',
-          ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':token': token,
-            ':pending': 'pending',
-            ':requested': 'requested',
-            ':kind': kind,
-            ':expires': expiresAt.toISOString(),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET #token = :token, #status = :pending, expiresAt = :expires',
+      ConditionExpression:
+        'attribute_exists(PK) AND kind = :kind AND (#status = :requested OR #status = :pending) AND (attribute_not_exists(#token) OR #token = :token)',
+      ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':token': token,
+        ':pending': 'pending',
+        ':requested': 'requested',
+        ':kind': kind,
+        ':expires': expiresAt.toISOString(),
+      },
+      ReturnValues: 'ALL_NEW',
+    });
     if (!result.ok) return undefined;
     const attributes = result.value.Attributes ?? {};
     const data = attributes['data'];

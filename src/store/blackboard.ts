@@ -1,10 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory, ulid } from 'ulid';
 import * as z from 'zod';
 import { KeyPart, SlackId, SummaryText } from '../limits.js';
 import { DomainSchema, ResourceRefSchema, SeveritySchema } from '../triage/envelope/index.js';
 import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
+import { assertItemSize, conditionalPut, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
 import { AppendConflictError } from './errors.js';
 import { FINDING_PREFIX, IsoTimestampSchema, keys, SESSION_PK_PREFIX, toIso } from './keys.js';
 
@@ -66,11 +65,7 @@ export class BlackboardRepository {
     const writeId = ulid();
     const item = { ...key, ...finding, writeId };
     assertItemSize(item, 'Shared finding');
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({ TableName: this.ctx.tableName, Item: item, ConditionExpression: 'attribute_not_exists(SK)' }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, { Item: item, ConditionExpression: 'attribute_not_exists(SK)' });
     if (!result.ok && (await getItem(this.ctx, key))?.['writeId'] !== writeId) {
       throw new AppendConflictError(`Finding key ${key.SK} of session ${id} was already taken`);
     }

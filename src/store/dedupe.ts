@@ -1,8 +1,7 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import type { StoreContext } from './client.js';
-import { conditional, getItem, parseInput } from './dynamo.js';
+import { conditionalDelete, conditionalPut, conditionalUpdate, getItem, parseInput } from './dynamo.js';
 import { keys, toEpochSeconds, toIso } from './keys.js';
 
 /** Any printable key up to 512 characters: Slack event ids, `command:<trigger_id>`, `action:<action_ts>`. */
@@ -87,24 +86,18 @@ export class DedupeRepository {
         : { leaseUntil: toIso(new Date(now.getTime() + leaseSeconds * 1000)), phase: 'pending' };
     const itemKey = keys.dedupe(dedupeKey);
     const writeId = ulid();
-    const result = await conditional('PutItem', itemKey, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: {
-            ...itemKey,
-            firstSeenAt: at,
-            expiresAt,
-            ...lease,
-            writeId,
-            expiresAtEpoch: toEpochSeconds(expiresAt),
-          },
-          ConditionExpression:
-            'attribute_not_exists(PK) OR expiresAt <= :now OR (phase = :pending AND leaseUntil <= :now)',
-          ExpressionAttributeValues: { ':now': at, ':pending': 'pending' },
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, itemKey, {
+      Item: {
+        ...itemKey,
+        firstSeenAt: at,
+        expiresAt,
+        ...lease,
+        writeId,
+        expiresAtEpoch: toEpochSeconds(expiresAt),
+      },
+      ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :now OR (phase = :pending AND leaseUntil <= :now)',
+      ExpressionAttributeValues: { ':now': at, ':pending': 'pending' },
+    });
     // A retried request whose first attempt landed finds its own writeId: it still holds the first delivery.
     if (result.ok || (await getItem(this.ctx, itemKey))?.['writeId'] === writeId) return { key: dedupeKey, writeId };
     return undefined;
@@ -122,32 +115,20 @@ export class DedupeRepository {
   /** Makes the claim final: repeats of the key are dropped until it expires. False when the claim was lost. */
   async finish(claim: DedupeClaim): Promise<boolean> {
     const itemKey = keys.dedupe(parseInput(DedupeKeySchema, claim.key, 'dedupe key'));
-    const result = await conditional('UpdateItem', itemKey, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: itemKey,
-          UpdateExpression: 'SET phase = :done REMOVE leaseUntil',
-          ConditionExpression: 'writeId = :writeId',
-          ExpressionAttributeValues: { ':done': 'done', ':writeId': claim.writeId },
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, itemKey, {
+      UpdateExpression: 'SET phase = :done REMOVE leaseUntil',
+      ConditionExpression: 'writeId = :writeId',
+      ExpressionAttributeValues: { ':done': 'done', ':writeId': claim.writeId },
+    });
     return result.ok;
   }
 
   /** Gives the key back after the guarded work failed, so the sender's retry is processed. */
   async release(claim: DedupeClaim): Promise<void> {
     const itemKey = keys.dedupe(parseInput(DedupeKeySchema, claim.key, 'dedupe key'));
-    await conditional('DeleteItem', itemKey, () =>
-      this.ctx.client.send(
-        new DeleteCommand({
-          TableName: this.ctx.tableName,
-          Key: itemKey,
-          ConditionExpression: 'writeId = :writeId',
-          ExpressionAttributeValues: { ':writeId': claim.writeId },
-        }),
-      ),
-    );
+    await conditionalDelete(this.ctx, itemKey, {
+      ConditionExpression: 'writeId = :writeId',
+      ExpressionAttributeValues: { ':writeId': claim.writeId },
+    });
   }
 }

@@ -1,4 +1,17 @@
-import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  type DeleteCommandOutput,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  type PutCommandOutput,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+  type UpdateCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import type { StoreContext } from './client.js';
 import {
@@ -33,6 +46,37 @@ export async function conditional<T>(
     if (isConditionalCheckFailed(error)) return { ok: false };
     throw wrap(operation, key, error);
   }
+}
+
+/** A conditional PutItem of one item at `key` in the repositories' table. */
+export function conditionalPut(
+  ctx: StoreContext,
+  key: ItemKey,
+  input: Omit<PutCommandInput, 'TableName'>,
+): Promise<ConditionalResult<PutCommandOutput>> {
+  return conditional('PutItem', key, () => ctx.client.send(new PutCommand({ TableName: ctx.tableName, ...input })));
+}
+
+/** A conditional UpdateItem of the item at `key` in the repositories' table. */
+export function conditionalUpdate(
+  ctx: StoreContext,
+  key: ItemKey,
+  input: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
+): Promise<ConditionalResult<UpdateCommandOutput>> {
+  return conditional('UpdateItem', key, () =>
+    ctx.client.send(new UpdateCommand({ TableName: ctx.tableName, Key: key, ...input })),
+  );
+}
+
+/** A conditional DeleteItem of the item at `key` in the repositories' table. */
+export function conditionalDelete(
+  ctx: StoreContext,
+  key: ItemKey,
+  input: Omit<DeleteCommandInput, 'TableName' | 'Key'>,
+): Promise<ConditionalResult<DeleteCommandOutput>> {
+  return conditional('DeleteItem', key, () =>
+    ctx.client.send(new DeleteCommand({ TableName: ctx.tableName, Key: key, ...input })),
+  );
 }
 
 export async function request<T>(operation: string, target: ItemKey | string, run: () => Promise<T>): Promise<T> {

@@ -1,9 +1,18 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory, ulid } from 'ulid';
 import * as z from 'zod';
 import { Code, KeyPart, SlackId, SlackTs } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
+import {
+  assertItemSize,
+  conditionalDelete,
+  conditionalPut,
+  conditionalUpdate,
+  getItem,
+  parseInput,
+  parseRecord,
+  queryItems,
+} from './dynamo.js';
 import { AppendConflictError, ClaimContentionError } from './errors.js';
 import {
   INBOX_PREFIX,
@@ -79,11 +88,7 @@ export class InboxRepository {
     const writeId = ulid();
     const item = { ...key, ...message, writeId, expiresAtEpoch: toEpochSeconds(now) + this.retentionSeconds };
     assertItemSize(item, 'Inbox message');
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({ TableName: this.ctx.tableName, Item: item, ConditionExpression: 'attribute_not_exists(SK)' }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, { Item: item, ConditionExpression: 'attribute_not_exists(SK)' });
     if (!result.ok) {
       // Only a retried request whose first attempt landed can find this fresh ULID taken.
       const stored = await getItem(this.ctx, key);
@@ -145,17 +150,11 @@ export class InboxRepository {
     const id = parseInput(KeyPart, sessionId, 'session id');
     const msgId = parseInput(z.string().length(26), messageId, 'message id');
     const key = keys.inboxMessage(id, msgId);
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET takenAt = if_not_exists(takenAt, :now)',
-          ConditionExpression: 'attribute_exists(SK) AND attribute_not_exists(claimId)',
-          ExpressionAttributeValues: { ':now': toIso(now) },
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET takenAt = if_not_exists(takenAt, :now)',
+      ConditionExpression: 'attribute_exists(SK) AND attribute_not_exists(claimId)',
+      ExpressionAttributeValues: { ':now': toIso(now) },
+    });
     return result.ok;
   }
 
@@ -196,32 +195,20 @@ export class InboxRepository {
    */
   private async tryClaim(key: ItemKey, now: Date): Promise<boolean> {
     const claimId = ulid();
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET claimId = :claim, claimedAt = :now',
-          ConditionExpression: 'attribute_exists(SK) AND attribute_not_exists(claimId)',
-          ExpressionAttributeValues: { ':claim': claimId, ':now': toIso(now) },
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET claimId = :claim, claimedAt = :now',
+      ConditionExpression: 'attribute_exists(SK) AND attribute_not_exists(claimId)',
+      ExpressionAttributeValues: { ':claim': claimId, ':now': toIso(now) },
+    });
     if (!result.ok) {
       const stored = await getItem(this.ctx, key);
       if (stored?.['claimId'] !== claimId) return false;
     }
     // The claim already decided the winner; a failed delete leaves a claimed item that reads skip and TTL sweeps.
-    await conditional('DeleteItem', key, () =>
-      this.ctx.client.send(
-        new DeleteCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          ConditionExpression: 'claimId = :claim',
-          ExpressionAttributeValues: { ':claim': claimId },
-        }),
-      ),
-    ).catch(() => undefined);
+    await conditionalDelete(this.ctx, key, {
+      ConditionExpression: 'claimId = :claim',
+      ExpressionAttributeValues: { ':claim': claimId },
+    }).catch(() => undefined);
     return true;
   }
 }

@@ -2,7 +2,6 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   type DynamoDBDocumentClient,
-  PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -12,7 +11,7 @@ import { byCodePoint } from '../code-point-order.js';
 import { Code, KeyPart, KUBE_NAME_MAX, NoteText, SlackId, SummaryText } from '../limits.js';
 import { ResourceRefSchema } from '../triage/envelope/index.js';
 import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
+import { assertItemSize, conditionalPut, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
 import { StoreError } from './errors.js';
 import { GSI1, IsoTimestampSchema, keys, MEMORY_SK_PREFIX } from './keys.js';
 import {
@@ -338,15 +337,7 @@ export class MemoryRepository {
     const key = keys.memory(incident.id);
     const item = { ...key, ...incident, GSI1PK: MEMORY_LIST_PK, GSI1SK: `${incident.resolvedAt}#${incident.id}` };
     assertItemSize(item, 'Stored incident');
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, { Item: item, ConditionExpression: 'attribute_not_exists(PK)' });
     if (!result.ok) throw new MemoryAlreadyStoredError(incident.id);
   }
 

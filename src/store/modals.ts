@@ -1,8 +1,7 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { KeyPart } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { conditional, parseInput, parseRecord } from './dynamo.js';
+import { conditionalPut, conditionalUpdate, parseInput, parseRecord } from './dynamo.js';
 import { StoreError } from './errors.js';
 import { IsoTimestampSchema, keys, toEpochSeconds, toIso } from './keys.js';
 
@@ -72,17 +71,12 @@ export class ModalRepository {
     const expiresAt = toIso(new Date(now.getTime() + this.ttlSeconds * 1000));
     const record: ModalRecord = { ...modal, openedAt, expiresAt, submissions: 0 };
     const key = keys.modal(modal.viewId);
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: { ...key, ...record, expiresAtEpoch: toEpochSeconds(expiresAt) },
-          // View ids are Slack's and unique; an expired record may be replaced, a live one never.
-          ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :now',
-          ExpressionAttributeValues: { ':now': openedAt },
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, {
+      Item: { ...key, ...record, expiresAtEpoch: toEpochSeconds(expiresAt) },
+      // View ids are Slack's and unique; an expired record may be replaced, a live one never.
+      ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :now',
+      ExpressionAttributeValues: { ':now': openedAt },
+    });
     if (!result.ok) throw new ModalAlreadyRecordedError(modal.viewId);
     return record;
   }
@@ -103,26 +97,20 @@ export class ModalRepository {
     if (!id.success || !user.success) return undefined;
     const at = toIso(now);
     const key = keys.modal(id.data);
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET submittedAt = :now, submissions = if_not_exists(submissions, :zero) + :one',
-          ConditionExpression:
-            'attribute_exists(PK) AND expiresAt > :now AND userId = :user AND #kind = :kind AND attribute_not_exists(completedAt)',
-          ExpressionAttributeNames: { '#kind': 'kind' },
-          ExpressionAttributeValues: {
-            ':now': at,
-            ':user': user.data,
-            ':kind': expected.kind,
-            ':zero': 0,
-            ':one': 1,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET submittedAt = :now, submissions = if_not_exists(submissions, :zero) + :one',
+      ConditionExpression:
+        'attribute_exists(PK) AND expiresAt > :now AND userId = :user AND #kind = :kind AND attribute_not_exists(completedAt)',
+      ExpressionAttributeNames: { '#kind': 'kind' },
+      ExpressionAttributeValues: {
+        ':now': at,
+        ':user': user.data,
+        ':kind': expected.kind,
+        ':zero': 0,
+        ':one': 1,
+      },
+      ReturnValues: 'ALL_NEW',
+    });
     if (!result.ok) return undefined;
     return parseRecord(ModalRecordSchema, result.value.Attributes ?? {});
   }
@@ -131,17 +119,11 @@ export class ModalRepository {
   async completed(viewId: string, now: Date = new Date()): Promise<boolean> {
     const id = parseInput(KeyPart, viewId, 'view id');
     const key = keys.modal(id);
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET completedAt = :now',
-          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(completedAt)',
-          ExpressionAttributeValues: { ':now': toIso(now) },
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET completedAt = :now',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(completedAt)',
+      ExpressionAttributeValues: { ':now': toIso(now) },
+    });
     return result.ok;
   }
 }

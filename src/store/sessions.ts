@@ -1,9 +1,18 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { Code, ID_MAX, KeyPart, KUBE_NAME_MAX, NoteText, RecordId, SlackId, SummaryText } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems, request } from './dynamo.js';
+import {
+  assertItemSize,
+  conditionalPut,
+  conditionalUpdate,
+  getItem,
+  parseInput,
+  parseRecord,
+  queryItems,
+  request,
+} from './dynamo.js';
 import { SessionAlreadyExistsError, SessionNotFoundError, StaleVersionError } from './errors.js';
 import { GSI1, gsi1, IsoTimestampSchema, keys, toIso } from './keys.js';
 
@@ -159,15 +168,7 @@ export class SessionRepository {
     assertItemSize(item, `Session ${record.id}`);
     // The index entry first, the session last: an entry without its open session is skipped when listing.
     await this.putRequesterEntry(record);
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, { Item: item, ConditionExpression: 'attribute_not_exists(PK)' });
     if (result.ok) return { session: record, created: true };
     const stored = await getItem(this.ctx, key);
     if (stored === undefined) throw new SessionNotFoundError(record.id);
@@ -240,19 +241,13 @@ export class SessionRepository {
     });
     const expression = `SET ${setParts.join(', ')}${removeParts.length > 0 ? ` REMOVE ${removeParts.join(', ')}` : ''}`;
 
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(PK) AND version = :expected',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: expression,
+      ConditionExpression: 'attribute_exists(PK) AND version = :expected',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    });
     if (result.ok) return this.followStatus(parseRecord(SessionRecordSchema, result.value.Attributes ?? {}), changes);
 
     const stored = await getItem(this.ctx, key);
@@ -277,19 +272,13 @@ export class SessionRepository {
     const value = parseInput(z.string().min(1).max(253), namespace, 'namespace');
     const key = keys.session(sessionId);
     const writeId = ulid();
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET #ns = :ns, #v = #v + :one, updatedAt = :at, writeId = :w',
-          ConditionExpression: 'attribute_exists(PK) AND #ns = :none',
-          ExpressionAttributeNames: { '#ns': 'namespace', '#v': 'version' },
-          ExpressionAttributeValues: { ':ns': value, ':none': '', ':one': 1, ':at': toIso(now), ':w': writeId },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET #ns = :ns, #v = #v + :one, updatedAt = :at, writeId = :w',
+      ConditionExpression: 'attribute_exists(PK) AND #ns = :none',
+      ExpressionAttributeNames: { '#ns': 'namespace', '#v': 'version' },
+      ExpressionAttributeValues: { ':ns': value, ':none': '', ':one': 1, ':at': toIso(now), ':w': writeId },
+      ReturnValues: 'ALL_NEW',
+    });
     if (result.ok) return { settled: true, session: parseRecord(SessionRecordSchema, result.value.Attributes ?? {}) };
     const stored = await getItem(this.ctx, key);
     if (stored === undefined) throw new SessionNotFoundError(sessionId);
@@ -321,19 +310,24 @@ export class SessionRepository {
     }
   }
 
-  /** A person's open sessions in every channel, newest first (the App Home). */
-  async listOpenByRequester(userId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
-    const user = parseInput(KeyPart, userId, 'user id');
-    const entries = await queryItems(
+  /** The entries of one GSI1 partition, newest first, up to the page the caller asked for. */
+  private newestInIndex(pk: string, options: ListOptions): Promise<Record<string, unknown>[]> {
+    return queryItems(
       this.ctx,
       {
         IndexName: GSI1,
         KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1.openSessionsOfRequester(user) },
+        ExpressionAttributeValues: { ':pk': pk },
         ScanIndexForward: false,
       },
       options.limit ?? 50,
     );
+  }
+
+  /** A person's open sessions in every channel, newest first (the App Home). */
+  async listOpenByRequester(userId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
+    const user = parseInput(KeyPart, userId, 'user id');
+    const entries = await this.newestInIndex(gsi1.openSessionsOfRequester(user), options);
     const ids = entries.map((e) => e['sessionId']).filter((id): id is string => typeof id === 'string');
     // The session is the truth: an entry left by a close that did not finish, or read before the index caught up,
     // is skipped.
@@ -392,16 +386,7 @@ export class SessionRepository {
   /** Open sessions in a channel, newest first. Index reads are eventually consistent in DynamoDB. */
   async listOpenByChannel(channelId: string, options: ListOptions = {}): Promise<SessionRecord[]> {
     const channel = parseInput(KeyPart, channelId, 'channel id');
-    const items = await queryItems(
-      this.ctx,
-      {
-        IndexName: GSI1,
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1.openSessionsInChannel(channel) },
-        ScanIndexForward: false,
-      },
-      options.limit ?? 50,
-    );
+    const items = await this.newestInIndex(gsi1.openSessionsInChannel(channel), options);
     return items.map((item) => parseRecord(SessionRecordSchema, item)).filter((s) => s.status === 'open');
   }
 

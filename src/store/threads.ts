@@ -1,8 +1,7 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { KeyPart } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { conditional, getItem, parseInput, parseRecord } from './dynamo.js';
+import { conditionalPut, getItem, parseInput, parseRecord } from './dynamo.js';
 import { ThreadAlreadyBoundError } from './errors.js';
 import { IsoTimestampSchema, keys, toIso } from './keys.js';
 
@@ -29,15 +28,10 @@ export class ThreadRepository {
       'thread binding',
     );
     const key = keys.thread(record.channelId, record.threadTs);
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: { ...key, ...record },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, {
+      Item: { ...key, ...record },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    });
     if (result.ok) return record;
     const existing = await this.lookup(record.channelId, record.threadTs);
     if (existing?.sessionId === record.sessionId) return existing;

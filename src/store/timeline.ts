@@ -1,9 +1,8 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { KeyPart, SlackId, SummaryText } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { assertItemSize, conditional, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
+import { assertItemSize, conditionalPut, getItem, parseInput, parseRecord, queryItems } from './dynamo.js';
 import { AppendConflictError } from './errors.js';
 import { IsoTimestampSchema, keys, SESSION_PK_PREFIX, TIMELINE_PREFIX, toIso } from './keys.js';
 
@@ -61,15 +60,10 @@ export class TimelineRepository {
       const key = keys.timelineEvent(id, at, seq);
       const item = { ...key, ...record, writeId };
       assertItemSize(item, `Timeline event ${event.type}`);
-      const result = await conditional('PutItem', key, () =>
-        this.ctx.client.send(
-          new PutCommand({
-            TableName: this.ctx.tableName,
-            Item: item,
-            ConditionExpression: 'attribute_not_exists(SK)',
-          }),
-        ),
-      );
+      const result = await conditionalPut(this.ctx, key, {
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(SK)',
+      });
       if (result.ok) return record;
       // A retried request whose first attempt landed is our own event, not a collision.
       const stored = await getItem(this.ctx, key);

@@ -1,9 +1,16 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { Code, KeyPart } from '../limits.js';
 import type { StoreContext } from './client.js';
-import { conditional, getItem, invalid, parseInput, parseRecord } from './dynamo.js';
+import {
+  conditionalDelete,
+  conditionalPut,
+  conditionalUpdate,
+  getItem,
+  invalid,
+  parseInput,
+  parseRecord,
+} from './dynamo.js';
 import { WaitAlreadyPendingError } from './errors.js';
 import { IsoTimestampSchema, keys, toEpochSeconds, toIso } from './keys.js';
 
@@ -73,21 +80,16 @@ export class WaitRepository {
     const key = keys.wait(id);
     const otherExecution =
       parsed.executionArn === undefined ? '' : ' OR (attribute_exists(executionArn) AND executionArn <> :execution)';
-    const result = await conditional('PutItem', key, () =>
-      this.ctx.client.send(
-        new PutCommand({
-          TableName: this.ctx.tableName,
-          Item: { ...key, ...record, expiresAtEpoch: toEpochSeconds(expiresAt) + KEEP_SECONDS },
-          ConditionExpression: `attribute_not_exists(SK) OR attribute_exists(claimId) OR expiresAt <= :now OR #token = :token${otherExecution}`,
-          ExpressionAttributeNames: { '#token': 'token' },
-          ExpressionAttributeValues: {
-            ':now': at,
-            ':token': parsed.token,
-            ...(parsed.executionArn === undefined ? {} : { ':execution': parsed.executionArn }),
-          },
-        }),
-      ),
-    );
+    const result = await conditionalPut(this.ctx, key, {
+      Item: { ...key, ...record, expiresAtEpoch: toEpochSeconds(expiresAt) + KEEP_SECONDS },
+      ConditionExpression: `attribute_not_exists(SK) OR attribute_exists(claimId) OR expiresAt <= :now OR #token = :token${otherExecution}`,
+      ExpressionAttributeNames: { '#token': 'token' },
+      ExpressionAttributeValues: {
+        ':now': at,
+        ':token': parsed.token,
+        ...(parsed.executionArn === undefined ? {} : { ':execution': parsed.executionArn }),
+      },
+    });
     if (result.ok) return record;
     const stored = await getItem(this.ctx, key);
     throw new WaitAlreadyPendingError(id, String(stored?.['expiresAt'] ?? 'an unknown time'));
@@ -114,25 +116,19 @@ export class WaitRepository {
     const key = keys.wait(id);
     const claimId = ulid();
     const at = toIso(now);
-    const result = await conditional('UpdateItem', key, () =>
-      this.ctx.client.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          UpdateExpression: 'SET claimId = :claim, claimedAt = :now',
-          // Expiry is checked here, not left to TTL: TTL deletes lazily and the local emulator never does.
-          ConditionExpression: `attribute_exists(SK) AND attribute_not_exists(claimId) AND expiresAt > :now${
-            waitId === undefined ? '' : ' AND waitId = :waitId'
-          }`,
-          ExpressionAttributeValues: {
-            ':claim': claimId,
-            ':now': at,
-            ...(waitId === undefined ? {} : { ':waitId': waitId }),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const result = await conditionalUpdate(this.ctx, key, {
+      UpdateExpression: 'SET claimId = :claim, claimedAt = :now',
+      // Expiry is checked here, not left to TTL: TTL deletes lazily and the local emulator never does.
+      ConditionExpression: `attribute_exists(SK) AND attribute_not_exists(claimId) AND expiresAt > :now${
+        waitId === undefined ? '' : ' AND waitId = :waitId'
+      }`,
+      ExpressionAttributeValues: {
+        ':claim': claimId,
+        ':now': at,
+        ...(waitId === undefined ? {} : { ':waitId': waitId }),
+      },
+      ReturnValues: 'ALL_NEW',
+    });
     if (result.ok) return parseRecord(WaitRecordSchema, result.value.Attributes ?? {});
     const stored = await getItem(this.ctx, key);
     // A retried request whose first attempt landed finds its own claim.
@@ -145,16 +141,10 @@ export class WaitRepository {
     const id = parseInput(KeyPart, sessionId, 'session id');
     const wid = parseInput(z.string().length(26), waitId, 'wait id');
     const key = keys.wait(id);
-    const result = await conditional('DeleteItem', key, () =>
-      this.ctx.client.send(
-        new DeleteCommand({
-          TableName: this.ctx.tableName,
-          Key: key,
-          ConditionExpression: 'waitId = :waitId',
-          ExpressionAttributeValues: { ':waitId': wid },
-        }),
-      ),
-    );
+    const result = await conditionalDelete(this.ctx, key, {
+      ConditionExpression: 'waitId = :waitId',
+      ExpressionAttributeValues: { ':waitId': wid },
+    });
     return result.ok;
   }
 }

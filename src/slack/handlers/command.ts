@@ -3,15 +3,15 @@ import { escapeText } from '../../mrkdwn/escape.js';
 import type { KnownBlock } from '../../views/blocks.js';
 import { helpView, intentsView } from '../../views/help.js';
 import { code } from '../../views/limits.js';
-import { breakGlassModal } from '../../views/modals.js';
 import { listView, statusView } from '../../views/sessions.js';
 import { statsView } from '../../views/stats.js';
 import { collectMetrics } from '../collect-metrics.js';
 import type { SlackAppDeps } from '../deps.js';
 import { parseTriageCommand } from '../grammar.js';
 import { outsideChannelNotice, startedNotice } from '../notices.js';
+import { openBreakGlassModal } from './actions/break-glass.js';
 import { channelAccess, nowOf } from './common.js';
-import { openRecordedModal, sessionInChannel } from './session-scope.js';
+import { sessionInChannel } from './session-scope.js';
 import { startTriage } from './start.js';
 
 const SLASH_COMMAND = '/triage';
@@ -102,22 +102,7 @@ async function answerCommand(deps: SlackAppDeps, command: SlashCommand): Promise
       if (session.status !== 'open') {
         return reply(`Session \`${session.id}\` is not open, so there is nothing to override.`);
       }
-      await openRecordedModal(deps, {
-        triggerId: command.trigger_id,
-        view: breakGlassModal({
-          sessionId: session.id,
-          channelId: session.channelId,
-          ...(session.threadTs === undefined ? {} : { threadTs: session.threadTs }),
-          currentState: session.state,
-        }),
-        purpose: {
-          kind: 'break-glass',
-          userId,
-          sessionId: session.id,
-          channelId: session.channelId,
-          ...(session.threadTs === undefined ? {} : { threadTs: session.threadTs }),
-        },
-      });
+      await openBreakGlassModal(deps, command.trigger_id, userId, session);
       return undefined;
     }
     case 'start': {

@@ -6,6 +6,7 @@ import { EVIDENCE_PER_FINDING, ID_MAX, MAX_HANDOFFS, SessionId, SUMMARY_MAX } fr
 import { resolutionFromSession } from '../../memory/resolution.js';
 import type { RemediationPlan } from '../../review/plan.js';
 import { rankingEffect } from '../../specialists/index.js';
+import type { SharedFindingInput } from '../../store/blackboard.js';
 import { incidentFromResolution, MemoryAlreadyStoredError } from '../../store/memory.js';
 import {
   DomainSchema,
@@ -174,21 +175,11 @@ export async function evaluate(deps: WorkflowDeps, p: z.infer<typeof EvaluatePay
   const known = new Set(existing.map((f) => `${f.code}/${f.resource?.kind}/${f.resource?.name}`));
   for (const f of envelope.findings) {
     if (known.has(`${f.code}/${f.resource.kind}/${f.resource.name}`)) continue;
-    await deps.store.blackboard.updateSharedContext(
-      p.sessionId,
-      {
-        specialist: f.domain,
-        summary: f.message.slice(0, SUMMARY_MAX),
-        confidence: f.confidence,
-        code: f.code,
-        severity: f.severity,
-        resource: f.resource,
-        related: f.related.slice(0, 20),
-        evidence: f.evidence.slice(0, EVIDENCE_PER_FINDING).map((e) => e.slice(0, 1000)),
-        recordedBy: 'triage',
-      },
-      deps.now(),
-    );
+    await shareFinding(deps, p.sessionId, f, {
+      specialist: f.domain,
+      evidence: f.evidence.slice(0, EVIDENCE_PER_FINDING).map((e) => e.slice(0, 1000)),
+      recordedBy: 'triage',
+    });
   }
   const session0 = await adoptRouting(deps, p.sessionId, envelope);
   const hypotheses = hypothesesFromCauses(envelope.rootCause, session0.namespace);
@@ -386,21 +377,11 @@ export async function blackboard(deps: WorkflowDeps, p: z.infer<typeof Blackboar
   for (const f of result.findings) {
     if (known.has(key(f.code, f.resource))) continue;
     known.add(key(f.code, f.resource));
-    await deps.store.blackboard.updateSharedContext(
-      p.sessionId,
-      {
-        specialist: p.domain,
-        summary: f.message.slice(0, SUMMARY_MAX),
-        confidence: f.confidence,
-        code: f.code,
-        severity: f.severity,
-        resource: f.resource,
-        related: f.related.slice(0, 20),
-        evidence: f.evidence,
-        recordedBy: `${p.domain}-specialist`,
-      },
-      deps.now(),
-    );
+    await shareFinding(deps, p.sessionId, f, {
+      specialist: p.domain,
+      evidence: f.evidence,
+      recordedBy: `${p.domain}-specialist`,
+    });
     added++;
     evidence.push({
       id: `symptom:${f.code}:${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`,
@@ -534,4 +515,31 @@ export async function storeMemory(deps: WorkflowDeps, p: z.infer<typeof StoreMem
     },
   });
   return { memoryId };
+}
+
+/** Puts a finding on the session's blackboard, with its summary and related objects cut to what the board keeps. */
+async function shareFinding(
+  deps: WorkflowDeps,
+  sessionId: string,
+  f: Pick<SharedFindingInput, 'confidence' | 'code' | 'severity' | 'resource'> & {
+    message: string;
+    related: NonNullable<SharedFindingInput['related']>;
+  },
+  by: Pick<SharedFindingInput, 'specialist' | 'evidence' | 'recordedBy'>,
+): Promise<void> {
+  await deps.store.blackboard.updateSharedContext(
+    sessionId,
+    {
+      specialist: by.specialist,
+      summary: f.message.slice(0, SUMMARY_MAX),
+      confidence: f.confidence,
+      code: f.code,
+      severity: f.severity,
+      resource: f.resource,
+      related: f.related.slice(0, 20),
+      evidence: by.evidence,
+      recordedBy: by.recordedBy,
+    },
+    deps.now(),
+  );
 }

@@ -1,3 +1,4 @@
+import type { SessionRecord } from '../../../store/sessions.js';
 import { breakGlassModal } from '../../../views/modals.js';
 import type { SlackAppDeps } from '../../deps.js';
 import { openRecordedModal } from '../session-scope.js';
@@ -11,20 +12,25 @@ export async function openBreakGlass(deps: SlackAppDeps, click: ClickContext): P
     await tell(deps, click, 'This session is not open, so there is nothing to override.');
     return;
   }
+  await openBreakGlassModal(deps, click.triggerId, click.userId, session);
+}
+
+/** Opens the override request modal for an open session, recorded for the person who asked. */
+export async function openBreakGlassModal(
+  deps: SlackAppDeps,
+  triggerId: string,
+  userId: string,
+  session: SessionRecord,
+): Promise<void> {
+  const thread = session.threadTs === undefined ? {} : { threadTs: session.threadTs };
   await openRecordedModal(deps, {
-    triggerId: click.triggerId,
+    triggerId,
     view: breakGlassModal({
       sessionId: session.id,
       channelId: session.channelId,
-      ...(session.threadTs === undefined ? {} : { threadTs: session.threadTs }),
+      ...thread,
       currentState: session.state,
     }),
-    purpose: {
-      kind: 'break-glass',
-      userId: click.userId,
-      sessionId: session.id,
-      channelId: session.channelId,
-      ...(session.threadTs === undefined ? {} : { threadTs: session.threadTs }),
-    },
+    purpose: { kind: 'break-glass', userId, sessionId: session.id, channelId: session.channelId, ...thread },
   });
 }
