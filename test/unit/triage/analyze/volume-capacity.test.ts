@@ -43,7 +43,7 @@ const db = (volumes: Record<string, unknown>[]) =>
     ready: true,
   });
 
-const claims = [
+const claims: Record<string, unknown>[] = [
   { name: 'data', persistentVolumeClaim: { claimName: 'data-orders-db-0' } },
   { name: 'wal', persistentVolumeClaim: { claimName: 'wal-orders-db-0' } },
 ];
