@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
 import { contextFromObjects, getAnalyzer, runAnalyzers } from '../../../../src/triage/analyze/index.js';
 
-const NOW = new Date('2026-07-14T09:00:00Z');
+const ISSUER_NOW = new Date('2026-07-14T09:00:00Z');
 const MESSAGE = 'Error getting keypair for CA issuer: secrets "corp-root-ca" not found';
 
 const controller = (namespace: string, flag: string): KubeObject =>
@@ -32,14 +32,14 @@ const issuer = (status: 'True' | 'False'): KubeObject =>
     },
   }) as KubeObject;
 
-function analyze(namespace: string, objects: KubeObject[]) {
-  const ctx = contextFromObjects({ namespace, now: NOW, objects });
+function analyzeIssuers(namespace: string, objects: KubeObject[]) {
+  const ctx = contextFromObjects({ namespace, now: ISSUER_NOW, objects });
   return runAnalyzers([getAnalyzer('add-ons')], ctx).filter((f) => f.code === 'ISSUER_NOT_READY');
 }
 
 describe('ClusterIssuers seen from the namespace cert-manager keeps their Secrets in', () => {
   it("names a ClusterIssuer that is not Ready, with cert-manager's reason, in the controller's namespace", () => {
-    const [f] = analyze('platform-certs', [
+    const [f] = analyzeIssuers('platform-certs', [
       controller('platform-certs', '--cluster-resource-namespace=$(POD_NAMESPACE)'),
       issuer('False'),
     ]);
@@ -51,7 +51,7 @@ describe('ClusterIssuers seen from the namespace cert-manager keeps their Secret
 
   it('says nothing of a Ready ClusterIssuer', () => {
     expect(
-      analyze('platform-certs', [
+      analyzeIssuers('platform-certs', [
         controller('platform-certs', '--cluster-resource-namespace=platform-certs'),
         issuer('True'),
       ]),
@@ -60,11 +60,57 @@ describe('ClusterIssuers seen from the namespace cert-manager keeps their Secret
 
   it('leaves ClusterIssuers to Certificates in a namespace whose Secrets cert-manager does not keep', () => {
     expect(
-      analyze('platform-certs', [
+      analyzeIssuers('platform-certs', [
         controller('platform-certs', '--cluster-resource-namespace=kube-system'),
         issuer('False'),
       ]),
     ).toEqual([]);
-    expect(analyze('shop', [issuer('False')])).toEqual([]);
+    expect(analyzeIssuers('shop', [issuer('False')])).toEqual([]);
+  });
+});
+
+const POOL_NOW = new Date('2026-06-02T10:00:00Z');
+
+const nodePool = (used: string): KubeObject =>
+  ({
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'burst' },
+    spec: { limits: { cpu: '32' } },
+    status: { resources: { cpu: used, nodes: '4' } },
+  }) as KubeObject;
+
+const karpenterEvent = (namespace: string, pod: string): KubeObject =>
+  ({
+    kind: 'Event',
+    metadata: { name: `${pod}.1`, namespace },
+    involvedObject: { kind: 'Pod', name: pod, namespace },
+    reason: 'FailedScheduling',
+    type: 'Warning',
+    source: { component: 'karpenter' },
+    message: 'Failed to schedule pod, all available instance types exceed limits for nodepool: "burst"',
+    lastTimestamp: '2026-06-02T09:58:00Z',
+    count: 9,
+  }) as KubeObject;
+
+function analyzePools(objects: KubeObject[]) {
+  const ctx = contextFromObjects({ namespace: 'shop', now: POOL_NOW, objects });
+  return runAnalyzers([getAnalyzer('add-ons')], ctx).filter((f) => f.code === 'NODEPOOL_LIMIT_REACHED');
+}
+
+describe('NodePool limits seen from another namespace', () => {
+  it('names the NodePool when pods of another namespace wait on it and its status shows the limit reached', () => {
+    const [f] = analyzePools([
+      nodePool('32'),
+      karpenterEvent('batch', 'renderer-1'),
+      karpenterEvent('batch', 'renderer-2'),
+    ]);
+    expect(f).toMatchObject({ resource: { kind: 'NodePool', name: 'burst' } });
+    expect(f?.related).toContainEqual({ kind: 'Pod', name: 'renderer-1', namespace: 'batch' });
+    expect(f?.message).toContain('2 pending pod(s)');
+  });
+
+  it('stays quiet when the NodePool has room now, whatever older pods of another namespace said', () => {
+    expect(analyzePools([nodePool('20'), karpenterEvent('batch', 'renderer-1')])).toEqual([]);
   });
 });
