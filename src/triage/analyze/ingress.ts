@@ -23,6 +23,7 @@ import {
   endpointState,
   findService,
   managedBy,
+  type NetworkingEmit,
   networkingEmitter,
   scaledToZeroEvent,
   selectedPods,
@@ -239,143 +240,186 @@ export const ingressAnalyzer: Analyzer = {
         : undefined;
       const cls = className(ing);
       const before = findings.length;
-      let classProblem = false;
-      if (cls === undefined && seeClasses) {
-        const defaults = classes.filter(isDefaultClass);
-        if (defaults.length === 0) {
-          classProblem = true;
-          emit(
-            'INGRESS_NO_CLASS',
-            'high',
-            `Ingress ${ing.metadata.name} names no IngressClass and no class is marked default, so no controller picks it up.`,
-            [
-              state,
-              'spec.ingressClassName unset, no kubernetes.io/ingress.class annotation',
-              `IngressClasses: ${classes.map((c) => `${c.metadata.name} (${c.spec?.controller})`).join(', ') || 'none'}; none annotated ingressclass.kubernetes.io/is-default-class=true`,
-              ...(ignoredLine ? [ignoredLine] : []),
-            ],
-            addressed ? 0.5 : 0.92,
-            [],
-            ['set-ingress-class', 'mark-default-ingressclass'],
-          );
-        }
-      } else if (cls !== undefined && seeClasses) {
-        const ic = classes.find((c) => c.metadata.name === cls);
-        if (!ic) {
-          classProblem = true;
-          emit(
-            'INGRESS_CLASS_NOT_FOUND',
-            // An Ingress with an address is being served whatever its class says: a note, not the fault.
-            addressed ? 'info' : 'high',
-            `Ingress ${ing.metadata.name} asks for IngressClass "${cls}", which does not exist.`,
-            [
-              state,
-              `IngressClasses: ${classes.map((c) => c.metadata.name).join(', ') || 'none'}`,
-              ...(ignoredLine ? [ignoredLine] : []),
-            ],
-            addressed ? 0.5 : 0.93,
-            [ref('IngressClass', cls)],
-            ['set-ingress-class'],
-          );
-        } else if (!addressed && age >= ADDRESS_GRACE_MS) {
-          const unserved = classWithoutController(ctx, ing, cls, String(ic.spec?.controller ?? ''), state, ignoredLine);
-          if (unserved) {
-            classProblem = true;
-            emit(
-              'INGRESS_CLASS_NO_CONTROLLER',
-              'high',
-              unserved.message,
-              unserved.evidence,
-              unserved.confidence,
-              [ref('IngressClass', cls)],
-              ['install-ingress-controller', 'set-ingress-class'],
-              unserved.owner,
-            );
-            const emitted = findings[findings.length - 1];
-            if (emitted && unserved.change) emitted.change = unserved.change;
-            if (emitted && unserved.alternatives) emitted.alternatives = unserved.alternatives;
-          }
-        }
-      }
+      const scene: IngressScene = { ing, namespace, age, addressed, state, emit, eventLine, ignoredLine, cls };
+      const classProblem = classFindings(ctx, scene, classes, seeClasses, findings);
       blameSolverIssuer(
         ctx,
         ing,
         findings.slice(before),
         classes.map((c) => c.metadata.name).filter((c) => c !== cls),
       );
-      let backendProblem = false;
-      for (const b of backends(ing)) {
-        const svc = findService(ctx, b.service, namespace);
-        const backendLine = `backend ${b.path} → Service ${b.service}:${b.port}`;
-        if (!svc) {
-          if (!canSee(ctx, 'services')) continue;
-          backendProblem = true;
-          emit(
-            'INGRESS_BACKEND_SERVICE_MISSING',
-            'high',
-            `Ingress ${ing.metadata.name} routes ${b.path} to Service ${b.service}, which does not exist.`,
-            [backendLine, `Service ${b.service} not found in ${namespace}`, state],
-            0.93,
-            [ref('Service', b.service, namespace)],
-            ['fix-ingress-backend'],
-          );
-          continue;
-        }
-        const eps = endpointState(ctx, svc);
-        if (eps.known && eps.ready > 0) {
-          const blocked = policyDroppingController(ctx, logs, ing, svc, namespace, b);
-          if (blocked) findings.push(...blocked);
-          continue;
-        }
-        if (!eps.known) continue;
-        backendProblem = true;
-        const why = whyNoEndpoints(ctx, svc);
-        const controller = controllerEvidence(logs, namespace, b, ctx.now);
-        const svcRef = ref('Service', b.service, namespace);
-        const symptom = why.code === 'PODS_NOT_READY' && why.causeElsewhere;
-        const cause =
-          why.code === 'SELECTS_NO_PODS'
-            ? `, because its selector matches no pod`
-            : why.code === 'SCALED_TO_ZERO'
-              ? `, because ${why.owner?.kind} ${why.owner?.name} is scaled to 0 replicas`
-              : why.code === 'PODS_NOT_READY'
-                ? ', because none of its pods is ready'
-                : '';
-        emit(
-          'INGRESS_BACKEND_NO_ENDPOINTS',
-          symptom ? 'medium' : 'high',
-          `Ingress ${ing.metadata.name} routes ${b.path} to Service ${b.service}, which has no ready endpoints${cause}: requests get 503.`,
-          [backendLine, ...why.evidence.slice(0, controller.length > 0 ? 2 : 3), ...controller.slice(0, 1), state],
-          symptom ? 0.7 : 0.85,
-          [svcRef, ...why.upstream],
-          why.code === 'SELECTS_NO_PODS'
-            ? ['fix-service-selector']
-            : why.code === 'SCALED_TO_ZERO'
-              ? ['scale-workload']
-              : ['fix-readiness'],
-          why.code === 'SELECTS_NO_PODS' || why.code === 'SCALED_TO_ZERO' ? why.owner : undefined,
-        );
-      }
-      if (!addressed && !classProblem && age >= ADDRESS_GRACE_MS) {
-        emit(
-          'INGRESS_NO_ADDRESS',
-          backendProblem ? 'low' : 'medium',
-          `Ingress ${ing.metadata.name} has had no address for ${formatAge(age)}.`,
-          [
-            state,
-            ...(cls ? [`class ${cls}`] : []),
-            ...(eventLine ? [describeEvent(eventLine, ctx.now)] : []),
-            ...(ignoredLine ? [ignoredLine] : []),
-          ],
-          0.5,
-          [],
-          ['check-ingress-controller-logs'],
-        );
-      }
+      const backendProblem = backendFindings(ctx, scene, logs, findings);
+      if (!addressed && !classProblem && age >= ADDRESS_GRACE_MS) noAddressFinding(ctx, scene, backendProblem);
     }
     return findings;
   },
 };
+
+/** One Ingress as every step reads it: its age, address, state line, events and what its controller ignored. */
+interface IngressScene {
+  ing: KubeObject;
+  namespace: string;
+  age: number;
+  addressed: boolean;
+  state: string;
+  emit: NetworkingEmit;
+  eventLine: ReturnType<typeof findEvents>[number] | undefined;
+  ignoredLine: string | undefined;
+  cls: string | undefined;
+}
+
+/** No class, a class that does not exist, or one no running controller serves. Returns whether one was found. */
+function classFindings(
+  ctx: AnalyzerContext,
+  scene: IngressScene,
+  classes: readonly KubeObject[],
+  seeClasses: boolean,
+  findings: FindingInput[],
+): boolean {
+  const { ing, age, addressed, state, emit, ignoredLine, cls } = scene;
+  let classProblem = false;
+  if (cls === undefined && seeClasses) {
+    const defaults = classes.filter(isDefaultClass);
+    if (defaults.length === 0) {
+      classProblem = true;
+      emit(
+        'INGRESS_NO_CLASS',
+        'high',
+        `Ingress ${ing.metadata.name} names no IngressClass and no class is marked default, so no controller picks it up.`,
+        [
+          state,
+          'spec.ingressClassName unset, no kubernetes.io/ingress.class annotation',
+          `IngressClasses: ${classes.map((c) => `${c.metadata.name} (${c.spec?.controller})`).join(', ') || 'none'}; none annotated ingressclass.kubernetes.io/is-default-class=true`,
+          ...(ignoredLine ? [ignoredLine] : []),
+        ],
+        addressed ? 0.5 : 0.92,
+        [],
+        ['set-ingress-class', 'mark-default-ingressclass'],
+      );
+    }
+  } else if (cls !== undefined && seeClasses) {
+    const ic = classes.find((c) => c.metadata.name === cls);
+    if (!ic) {
+      classProblem = true;
+      emit(
+        'INGRESS_CLASS_NOT_FOUND',
+        // An Ingress with an address is being served whatever its class says: a note, not the fault.
+        addressed ? 'info' : 'high',
+        `Ingress ${ing.metadata.name} asks for IngressClass "${cls}", which does not exist.`,
+        [
+          state,
+          `IngressClasses: ${classes.map((c) => c.metadata.name).join(', ') || 'none'}`,
+          ...(ignoredLine ? [ignoredLine] : []),
+        ],
+        addressed ? 0.5 : 0.93,
+        [ref('IngressClass', cls)],
+        ['set-ingress-class'],
+      );
+    } else if (!addressed && age >= ADDRESS_GRACE_MS) {
+      const unserved = classWithoutController(ctx, ing, cls, String(ic.spec?.controller ?? ''), state, ignoredLine);
+      if (unserved) {
+        classProblem = true;
+        emit(
+          'INGRESS_CLASS_NO_CONTROLLER',
+          'high',
+          unserved.message,
+          unserved.evidence,
+          unserved.confidence,
+          [ref('IngressClass', cls)],
+          ['install-ingress-controller', 'set-ingress-class'],
+          unserved.owner,
+        );
+        const emitted = findings[findings.length - 1];
+        if (emitted && unserved.change) emitted.change = unserved.change;
+        if (emitted && unserved.alternatives) emitted.alternatives = unserved.alternatives;
+      }
+    }
+  }
+  return classProblem;
+}
+
+/** Backends whose Service is missing, has no ready endpoints, or whose pods a policy hides from the controller. */
+function backendFindings(
+  ctx: AnalyzerContext,
+  scene: IngressScene,
+  logs: ControllerLogs,
+  findings: FindingInput[],
+): boolean {
+  const { ing, namespace, state, emit } = scene;
+  let backendProblem = false;
+  for (const b of backends(ing)) {
+    const svc = findService(ctx, b.service, namespace);
+    const backendLine = `backend ${b.path} → Service ${b.service}:${b.port}`;
+    if (!svc) {
+      if (!canSee(ctx, 'services')) continue;
+      backendProblem = true;
+      emit(
+        'INGRESS_BACKEND_SERVICE_MISSING',
+        'high',
+        `Ingress ${ing.metadata.name} routes ${b.path} to Service ${b.service}, which does not exist.`,
+        [backendLine, `Service ${b.service} not found in ${namespace}`, state],
+        0.93,
+        [ref('Service', b.service, namespace)],
+        ['fix-ingress-backend'],
+      );
+      continue;
+    }
+    const eps = endpointState(ctx, svc);
+    if (eps.known && eps.ready > 0) {
+      const blocked = policyDroppingController(ctx, logs, ing, svc, namespace, b);
+      if (blocked) findings.push(...blocked);
+      continue;
+    }
+    if (!eps.known) continue;
+    backendProblem = true;
+    const why = whyNoEndpoints(ctx, svc);
+    const controller = controllerEvidence(logs, namespace, b, ctx.now);
+    const svcRef = ref('Service', b.service, namespace);
+    const symptom = why.code === 'PODS_NOT_READY' && why.causeElsewhere;
+    const cause =
+      why.code === 'SELECTS_NO_PODS'
+        ? `, because its selector matches no pod`
+        : why.code === 'SCALED_TO_ZERO'
+          ? `, because ${why.owner?.kind} ${why.owner?.name} is scaled to 0 replicas`
+          : why.code === 'PODS_NOT_READY'
+            ? ', because none of its pods is ready'
+            : '';
+    emit(
+      'INGRESS_BACKEND_NO_ENDPOINTS',
+      symptom ? 'medium' : 'high',
+      `Ingress ${ing.metadata.name} routes ${b.path} to Service ${b.service}, which has no ready endpoints${cause}: requests get 503.`,
+      [backendLine, ...why.evidence.slice(0, controller.length > 0 ? 2 : 3), ...controller.slice(0, 1), state],
+      symptom ? 0.7 : 0.85,
+      [svcRef, ...why.upstream],
+      why.code === 'SELECTS_NO_PODS'
+        ? ['fix-service-selector']
+        : why.code === 'SCALED_TO_ZERO'
+          ? ['scale-workload']
+          : ['fix-readiness'],
+      why.code === 'SELECTS_NO_PODS' || why.code === 'SCALED_TO_ZERO' ? why.owner : undefined,
+    );
+  }
+  return backendProblem;
+}
+
+/** An Ingress past its grace period without an address, when its class does not already explain it. */
+function noAddressFinding(ctx: AnalyzerContext, scene: IngressScene, backendProblem: boolean): void {
+  const { ing, age, state, emit, eventLine, ignoredLine, cls } = scene;
+  emit(
+    'INGRESS_NO_ADDRESS',
+    backendProblem ? 'low' : 'medium',
+    `Ingress ${ing.metadata.name} has had no address for ${formatAge(age)}.`,
+    [
+      state,
+      ...(cls ? [`class ${cls}`] : []),
+      ...(eventLine ? [describeEvent(eventLine, ctx.now)] : []),
+      ...(ignoredLine ? [ignoredLine] : []),
+    ],
+    0.5,
+    [],
+    ['check-ingress-controller-logs'],
+  );
+}
 
 /**
  * Ready backend pods the controller cannot connect to: its connections to their addresses time out, and the ingress

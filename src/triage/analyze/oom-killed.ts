@@ -152,6 +152,103 @@ function nodeMemory(ctx: AnalyzerContext, nodeName: string, victim: KubeObject):
   return { evidence, suspects };
 }
 
+/** Why the container was killed, what to change and how sure: each step may revise it. */
+interface OomVerdict {
+  cause: string;
+  confidence: number;
+  owner?: ResourceRef;
+  change?: string;
+  alternatives?: Array<{ resource: ResourceRef; change: string }>;
+  related: ResourceRef[];
+}
+
+/** A system OOM on the node at the time of the kill: its memory, or an unbounded neighbour, is the cause. */
+function blameNode(
+  ctx: AnalyzerContext,
+  pod: KubeObject,
+  finishedAt: unknown,
+  nodeName: string | undefined,
+  limit: number | undefined,
+  limitText: unknown,
+  evidence: EvidenceList,
+  v: OomVerdict,
+): void {
+  const nodeEvents = nodeName ? systemOoms(ctx, nodeName) : [];
+  const killer = coinciding(nodeEvents, finishedAt);
+  if (nodeName && (killer || (limit === undefined && nodeEvents.length > 0))) {
+    // The kernel chose a victim for the whole machine: the container's own limit was never reached, so raising
+    // it changes nothing; the node's memory is what ran out.
+    const at = killer?.last ?? nodeEvents[0]?.last;
+    const exit = Date.parse(String(finishedAt));
+    evidence.add(
+      1,
+      `${describeEvent(killer ?? nodeEvents[0]!, ctx.now)} on node ${nodeName}${at && !Number.isNaN(exit) ? `, ${Math.round(Math.abs(exit - at.getTime()) / 1000)}s ${exit >= at.getTime() ? 'before' : 'after'} the container exited` : ''}`,
+    );
+    if (nodeEvents.length > 1) evidence.add(6, `${nodeEvents.length} system OOM kills on node ${nodeName} recently`);
+    v.cause =
+      limit === undefined
+        ? `node ${nodeName} ran out of memory (system OOM) and the kernel chose it`
+        : `node ${nodeName} ran out of memory (system OOM), not its own ${limitText} limit`;
+    v.confidence = killer ? 0.92 : 0.8;
+    const nodeRef = ref('Node', nodeName);
+    v.owner = nodeRef;
+    const memory = nodeMemory(ctx, nodeName, pod);
+    for (const line of memory.evidence) evidence.add(2, line);
+    v.related.push(nodeRef, ...memory.suspects);
+    // One neighbour with no memory limit on a node that ran out: bounding it is the change; the node is the
+    // alternative (more memory, fewer pods).
+    const [hog, ...others] = memory.suspects;
+    if (hog && others.length === 0) {
+      v.owner = hog;
+      v.change = `set a memory limit (and a request that reserves it) on ${hog.kind} ${hog.name}, whose pods run unbounded on node ${nodeName}`;
+      v.alternatives = [
+        { resource: nodeRef, change: `give node ${nodeName} more memory, or keep ${hog.kind} ${hog.name} off it` },
+      ];
+    }
+  } else if (nodeEvents[0]) {
+    evidence.add(3, `${describeEvent(nodeEvents[0], ctx.now)} on node ${nodeName} (not at the time of this kill)`);
+  }
+}
+
+/** A heap flag that does not fit the limit, and memory in use since the restart heading back to it. */
+function weighHeapAndUsage(
+  ctx: AnalyzerContext,
+  pod: KubeObject,
+  container: string,
+  heap: HeapFlag | undefined,
+  limit: number | undefined,
+  limitText: unknown,
+  evidence: EvidenceList,
+  v: OomVerdict,
+): void {
+  if (heap?.bytes !== undefined && limit !== undefined && !heap.relative && heap.bytes >= limit * 0.9) {
+    evidence.add(
+      v.owner ? 3 : 2,
+      `${heap.where} sets ${heap.flag} (${formatBytes(heap.bytes)}) ≥ 90% of the ${limitText} limit: heap alone outgrows the container`,
+    );
+    if (!v.owner) {
+      v.cause = `its heap setting ${heap.flag} does not fit in the ${limitText} limit`;
+      v.confidence = 0.95;
+    }
+  } else if (heap?.bytes !== undefined && limit !== undefined) {
+    evidence.add(
+      3,
+      `${heap.where} sets ${heap.flag}: heap capped at ${formatBytes(heap.bytes)}, ${Math.round((heap.bytes / limit) * 100)}% of the ${limitText} limit`,
+    );
+  }
+  // The container restarted after the kill; what it uses now says whether it is heading for the limit again.
+  const used = containerUsage(ctx, pod, container);
+  if (used !== undefined && limit !== undefined) {
+    evidence.add(2, `memory in use now (metrics.k8s.io): ${shareOf(used.memory, limit, 'memory', 'its limit')}`);
+    if (used.memory >= limit * 0.9 && !v.owner) {
+      v.cause = `${v.cause}; it is back at ${Math.round((used.memory / limit) * 100)}% of the limit since it restarted`;
+      v.confidence = Math.max(v.confidence, 0.95);
+    }
+  } else if (used !== undefined) {
+    evidence.add(2, `memory in use now (metrics.k8s.io): ${formatBytes(used.memory)}, with no limit`);
+  }
+}
+
 export const oomKilledAnalyzer: Analyzer = {
   name: NAME,
   domain: 'compute',
@@ -187,74 +284,14 @@ export const oomKilledAnalyzer: Analyzer = {
             : `memory limit ${limits.memory}, request ${req.memory ?? 'none'}${request !== undefined && limit > 0 ? ` (request/limit ${Math.round((request / limit) * 100)}%)` : ''}`,
         );
       const heap = heapFlag(c.spec ?? {}, limit);
-      let cause = limit === undefined ? 'the node ran out of memory' : `it exceeds its ${limits.memory} memory limit`;
-      let confidence = 0.9;
-      let owner: ResourceRef | undefined;
-      let change: string | undefined;
-      let alternatives: Array<{ resource: ResourceRef; change: string }> | undefined;
-      const related: ResourceRef[] = [];
-      const nodeEvents = nodeName ? systemOoms(ctx, nodeName) : [];
-      const killer = coinciding(nodeEvents, t.finishedAt);
-      if (nodeName && (killer || (limit === undefined && nodeEvents.length > 0))) {
-        // The kernel chose a victim for the whole machine: the container's own limit was never reached, so raising
-        // it changes nothing; the node's memory is what ran out.
-        const at = killer?.last ?? nodeEvents[0]?.last;
-        const exit = Date.parse(String(t.finishedAt));
-        evidence.add(
-          1,
-          `${describeEvent(killer ?? nodeEvents[0]!, ctx.now)} on node ${nodeName}${at && !Number.isNaN(exit) ? `, ${Math.round(Math.abs(exit - at.getTime()) / 1000)}s ${exit >= at.getTime() ? 'before' : 'after'} the container exited` : ''}`,
-        );
-        if (nodeEvents.length > 1)
-          evidence.add(6, `${nodeEvents.length} system OOM kills on node ${nodeName} recently`);
-        cause =
-          limit === undefined
-            ? `node ${nodeName} ran out of memory (system OOM) and the kernel chose it`
-            : `node ${nodeName} ran out of memory (system OOM), not its own ${limits.memory} limit`;
-        confidence = killer ? 0.92 : 0.8;
-        const nodeRef = ref('Node', nodeName);
-        owner = nodeRef;
-        const memory = nodeMemory(ctx, nodeName, pod);
-        for (const line of memory.evidence) evidence.add(2, line);
-        related.push(nodeRef, ...memory.suspects);
-        // One neighbour with no memory limit on a node that ran out: bounding it is the change; the node is the
-        // alternative (more memory, fewer pods).
-        const [hog, ...others] = memory.suspects;
-        if (hog && others.length === 0) {
-          owner = hog;
-          change = `set a memory limit (and a request that reserves it) on ${hog.kind} ${hog.name}, whose pods run unbounded on node ${nodeName}`;
-          alternatives = [
-            { resource: nodeRef, change: `give node ${nodeName} more memory, or keep ${hog.kind} ${hog.name} off it` },
-          ];
-        }
-      } else if (nodeEvents[0]) {
-        evidence.add(3, `${describeEvent(nodeEvents[0], ctx.now)} on node ${nodeName} (not at the time of this kill)`);
-      }
-      if (heap?.bytes !== undefined && limit !== undefined && !heap.relative && heap.bytes >= limit * 0.9) {
-        evidence.add(
-          owner ? 3 : 2,
-          `${heap.where} sets ${heap.flag} (${formatBytes(heap.bytes)}) ≥ 90% of the ${limits.memory} limit: heap alone outgrows the container`,
-        );
-        if (!owner) {
-          cause = `its heap setting ${heap.flag} does not fit in the ${limits.memory} limit`;
-          confidence = 0.95;
-        }
-      } else if (heap?.bytes !== undefined && limit !== undefined) {
-        evidence.add(
-          3,
-          `${heap.where} sets ${heap.flag}: heap capped at ${formatBytes(heap.bytes)}, ${Math.round((heap.bytes / limit) * 100)}% of the ${limits.memory} limit`,
-        );
-      }
-      // The container restarted after the kill; what it uses now says whether it is heading for the limit again.
-      const used = containerUsage(ctx, pod, c.name);
-      if (used !== undefined && limit !== undefined) {
-        evidence.add(2, `memory in use now (metrics.k8s.io): ${shareOf(used.memory, limit, 'memory', 'its limit')}`);
-        if (used.memory >= limit * 0.9 && !owner) {
-          cause = `${cause}; it is back at ${Math.round((used.memory / limit) * 100)}% of the limit since it restarted`;
-          confidence = Math.max(confidence, 0.95);
-        }
-      } else if (used !== undefined) {
-        evidence.add(2, `memory in use now (metrics.k8s.io): ${formatBytes(used.memory)}, with no limit`);
-      }
+      const v: OomVerdict = {
+        cause: limit === undefined ? 'the node ran out of memory' : `it exceeds its ${limits.memory} memory limit`,
+        confidence: 0.9,
+        related: [],
+      };
+      blameNode(ctx, pod, t.finishedAt, nodeName, limit, limits.memory, evidence, v);
+      weighHeapAndUsage(ctx, pod, c.name, heap, limit, limits.memory, evidence, v);
+      const { cause, confidence, owner, change, alternatives, related } = v;
       const logLine = crashLog(ctx, pod, c.name)
         ?.split(/\r?\n/)
         .reverse()

@@ -64,6 +64,121 @@ export function nodePoolZones(
   return { allows, allowed };
 }
 
+/** A NodePool that leaves out the zone of some Pending pods' volumes: the pods, their volumes and the evidence. */
+interface PoolBlock {
+  pool: KubeObject;
+  allowed: string[];
+  zones: Set<string>;
+  pods: string[];
+  lines: string[];
+  related: Map<string, ResourceRef>;
+}
+
+/** Pending pods in a volume node affinity conflict whose volume's zone no node is in and no pool may launch in. */
+function poolsLeavingOutVolumeZones(
+  ctx: AnalyzerContext,
+  pools: readonly KubeObject[],
+  nodes: readonly KubeObject[],
+): Map<string, PoolBlock> {
+  const byPool = new Map<string, PoolBlock>();
+  for (const pod of namespacePods(ctx)) {
+    if (pod.status?.phase !== 'Pending') continue;
+    const namespace = pod.metadata.namespace ?? ctx.namespace;
+    const conflict = findEvents(ctx, {
+      kind: 'Pod',
+      name: pod.metadata.name,
+      namespace,
+      reasons: ['FailedScheduling'],
+      message: CONFLICT,
+    }).find((e) => isRecent(ctx.now, e.last));
+    if (!conflict) continue;
+    const claims = ((pod.spec?.volumes ?? []) as Array<{ persistentVolumeClaim?: { claimName?: string } }>)
+      .map((v) => v.persistentVolumeClaim?.claimName)
+      .filter((c): c is string => typeof c === 'string');
+    for (const claimName of claims) {
+      const claim = ctx
+        .objects('persistentvolumeclaims')
+        .find((c) => c.metadata.name === claimName && (c.metadata.namespace ?? namespace) === namespace);
+      const pvName = claim?.spec?.volumeName as string | undefined;
+      const pv = pvName ? ctx.objects('persistentvolumes').find((v) => v.metadata.name === pvName) : undefined;
+      const zones = pv ? volumeZones(pv) : undefined;
+      if (!pv || !zones) continue;
+      // A node in the volume's zone means the conflict lies elsewhere (taints, capacity): not this fault.
+      const present = [...new Set(nodes.map(nodeZone).filter((z): z is string => z !== undefined))].sort();
+      if (present.some((z) => zones.includes(z))) continue;
+      const verdicts = pools.map((pool) => ({ pool, verdict: nodePoolZones(pool, zones) }));
+      // A pool that may launch in the zone (or does not restrict zones) will bring a node: nothing to blame.
+      if (verdicts.some((v) => v.verdict === undefined || v.verdict.allows)) continue;
+      const karpenter = findEvents(ctx, {
+        kind: 'Pod',
+        name: pod.metadata.name,
+        namespace,
+        message: /incompatible with nodepool/,
+      }).find((e) => isRecent(ctx.now, e.last));
+      for (const { pool, verdict } of verdicts) {
+        const name = pool.metadata.name;
+        const entry = byPool.get(name) ?? {
+          pool,
+          allowed: verdict?.allowed ?? [],
+          zones: new Set<string>(),
+          pods: [],
+          lines: [
+            describeEvent(conflict, ctx.now),
+            `PersistentVolume ${pv.metadata.name} (claim ${namespace}/${claimName}) can only attach in zone ${zones.join(', ')}; the ${nodes.length} nodes are in ${present.join(', ') || 'no labelled zone'}`,
+            `NodePool ${name} requires zone In [${(verdict?.allowed ?? []).join(', ')}]`,
+            ...(karpenter ? [describeEvent(karpenter, ctx.now)] : []),
+          ],
+          related: new Map<string, ResourceRef>(),
+        };
+        for (const z of zones) entry.zones.add(z);
+        entry.pods.push(pod.metadata.name);
+        const owner = ownerOf(ctx, pod) ?? podRef(pod);
+        entry.related.set(`${owner.kind}/${owner.name}`, owner);
+        entry.related.set(`pvc/${claimName}`, ref('PersistentVolumeClaim', claimName, namespace));
+        entry.related.set(`pv/${pv.metadata.name}`, ref('PersistentVolume', pv.metadata.name));
+        byPool.set(name, entry);
+      }
+    }
+  }
+  return byPool;
+}
+
+/** One finding per pool; several pools are alternatives of one another. */
+function poolFindings(byPool: Map<string, PoolBlock>): FindingInput[] {
+  const out: FindingInput[] = [];
+  const names = [...byPool.keys()];
+  for (const [name, e] of byPool) {
+    const zones = [...e.zones].join(', ');
+    out.push({
+      code: 'NODEPOOL_EXCLUDES_VOLUME_ZONE',
+      analyzer: NAME,
+      domain: 'storage',
+      severity: 'high',
+      resource: ref('NodePool', name),
+      message: `NodePool ${name} cannot launch a node in ${zones}, where the volume of ${nameList(e.pods)} lives, and no node is there: the pod stays Pending with volume node affinity conflict.`,
+      evidence: [
+        ...e.lines.slice(0, 1),
+        ...(e.pods.length > 1 ? [`${e.pods.length} pods wait the same way: ${nameList(e.pods)}`] : []),
+        ...e.lines.slice(1),
+      ].slice(0, 5),
+      // Several pools that each leave the zone out are alternatives of one another.
+      confidence: names.length === 1 ? 0.9 : 0.75,
+      related: [...e.related.values()],
+      remediation: ['fix-nodepool-zones'],
+      change: `add ${zones} to the zone requirement of NodePool ${name} (it allows ${e.allowed.join(', ') || 'none'})`,
+      ...(names.length > 1
+        ? {
+            alternatives: names
+              .filter((n) => n !== name)
+              .slice(0, 2)
+              .map((n) => ({ resource: ref('NodePool', n), change: `add ${zones} to NodePool ${n}` })),
+          }
+        : {}),
+    });
+  }
+  return out;
+}
+
 export const volumeZoneAnalyzer: Analyzer = {
   name: NAME,
   domain: 'storage',
@@ -76,107 +191,6 @@ export const volumeZoneAnalyzer: Analyzer = {
     const pools = ctx.objects('nodepools');
     const nodes = ctx.objects('nodes');
     if (pools.length === 0 || nodes.length === 0) return [];
-    const byPool = new Map<
-      string,
-      {
-        pool: KubeObject;
-        allowed: string[];
-        zones: Set<string>;
-        pods: string[];
-        lines: string[];
-        related: Map<string, ResourceRef>;
-      }
-    >();
-    for (const pod of namespacePods(ctx)) {
-      if (pod.status?.phase !== 'Pending') continue;
-      const namespace = pod.metadata.namespace ?? ctx.namespace;
-      const conflict = findEvents(ctx, {
-        kind: 'Pod',
-        name: pod.metadata.name,
-        namespace,
-        reasons: ['FailedScheduling'],
-        message: CONFLICT,
-      }).find((e) => isRecent(ctx.now, e.last));
-      if (!conflict) continue;
-      const claims = ((pod.spec?.volumes ?? []) as Array<{ persistentVolumeClaim?: { claimName?: string } }>)
-        .map((v) => v.persistentVolumeClaim?.claimName)
-        .filter((c): c is string => typeof c === 'string');
-      for (const claimName of claims) {
-        const claim = ctx
-          .objects('persistentvolumeclaims')
-          .find((c) => c.metadata.name === claimName && (c.metadata.namespace ?? namespace) === namespace);
-        const pvName = claim?.spec?.volumeName as string | undefined;
-        const pv = pvName ? ctx.objects('persistentvolumes').find((v) => v.metadata.name === pvName) : undefined;
-        const zones = pv ? volumeZones(pv) : undefined;
-        if (!pv || !zones) continue;
-        // A node in the volume's zone means the conflict lies elsewhere (taints, capacity): not this fault.
-        const present = [...new Set(nodes.map(nodeZone).filter((z): z is string => z !== undefined))].sort();
-        if (present.some((z) => zones.includes(z))) continue;
-        const verdicts = pools.map((pool) => ({ pool, verdict: nodePoolZones(pool, zones) }));
-        // A pool that may launch in the zone (or does not restrict zones) will bring a node: nothing to blame.
-        if (verdicts.some((v) => v.verdict === undefined || v.verdict.allows)) continue;
-        const karpenter = findEvents(ctx, {
-          kind: 'Pod',
-          name: pod.metadata.name,
-          namespace,
-          message: /incompatible with nodepool/,
-        }).find((e) => isRecent(ctx.now, e.last));
-        for (const { pool, verdict } of verdicts) {
-          const name = pool.metadata.name;
-          const entry = byPool.get(name) ?? {
-            pool,
-            allowed: verdict?.allowed ?? [],
-            zones: new Set<string>(),
-            pods: [],
-            lines: [
-              describeEvent(conflict, ctx.now),
-              `PersistentVolume ${pv.metadata.name} (claim ${namespace}/${claimName}) can only attach in zone ${zones.join(', ')}; the ${nodes.length} nodes are in ${present.join(', ') || 'no labelled zone'}`,
-              `NodePool ${name} requires zone In [${(verdict?.allowed ?? []).join(', ')}]`,
-              ...(karpenter ? [describeEvent(karpenter, ctx.now)] : []),
-            ],
-            related: new Map<string, ResourceRef>(),
-          };
-          for (const z of zones) entry.zones.add(z);
-          entry.pods.push(pod.metadata.name);
-          const owner = ownerOf(ctx, pod) ?? podRef(pod);
-          entry.related.set(`${owner.kind}/${owner.name}`, owner);
-          entry.related.set(`pvc/${claimName}`, ref('PersistentVolumeClaim', claimName, namespace));
-          entry.related.set(`pv/${pv.metadata.name}`, ref('PersistentVolume', pv.metadata.name));
-          byPool.set(name, entry);
-        }
-      }
-    }
-    const out: FindingInput[] = [];
-    const names = [...byPool.keys()];
-    for (const [name, e] of byPool) {
-      const zones = [...e.zones].join(', ');
-      out.push({
-        code: 'NODEPOOL_EXCLUDES_VOLUME_ZONE',
-        analyzer: NAME,
-        domain: 'storage',
-        severity: 'high',
-        resource: ref('NodePool', name),
-        message: `NodePool ${name} cannot launch a node in ${zones}, where the volume of ${nameList(e.pods)} lives, and no node is there: the pod stays Pending with volume node affinity conflict.`,
-        evidence: [
-          ...e.lines.slice(0, 1),
-          ...(e.pods.length > 1 ? [`${e.pods.length} pods wait the same way: ${nameList(e.pods)}`] : []),
-          ...e.lines.slice(1),
-        ].slice(0, 5),
-        // Several pools that each leave the zone out are alternatives of one another.
-        confidence: names.length === 1 ? 0.9 : 0.75,
-        related: [...e.related.values()],
-        remediation: ['fix-nodepool-zones'],
-        change: `add ${zones} to the zone requirement of NodePool ${name} (it allows ${e.allowed.join(', ') || 'none'})`,
-        ...(names.length > 1
-          ? {
-              alternatives: names
-                .filter((n) => n !== name)
-                .slice(0, 2)
-                .map((n) => ({ resource: ref('NodePool', n), change: `add ${zones} to NodePool ${n}` })),
-            }
-          : {}),
-      });
-    }
-    return out;
+    return poolFindings(poolsLeavingOutVolumeZones(ctx, pools, nodes));
   },
 };

@@ -73,6 +73,83 @@ export async function locateNamespace(
   options: LocateOptions = {},
 ): Promise<LocatedNamespace> {
   const words = candidateWords(text);
+  const cluster = await readCluster(reader, signal);
+  const { namespaces, byKind, of, requests } = cluster;
+  // A cluster always lists its namespaces; a snapshot may hold none, and then its objects say which exist.
+  const listed = (namespaces ?? []).map((n) => n.metadata.name);
+  const names =
+    listed.length > 0
+      ? listed
+      : [...new Set(byKind.flat().flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])))].sort();
+  // A cluster whose namespaces could not be listed cannot deny the one an "in x" named: it stands.
+  const spoken =
+    options.spoken !== undefined && (listed.length === 0 || names.includes(options.spoken))
+      ? options.spoken
+      : undefined;
+  const { scores, add } = namespaceScores(spoken);
+  const subjects = scoreWords(text, words, names, spoken, cluster, add);
+  const pods = of('pods');
+  // Words point; the cluster decides between what they point at: a namespace the words matched that is in trouble
+  // now outweighs one that only shares a word with the request.
+  const faultsOutsidePods = currentFaults(
+    of('services'),
+    cluster.endpoints,
+    cluster.jobs,
+    of('cronjobs'),
+    cluster.certificates,
+  );
+  const faults = faultsByNamespace(pods, faultsOutsidePods);
+  if (scores.size > 1) {
+    for (const [ns, list] of faults) if (scores.has(ns) && list[0]) add(ns, TROUBLE_WEIGHT, list[0].reason);
+  }
+  const ranked = [...scores.entries()]
+    .map(([namespace, s]) => ({ namespace, ...s }))
+    .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
+  const [best, second] = ranked;
+  if (!best) {
+    // Nothing else the words name is in the cluster: the "in x" is all there is to go on.
+    if (options.spoken) return { namespace: options.spoken, why: `namespace from "in ${options.spoken}"`, requests };
+    if (names.length === 0) {
+      throw new InvalidNamespaceError(
+        '',
+        'no namespace given, and the cluster lists none that could be read; name it ("in payments") or pass it explicitly',
+      );
+    }
+    return sweepCluster(names, pods, of('deployments'), requests, faultsOutsidePods);
+  }
+  if (second && second.score * 1.5 > best.score) {
+    return chooseAmongClose(text, words, ranked, best, spoken, subjects, faults, requests);
+  }
+  return {
+    namespace: best.namespace,
+    why: `namespace "${best.namespace}" from the cluster: ${best.reasons.join('; ')}`,
+    requests,
+  };
+}
+
+interface ClusterRead {
+  namespaces: KubeObject[] | undefined;
+  nodes: KubeObject[] | undefined;
+  virtualServices: KubeObject[];
+  httpRoutes: KubeObject[];
+  endpoints: KubeObject[];
+  jobs: KubeObject[];
+  certificates: KubeObject[];
+  byKind: KubeObject[][];
+  of: (kind: ResourceKind) => KubeObject[];
+  requests: number;
+}
+
+interface Ranked {
+  namespace: string;
+  score: number;
+  reasons: string[];
+}
+
+type AddScore = (namespace: string | undefined, score: number, reason: string) => void;
+
+/** Everything the search matches words against, read at once under the one deadline. */
+async function readCluster(reader: ClusterReader, signal: AbortSignal): Promise<ClusterRead> {
   // Every list of the search shares the one deadline signal.
   setMaxListeners((KINDS.length + EVIDENCE.length) * 4, signal);
   let requests = 0;
@@ -93,17 +170,14 @@ export async function locateNamespace(
   ]);
   const [virtualServices = [], httpRoutes = [], endpoints = [], jobs = [], certificates = []] = evidence;
   const of = (kind: ResourceKind) => byKind[KINDS.findIndex((k) => k.kind === kind)] ?? [];
-  // A cluster always lists its namespaces; a snapshot may hold none, and then its objects say which exist.
-  const listed = (namespaces ?? []).map((n) => n.metadata.name);
-  const names =
-    listed.length > 0
-      ? listed
-      : [...new Set(byKind.flat().flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])))].sort();
-  // A cluster whose namespaces could not be listed cannot deny the one an "in x" named: it stands.
-  const spoken =
-    options.spoken !== undefined && (listed.length === 0 || names.includes(options.spoken))
-      ? options.spoken
-      : undefined;
+  return { namespaces, nodes, virtualServices, httpRoutes, endpoints, jobs, certificates, byKind, of, requests };
+}
+
+/** Each namespace's score and first reasons; a platform namespace weighs a quarter unless spoken. */
+function namespaceScores(spoken: string | undefined): {
+  scores: Map<string, { score: number; reasons: string[] }>;
+  add: AddScore;
+} {
   const scores = new Map<string, { score: number; reasons: string[] }>();
   const add = (namespace: string | undefined, score: number, reason: string) => {
     if (!namespace) return;
@@ -113,6 +187,22 @@ export async function locateNamespace(
     if (entry.reasons.length < 3 && !entry.reasons.includes(reason)) entry.reasons.push(reason);
     scores.set(namespace, entry);
   };
+  return { scores, add };
+}
+
+/**
+ * What the words name: namespaces, objects in them, hosts, images, the subject of a health question and nodes.
+ * Returns the subjects of the health question.
+ */
+function scoreWords(
+  text: string,
+  words: Set<string>,
+  names: readonly string[],
+  spoken: string | undefined,
+  cluster: ClusterRead,
+  add: AddScore,
+): string[] {
+  const { nodes, virtualServices, httpRoutes, byKind, of } = cluster;
   if (spoken && !names.includes(spoken)) add(spoken, 10, `"${spoken}" holds objects that were read`);
   for (const name of names) {
     if (words.has(name)) add(name, 10, `"${name}" is a namespace`);
@@ -156,89 +246,74 @@ export async function locateNamespace(
       add(pod.metadata.namespace, ready ? 1 : 3, `its pods run on node ${short}`);
     }
   }
-  // Words point; the cluster decides between what they point at: a namespace the words matched that is in trouble
-  // now outweighs one that only shares a word with the request.
-  const faultsOutsidePods = currentFaults(of('services'), endpoints, jobs, of('cronjobs'), certificates);
-  const faults = faultsByNamespace(pods, faultsOutsidePods);
-  if (scores.size > 1) {
-    for (const [ns, list] of faults) if (scores.has(ns) && list[0]) add(ns, TROUBLE_WEIGHT, list[0].reason);
-  }
-  const ranked = [...scores.entries()]
-    .map(([namespace, s]) => ({ namespace, ...s }))
-    .sort((a, b) => b.score - a.score || byCodePoint(a.namespace, b.namespace));
-  const [best, second] = ranked;
-  if (!best) {
-    // Nothing else the words name is in the cluster: the "in x" is all there is to go on.
-    if (options.spoken) return { namespace: options.spoken, why: `namespace from "in ${options.spoken}"`, requests };
-    if (names.length === 0) {
-      throw new InvalidNamespaceError(
-        '',
-        'no namespace given, and the cluster lists none that could be read; name it ("in payments") or pass it explicitly',
-      );
-    }
-    return sweepCluster(names, pods, of('deployments'), requests, faultsOutsidePods);
-  }
-  if (second && second.score * 1.5 > best.score) {
-    const near = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
-    // An "in x" the cluster holds is set aside only for another namespace the words also name outright.
-    const close =
-      spoken && near.some((c) => c.namespace === spoken)
-        ? near.filter((c) => c.namespace === spoken || words.has(c.namespace))
-        : near;
-    if (spoken && close.length === 1) {
-      return {
-        namespace: spoken,
-        why: `namespace from "in ${spoken}"; the cluster does not point elsewhere more strongly`,
-        requests,
-      };
-    }
-    // A question about one of them ("is shop ok after the kyverno hiccup?") is about that one.
-    const asked = close.filter((c) => subjects.includes(c.namespace));
-    if (asked.length === 1 && asked[0]) {
-      return {
-        namespace: asked[0].namespace,
-        why: `namespace "${asked[0].namespace}" from the cluster: the question asks whether ${asked[0].namespace} is fine; ${asked[0].reasons.join('; ')}`,
-        requests,
-      };
-    }
-    // Several namespaces fit the words about equally: the one whose current fault explains what the person noticed is
-    // the one they mean; among namespaces the words name with "in", the only one in trouble at all.
-    const symptoms = symptomsIn(text);
-    const explains = (ns: string) => {
-      const list = faults.get(ns) ?? [];
-      if (list.length === 0) return 0;
-      return list.some((f) => f.fits.some((s) => symptoms.includes(s))) ? 2 : 1;
+  return subjects;
+}
+
+/** Several namespaces fit the words about equally: an "in x", a health question or a current fault decides. */
+function chooseAmongClose(
+  text: string,
+  words: Set<string>,
+  ranked: readonly Ranked[],
+  best: Ranked,
+  spoken: string | undefined,
+  subjects: readonly string[],
+  faults: Map<string, CurrentFault[]>,
+  requests: number,
+): LocatedNamespace {
+  const near = ranked.filter((r) => r.score * 1.5 > best.score).slice(0, 5);
+  // An "in x" the cluster holds is set aside only for another namespace the words also name outright.
+  const close =
+    spoken && near.some((c) => c.namespace === spoken)
+      ? near.filter((c) => c.namespace === spoken || words.has(c.namespace))
+      : near;
+  if (spoken && close.length === 1) {
+    return {
+      namespace: spoken,
+      why: `namespace from "in ${spoken}"; the cluster does not point elsewhere more strongly`,
+      requests,
     };
-    const byFit = close.map((c) => ({ ...c, fit: explains(c.namespace) })).sort((a, b) => b.fit - a.fit);
-    const [top, next] = byFit;
-    if (top && (top.fit === 2 || (top.fit === 1 && spoken)) && (!next || next.fit < top.fit)) {
-      const fault =
-        (faults.get(top.namespace) ?? []).find((f) => f.fits.some((s) => symptoms.includes(s))) ??
-        faults.get(top.namespace)?.[0];
-      return {
-        namespace: top.namespace,
-        why: `namespace "${top.namespace}" from the cluster: ${top.reasons.join('; ')}; of ${close.map((c) => c.namespace).join(', ')}, only it holds a current fault that explains the request (${fault?.reason ?? 'trouble now'})`,
-        requests,
-      };
-    }
-    if (spoken && close.some((c) => c.namespace === spoken)) {
-      return {
-        namespace: spoken,
-        why: `namespace from "in ${spoken}"; the cluster does not point elsewhere more strongly`,
-        requests,
-      };
-    }
-    const candidates: NamespaceCandidate[] = close.map((c) => ({ namespace: c.namespace, why: c.reasons.join('; ') }));
-    throw new AmbiguousNamespaceError(
-      `no namespace given, and the request matches several: ${candidates.map((c) => `${c.namespace} (${c.why})`).join(', ')}; name one ("in ${candidates[0]?.namespace}")`,
-      candidates,
-    );
   }
-  return {
-    namespace: best.namespace,
-    why: `namespace "${best.namespace}" from the cluster: ${best.reasons.join('; ')}`,
-    requests,
+  // A question about one of them ("is shop ok after the kyverno hiccup?") is about that one.
+  const asked = close.filter((c) => subjects.includes(c.namespace));
+  if (asked.length === 1 && asked[0]) {
+    return {
+      namespace: asked[0].namespace,
+      why: `namespace "${asked[0].namespace}" from the cluster: the question asks whether ${asked[0].namespace} is fine; ${asked[0].reasons.join('; ')}`,
+      requests,
+    };
+  }
+  // Several namespaces fit the words about equally: the one whose current fault explains what the person noticed is
+  // the one they mean; among namespaces the words name with "in", the only one in trouble at all.
+  const symptoms = symptomsIn(text);
+  const explains = (ns: string) => {
+    const list = faults.get(ns) ?? [];
+    if (list.length === 0) return 0;
+    return list.some((f) => f.fits.some((s) => symptoms.includes(s))) ? 2 : 1;
   };
+  const byFit = close.map((c) => ({ ...c, fit: explains(c.namespace) })).sort((a, b) => b.fit - a.fit);
+  const [top, next] = byFit;
+  if (top && (top.fit === 2 || (top.fit === 1 && spoken)) && (!next || next.fit < top.fit)) {
+    const fault =
+      (faults.get(top.namespace) ?? []).find((f) => f.fits.some((s) => symptoms.includes(s))) ??
+      faults.get(top.namespace)?.[0];
+    return {
+      namespace: top.namespace,
+      why: `namespace "${top.namespace}" from the cluster: ${top.reasons.join('; ')}; of ${close.map((c) => c.namespace).join(', ')}, only it holds a current fault that explains the request (${fault?.reason ?? 'trouble now'})`,
+      requests,
+    };
+  }
+  if (spoken && close.some((c) => c.namespace === spoken)) {
+    return {
+      namespace: spoken,
+      why: `namespace from "in ${spoken}"; the cluster does not point elsewhere more strongly`,
+      requests,
+    };
+  }
+  const candidates: NamespaceCandidate[] = close.map((c) => ({ namespace: c.namespace, why: c.reasons.join('; ') }));
+  throw new AmbiguousNamespaceError(
+    `no namespace given, and the request matches several: ${candidates.map((c) => `${c.namespace} (${c.why})`).join(', ')}; name one ("in ${candidates[0]?.namespace}")`,
+    candidates,
+  );
 }
 
 /**

@@ -61,29 +61,7 @@ export interface RouteDecision {
 export function decideRoute(request: RouteInput, templates: TemplateRegistry, resolve: Resolve): RouteDecision {
   const text = request.text?.trim() ?? '';
   const sweepTemplate = templates.get(SWEEP_INTENT);
-  if (request.intent) {
-    const template = templates.get(request.intent);
-    if (!template) {
-      const suggestions = suggestionsFor(request.intent, templates, resolve);
-      throw new UnknownIntentError(
-        `unknown intent "${request.intent}"${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : ''} (known: ${templates.ids().join(', ')})`,
-        suggestions,
-      );
-    }
-    const resolution = text && !request.namespace ? resolve(text, templates) : undefined;
-    const namespace = request.namespace ?? resolution?.namespace;
-    const isSweep = template.id === SWEEP_INTENT;
-    return {
-      template: !isSweep && sweepTemplate ? withSweep(template, sweepTemplate) : template,
-      sweep: isSweep,
-      hints: isSweep ? intentsOf(resolution?.suggestions ?? []) : [template.id],
-      hintStrength: isSweep ? HINT_STRENGTH.weak : HINT_STRENGTH.named,
-      intentConfidence: 1,
-      triggerMode: 'replace',
-      why: `intent "${template.id}" was given explicitly${namespaceWhy(resolution, request.namespace)}`,
-      ...(namespace ? { namespace } : {}),
-    };
-  }
+  if (request.intent) return routeGivenIntent(request, request.intent, text, templates, resolve, sweepTemplate);
   if (!text) throw new InvalidTriageRequestError('say what to triage: free text or an intent id');
   const resolution = resolve(text, templates);
   const namespace = request.namespace ?? resolution.namespace;
@@ -136,6 +114,50 @@ export function decideRoute(request: RouteInput, templates: TemplateRegistry, re
       ...(fromWords ? { namespaceFromWords: true } : {}),
     };
   }
+  return routeToSweep(resolution, sweepTemplate, hints, stem, namespace, fromWords);
+}
+
+/** An intent given explicitly runs its template, with the sweep alongside; the words only add a namespace. */
+function routeGivenIntent(
+  request: RouteInput,
+  intent: string,
+  text: string,
+  templates: TemplateRegistry,
+  resolve: Resolve,
+  sweepTemplate: TriageTemplate | undefined,
+): RouteDecision {
+  const template = templates.get(intent);
+  if (!template) {
+    const suggestions = suggestionsFor(intent, templates, resolve);
+    throw new UnknownIntentError(
+      `unknown intent "${intent}"${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : ''} (known: ${templates.ids().join(', ')})`,
+      suggestions,
+    );
+  }
+  const resolution = text && !request.namespace ? resolve(text, templates) : undefined;
+  const namespace = request.namespace ?? resolution?.namespace;
+  const isSweep = template.id === SWEEP_INTENT;
+  return {
+    template: !isSweep && sweepTemplate ? withSweep(template, sweepTemplate) : template,
+    sweep: isSweep,
+    hints: isSweep ? intentsOf(resolution?.suggestions ?? []) : [template.id],
+    hintStrength: isSweep ? HINT_STRENGTH.weak : HINT_STRENGTH.named,
+    intentConfidence: 1,
+    triggerMode: 'replace',
+    why: `intent "${template.id}" was given explicitly${namespaceWhy(resolution, request.namespace)}`,
+    ...(namespace ? { namespace } : {}),
+  };
+}
+
+/** Words that name no single intent clearly: the sweep reads the whole namespace and the words only break ties. */
+function routeToSweep(
+  resolution: EntryResolution,
+  sweepTemplate: TriageTemplate,
+  hints: string[],
+  stem: string,
+  namespace: string | undefined,
+  fromWords: boolean,
+): RouteDecision {
   // Otherwise words are what a person noticed, not what is wrong: the evidence of the whole namespace decides, and the
   // words only tip the balance between faults of similar weight.
   const hintStrength = resolution.ambiguous
