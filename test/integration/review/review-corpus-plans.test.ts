@@ -41,6 +41,9 @@ describe('plans for the incident corpus', () => {
         corpus.slice(i, i + 2).map((c) => planFor(c.slug).then((r) => [c.slug, r] as const)),
       );
       for (const [slug, result] of batch) {
+        // A triage that names no root cause has no plan to check: the corpus test counts that miss, and here it
+        // counts against the share of plans that name the expert's entity.
+        if (result === 'no root cause') continue;
         if (typeof result === 'string') {
           problems.push(`${slug}: ${result}`);
           continue;
