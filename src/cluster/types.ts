@@ -142,15 +142,17 @@ export interface MetricsQuery {
 }
 
 /** Why a read did not produce evidence. Surfaces in the envelope as missing evidence, never as a crash. */
-export type ReadFailureReason =
-  | 'unreachable'
-  | 'timeout'
-  | 'forbidden'
-  | 'unauthorized'
-  | 'not-found'
-  | 'server-error'
-  | 'refused-by-policy'
-  | 'invalid';
+export const READ_FAILURE_REASONS = [
+  'unreachable',
+  'timeout',
+  'forbidden',
+  'unauthorized',
+  'not-found',
+  'server-error',
+  'refused-by-policy',
+  'invalid',
+] as const;
+export type ReadFailureReason = (typeof READ_FAILURE_REASONS)[number];
 
 export interface ClusterReader {
   list(query: ListQuery, signal?: AbortSignal): Promise<KubeObject[]>;

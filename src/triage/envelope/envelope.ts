@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { READ_FAILURE_REASONS } from '../../cluster/types.js';
 import { DomainSchema, FindingSchema, ResourceRefSchema } from './findings.js';
 
 /** The triage envelope (ADR-023, docs/concepts.md) plus calmops' findings and ranked root cause. This schema is the contract. */
@@ -21,18 +22,7 @@ export type SafetyClassifiedAction = z.infer<typeof SafetyClassifiedActionSchema
 const EvidenceGapSchema = z.object({
   /** Evidence type id from the template (e.g. `events`, `storageclasses`). */
   type: z.string(),
-  reason: z.enum([
-    'unreachable',
-    'timeout',
-    'forbidden',
-    'unauthorized',
-    'not-found',
-    'server-error',
-    'refused-by-policy',
-    'invalid',
-    'step-budget',
-    'not-observed',
-  ]),
+  reason: z.enum([...READ_FAILURE_REASONS, 'step-budget', 'not-observed']),
   detail: z.string(),
 });
 export type EvidenceGap = z.infer<typeof EvidenceGapSchema>;

@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { byCodePoint } from '../../code-point-order.js';
 
 /** The envelope's text cut, kept here for the stages that read it from the findings' module. */
-export { clip } from '../../limits.js';
 
 const DOMAINS = ['storage', 'compute', 'networking', 'platform'] as const;
 export const DomainSchema = z.enum(DOMAINS);

@@ -1,4 +1,10 @@
-import type { ClusterReader, KubeObject, ReadFailureReason, ResourceKind } from '../../cluster/types.js';
+import {
+  type ClusterReader,
+  type KubeObject,
+  READ_FAILURE_REASONS,
+  type ReadFailureReason,
+  type ResourceKind,
+} from '../../cluster/types.js';
 import { byCodePoint } from '../../code-point-order.js';
 import { entriesOf } from '../kube/entries.js';
 import type { ReadSpec, TriageTemplate } from '../templates/template-schema.js';
@@ -289,16 +295,7 @@ function failed(spec: ReadSpec, label: string, error: unknown, signal: AbortSign
   };
 }
 
-const REASONS: ReadonlySet<string> = new Set<ReadFailureReason>([
-  'unreachable',
-  'timeout',
-  'forbidden',
-  'unauthorized',
-  'not-found',
-  'server-error',
-  'refused-by-policy',
-  'invalid',
-]);
+const REASONS: ReadonlySet<string> = new Set<ReadFailureReason>(READ_FAILURE_REASONS);
 
 /** Classify any failure: the reader's own classification wins; an aborted deadline is a timeout. */
 export function reasonOf(error: unknown, signal?: AbortSignal): ReadFailureReason {

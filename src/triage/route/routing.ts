@@ -1,6 +1,6 @@
 import damerauLevenshtein from 'damerau-levenshtein';
+import { clip } from '../../limits.js';
 import type { TriggerMode } from '../envelope/envelope.js';
-import { clip } from '../envelope/findings.js';
 import { InvalidTriageRequestError, UnknownIntentError } from './errors.js';
 import { SWEEP_INTENT, withSweep } from './sweep.js';
 
