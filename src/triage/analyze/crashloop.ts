@@ -1,5 +1,6 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
+import { brokenConfigFile } from '../kube/config-files.js';
 import { type ConfigSource, configSourcesOf } from '../kube/config-sources.js';
 import { containerGroups, type PodContainer, worstFirst } from '../kube/container-groups.js';
 import { describeEvent, type EventSummary, findEvents, formatAge, isRecent } from '../kube/events.js';
@@ -226,6 +227,8 @@ interface CrashCause {
   severity: FindingInput['severity'];
   message: string;
   fixOwner: ResourceRef | undefined;
+  /** What to change in the fix owner, when the evidence says precisely. */
+  change?: string;
   related: ResourceRef[];
   remediation: string[];
 }
@@ -246,10 +249,14 @@ function crashCause(
     ? `Init container ${c.name} of pod ${pod.metadata.name} keeps failing (Init:CrashLoopBackOff), so the pod never starts`
     : `Container ${c.name} of pod ${pod.metadata.name} is crash-looping`;
   let fixOwner: ResourceRef | undefined;
+  let change: string | undefined;
   const related: ResourceRef[] = owner ? [owner] : [];
   const remediation = ['inspect-previous-logs'];
   const wrong =
     verdict?.kind === 'dns' || verdict?.kind === 'dependency' ? wrongHost(ctx, pod, c, group, verdict) : undefined;
+  const broken = group
+    .map((g) => brokenConfigFile(ctx, g.pod, g.c, crashLog(ctx, g.pod, g.c.name)))
+    .find((b) => b !== undefined);
   if (liveness.kills > 0 || liveness.inferred) {
     // The kubelet is killing a healthy-enough process: the probe, not the app, decides the restarts.
     confidence = 0.45;
@@ -265,6 +272,20 @@ function crashCause(
     // Access refused by RBAC, a full volume: the access and volume-capacity analyzers name what to change.
     confidence = 0.55;
     message += `: ${quoteVerdict(verdict)}`;
+  } else if (broken) {
+    // The program names a syntax error and the ConfigMap value it reads in that format does not parse: the value
+    // is what changed, and every replica that starts reads it again.
+    code = 'CONTAINER_CRASHLOOP_CONFIG_ERROR';
+    confidence = 0.92;
+    message += `: it cannot parse ${broken.where} (ConfigMap ${broken.configMap} key ${broken.key}): ${broken.complaint}`;
+    evidence.add(
+      1,
+      `ConfigMap ${broken.configMap} key ${broken.key} (${broken.where}) is not valid ${broken.format}: ${broken.error}`,
+    );
+    fixOwner = ref('ConfigMap', broken.configMap, pod.metadata.namespace ?? ctx.namespace);
+    related.push(fixOwner);
+    change = `make ConfigMap ${broken.configMap} key ${broken.key} valid ${broken.format} again (${broken.error})`;
+    remediation.unshift('fix-config');
   } else if (verdict?.kind === 'config') {
     code = 'CONTAINER_CRASHLOOP_CONFIG_ERROR';
     confidence = 0.9;
@@ -301,7 +322,7 @@ function crashCause(
   } else {
     message += ' (no decisive log line found)';
   }
-  return { code, confidence, severity, message, fixOwner, related, remediation };
+  return { code, confidence, severity, message, fixOwner, related, remediation, ...(change ? { change } : {}) };
 }
 
 function crashFinding(ctx: AnalyzerContext, crash: Crash): FindingInput {
@@ -309,7 +330,7 @@ function crashFinding(ctx: AnalyzerContext, crash: Crash): FindingInput {
   const verdict = firstVerdict(ctx, group);
   const evidence = crashEvidence(ctx, crash, verdict);
   const ready = readySiblings(ctx, pod, group);
-  const { code, confidence, severity, message, fixOwner, related, remediation } = crashCause(
+  const { code, confidence, severity, message, fixOwner, change, related, remediation } = crashCause(
     ctx,
     crash,
     verdict,
@@ -338,6 +359,7 @@ function crashFinding(ctx: AnalyzerContext, crash: Crash): FindingInput {
     related,
     remediation,
     ...(fixOwner ? { owner: fixOwner } : {}),
+    ...(change ? { change } : {}),
   };
 }
 
