@@ -12,7 +12,7 @@ const configMap = (name: string, data: Record<string, string>): KubeObject => ({
 
 const deploy = { kind: 'ReplicaSet', name: 'api-7d9' };
 
-function crashingPod(container: Record<string, unknown>, volumes: unknown[]): KubeObject {
+function crashingPod(container: Record<string, unknown>, volumes: Record<string, unknown>[]): KubeObject {
   return makePod('api-7d9-x1', {
     owner: deploy,
     containers: [{ name: 'api', image: 'r/api:1', ...container }],
