@@ -435,10 +435,26 @@ function policyDroppingController(
   b: Backend,
 ): FindingInput[] | undefined {
   if (!canSee(ctx, 'networkpolicies')) return undefined;
-  for (const pod of selectedPods(ctx, svc).filter(isPodReady)) {
-    const timeouts = logs.connectTimeouts.get(String(pod.status?.podIP ?? '')) ?? [];
+  const ready = selectedPods(ctx, svc).filter(isPodReady);
+  // The controller's access log names the upstream (namespace-service-port) and the addresses it tried for it: a
+  // timeout to one of those is a timeout to this backend, even from pods replaced since (a restart changes the
+  // addresses, not a policy's verdict on the pods that replaced them).
+  const access = logs.access.get(nginxUpstreamName(namespace, b.service, b.port)) ?? [];
+  const tried = new Set(
+    access
+      .filter((a) => a.entry.status === 504)
+      .flatMap((a) => a.entry.upstreamAddr.split(/,\s*/))
+      .map((addr) => addr.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')),
+  );
+  const candidates = [
+    ...ready.map((pod) => ({ pod, address: String(pod.status?.podIP ?? '') })),
+    ...[...tried].map((address) => ({ pod: ready.find((p) => p.status?.podIP === address), address })),
+  ];
+  for (const { pod: matched, address } of candidates) {
+    const timeouts = logs.connectTimeouts.get(address) ?? [];
     const last = timeouts[timeouts.length - 1];
-    if (!last) continue;
+    const pod = matched ?? ready[0];
+    if (!last || !pod) continue;
     const verdict = ingressVerdict(ctx, pod, last.pod, last.entry.port);
     if (verdict.allowed) continue;
     // A policy with rules meant to admit someone is where the controller was left out; the newest is the change.
@@ -455,13 +471,21 @@ function policyDroppingController(
     const workload = ownerOf(ctx, pod);
     const all = [...logs.connectTimeouts.values()]
       .flat()
-      .filter((t) => selectedPods(ctx, svc).some((p) => p.status?.podIP === t.entry.address));
+      .filter(
+        (t) => tried.has(t.entry.address) || selectedPods(ctx, svc).some((p) => p.status?.podIP === t.entry.address),
+      );
+    const former =
+      matched === undefined ? ', addresses its access log gives for that upstream; pods replaced since' : '';
+    // nginx's date, pid and connection number fill a third of the line: the time and the complaint are what count.
+    const complaint = last.entry.quote.replace(
+      /^\d{4}\/\d{2}\/\d{2} (\d{2}:\d{2}:\d{2}) \[error\] \d+#\d+: \*\d+ /,
+      '$1 ',
+    );
     const timeoutLine = clip(
       scrubText(
-        `controller ${last.pod.metadata.name} (${all.length} connection(s) to ${svc.metadata.name}'s ready pods timed out since ${shortTime(all[0]?.entry.at, ctx.now)}): ${last.entry.quote}`,
+        `controller ${last.pod.metadata.name} (${all.length} connection(s) to ${svc.metadata.name}'s pods timed out since ${shortTime(all[0]?.entry.at, ctx.now)}${former}): ${complaint}`,
       ),
     );
-    const access = logs.access.get(nginxUpstreamName(namespace, b.service, b.port)) ?? [];
     const failed = access.filter((a) => a.entry.status >= 500);
     const lastFailed = failed[failed.length - 1];
     const accessLine = lastFailed

@@ -122,4 +122,30 @@ describe('ingress: a NetworkPolicy that drops the controller’s connections to 
   it('says nothing when no policy isolates the pods: the timeout has another cause', () => {
     expect(run(base).map((f) => f.code)).toEqual([]);
   });
+
+  it('follows the access log’s upstream to the Service when the pods it timed out on were replaced since', () => {
+    // A restart gave the backend a new address; the controller's lines still name the old one.
+    const replaced = { ...backend, status: { ...backend.status, podIP: '10.244.3.44' } } as KubeObject;
+    const moved = {
+      ...endpoints,
+      subsets: [{ addresses: [{ ip: '10.244.3.44' }], ports: [{ name: 'http', port: 3000 }] }],
+    } as KubeObject;
+    const objects = [...namespaces, controller, replaced, service, moved, ingress, ingressClass];
+    const blocking = policy([{ from: [{ namespaceSelector: { matchLabels: { name: 'ingress-nginx' } } }] }]);
+    const cause = run([...objects, blocking]).find((f) => f.code === 'NETWORK_POLICY_BLOCKS');
+    expect(cause?.resource).toMatchObject({ kind: 'NetworkPolicy', name: 'deny-from-other-namespaces' });
+    expect(cause?.evidence.join('\n')).toContain(
+      'upstream timed out (110: Operation timed out) while connecting to upstream',
+    );
+    expect(cause?.evidence.join('\n')).toContain('pods replaced since');
+    // The same timeout without the access line naming the upstream is not tied to this Service.
+    expect(
+      run([...objects, blocking], { 'ingress-nginx/ingress-nginx-controller-1/controller': `${timeout}\n` }),
+    ).toEqual([]);
+    // A policy that admits the controller's namespace clears the replaced pods as it clears the old ones.
+    const admits = policy([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] },
+    ]);
+    expect(run([...objects, admits]).map((f) => f.code)).toEqual([]);
+  });
 });
