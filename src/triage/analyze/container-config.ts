@@ -1,11 +1,12 @@
 import { conditionOf } from '../../cluster/conditions.js';
+import type { KubeObject } from '../../cluster/types.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { containerGroups, worstFirst } from '../kube/container-groups.js';
 import { canSee, describeEvent, type EventSummary, findEvents } from '../kube/events.js';
 import { EvidenceList, nameList } from '../kube/evidence-list.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { type ContainerView, podRef, ref } from '../kube/pods.js';
-import { revisionChanges, rolloutLine } from '../kube/revisions.js';
+import { previousReplicaSet, REVISION_ANNOTATION, revisionChanges, rolloutLine } from '../kube/revisions.js';
 import type { Analyzer, AnalyzerContext } from './analyzer.js';
 
 const NAME = 'container-config';
@@ -70,6 +71,31 @@ function generatorOf(ctx: AnalyzerContext, missing: Missing, namespace: string):
   );
 }
 
+/**
+ * Whether the pod's revision is the first to ask for the missing key: the revision before it (when read) runs the
+ * same container without a reference to it. Then the Deployment's change, not the ConfigMap, broke the pods.
+ */
+function referenceIntroduced(
+  ctx: AnalyzerContext,
+  pod: KubeObject,
+  c: ContainerView,
+  missing: Missing,
+): string | undefined {
+  const before = previousReplicaSet(ctx, pod);
+  const containers: Array<{ name?: string; env?: unknown; envFrom?: unknown }> = Array.isArray(
+    before?.spec?.template?.spec?.containers,
+  )
+    ? before.spec.template.spec.containers
+    : [];
+  const earlier = containers.find((x) => x.name === c.name);
+  if (before === undefined || earlier === undefined) return undefined;
+  if (referencingEnv(c.spec, missing).length === 0 || referencingEnv(earlier, missing).length > 0) return undefined;
+  const revision = (rs: KubeObject | undefined) =>
+    rs?.metadata.annotations?.[REVISION_ANNOTATION] ?? '?';
+  const mine = pod.metadata.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
+  return `key ${missing.key} is asked for first by ReplicaSet ${mine}; the revision before it (ReplicaSet ${before.metadata.name}, revision ${revision(before)}) ran container ${c.name} without it`;
+}
+
 export const containerConfigAnalyzer: Analyzer = {
   name: NAME,
   domain: 'compute',
@@ -92,6 +118,7 @@ export const containerConfigAnalyzer: Analyzer = {
       const related: ResourceRef[] = owner ? [owner] : [];
       let what = message;
       let fix: ResourceRef | undefined;
+      const alternatives: Array<{ resource: ResourceRef; change: string }> = [];
       if (missing) {
         const holder = ref(missing.kind, missing.name, namespace);
         related.push(holder);
@@ -116,6 +143,16 @@ export const containerConfigAnalyzer: Analyzer = {
             // What a controller writes is overwritten on its next sync: the controller's object is what to change.
             fix = ref(generator.involvedKind, generator.involvedName, namespace);
           }
+        }
+        const introduced = missing.key && fix === holder ? referenceIntroduced(ctx, pod, c, missing) : undefined;
+        if (introduced && owner) {
+          // The ConfigMap never had to hold the key before this revision asked for it: the rollout is what changed.
+          evidence.add(1, introduced);
+          fix = owner;
+          alternatives.push({
+            resource: holder,
+            change: `add key ${missing.key} to ${missing.kind} ${missing.name}`,
+          });
         }
         // A Secret an ExternalSecret produces is changed through the ExternalSecret, whether the key or all is missing.
         const producer =
@@ -153,6 +190,7 @@ export const containerConfigAnalyzer: Analyzer = {
           ? [missing.kind === 'Secret' ? 'create-secret-key' : 'create-configmap-key']
           : ['fix-pod-spec'],
         ...(fix ? { owner: fix } : {}),
+        ...(alternatives.length > 0 ? { alternatives } : {}),
       });
     }
     return findings;

@@ -65,6 +65,24 @@ export function rolloutLine(ctx: AnalyzerContext, pod: KubeObject): string | und
   return parts.join('; ');
 }
 
+/**
+ * The ReplicaSet of the revision before the pod's own in its Deployment's history, when it was read: what the pod
+ * template was before the change that made the pod's revision.
+ */
+export function previousReplicaSet(ctx: AnalyzerContext, pod: KubeObject): KubeObject | undefined {
+  const mine = replicaSetOf(ctx, pod);
+  if (mine?.deployment === undefined || mine.revision === undefined) return undefined;
+  return ctx
+    .objects('replicasets')
+    .filter(
+      (r) =>
+        r.metadata.namespace === pod.metadata.namespace &&
+        r.metadata.ownerReferences?.some((o) => o.kind === 'Deployment' && o.name === mine.deployment) &&
+        (revisionNumber(r) ?? 0) < (mine.revision ?? 0),
+    )
+    .sort((a, b) => (revisionNumber(b) ?? 0) - (revisionNumber(a) ?? 0))[0];
+}
+
 const MAX_CHANGES = 5;
 
 /** Leaves of a pod template as `path → JSON`, list items keyed by their name so reordering is not a change. */
@@ -93,17 +111,8 @@ function flatten(value: unknown, path: string, out: Map<string, string>): void {
  */
 export function revisionChanges(ctx: AnalyzerContext, pod: KubeObject): string | undefined {
   const mine = replicaSetOf(ctx, pod);
-  if (mine?.deployment === undefined || mine.revision === undefined) return undefined;
-  const earlier = ctx
-    .objects('replicasets')
-    .filter(
-      (r) =>
-        r.metadata.namespace === pod.metadata.namespace &&
-        r.metadata.ownerReferences?.some((o) => o.kind === 'Deployment' && o.name === mine.deployment) &&
-        (revisionNumber(r) ?? 0) < (mine.revision ?? 0),
-    )
-    .sort((a, b) => (revisionNumber(b) ?? 0) - (revisionNumber(a) ?? 0))[0];
-  if (earlier === undefined) return undefined;
+  const earlier = previousReplicaSet(ctx, pod);
+  if (mine === undefined || earlier === undefined) return undefined;
   const before = new Map<string, string>();
   const after = new Map<string, string>();
   flatten(earlier.spec?.template?.spec ?? {}, '', before);

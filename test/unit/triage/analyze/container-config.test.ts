@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../src/cluster/types.js';
 import { parseConfigError } from '../../../../src/triage/analyze/container-config.js';
-import { makePod, NS, podEvent, run, seriesEvent } from '../../../support/analyzers/units.js';
+import { deployment, makePod, NS, podEvent, replicaSet, run, seriesEvent } from '../../../support/analyzers/units.js';
 
 describe('log and message classifiers', () => {
   it('names the missing ConfigMap or Secret and key', () => {
@@ -81,5 +81,57 @@ describe('container-config names what must change', () => {
     const [f] = run(['container-config'], [pod, cfg]);
     expect(f?.owner).toEqual({ kind: 'ConfigMap', name: 'cfg', namespace: NS });
     expect(f?.evidence).toContain('ConfigMap cfg has keys: ES_URL (no URL)');
+  });
+
+  describe('a key the newest revision is the first to ask for', () => {
+    const asks = [{ name: 'CARRIER_URL', valueFrom: { configMapKeyRef: { name: 'planner', key: 'CARRIER_URL' } } }];
+    const container = (env: unknown[]) => ({ name: 'planner', image: 'r/p:2', env });
+    const cfg: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'planner', namespace: NS },
+      data: { MODE: 'wave' },
+    };
+    const pod = makePod('planner-8tm-x', {
+      owner: { kind: 'ReplicaSet', name: 'planner-8tm' },
+      containers: [container(asks)],
+      statuses: [
+        {
+          name: 'planner',
+          ready: false,
+          restartCount: 0,
+          state: {
+            waiting: {
+              reason: 'CreateContainerConfigError',
+              message: "couldn't find key CARRIER_URL in ConfigMap demo/planner",
+            },
+          },
+        },
+      ],
+    });
+    const current = replicaSet('planner-8tm', 'planner', 3, 2, 0, { containers: [container(asks)] });
+
+    it('names the Deployment whose rollout added the reference, and adding the key as the alternative', () => {
+      const before = replicaSet('planner-5c2', 'planner', 2, 0, 0, { containers: [container([])] });
+      const [f] = run(['container-config'], [pod, cfg, current, before, deployment('planner', 3, 2, 0)]);
+      expect(f?.owner).toEqual({ kind: 'Deployment', name: 'planner', namespace: NS });
+      expect(f?.alternatives).toEqual([
+        {
+          resource: { kind: 'ConfigMap', name: 'planner', namespace: NS },
+          change: 'add key CARRIER_URL to ConfigMap planner',
+        },
+      ]);
+      expect(f?.evidence.join('\n')).toContain(
+        'the revision before it (ReplicaSet planner-5c2, revision 2) ran container planner without it',
+      );
+    });
+
+    it('keeps the ConfigMap as the owner when the revision before read the same key, or none was read', () => {
+      const before = replicaSet('planner-5c2', 'planner', 2, 0, 0, { containers: [container(asks)] });
+      const [same] = run(['container-config'], [pod, cfg, current, before, deployment('planner', 3, 2, 0)]);
+      expect(same?.owner).toEqual({ kind: 'ConfigMap', name: 'planner', namespace: NS });
+      const [unread] = run(['container-config'], [pod, cfg, current, deployment('planner', 3, 2, 0)]);
+      expect(unread?.owner).toEqual({ kind: 'ConfigMap', name: 'planner', namespace: NS });
+    });
   });
 });
