@@ -303,6 +303,7 @@ function ingressBlocked(
   svc: KubeObject,
   blockedIn: ReturnType<typeof ingressVerdict>,
   owners: readonly ResourceRef[],
+  backing: readonly KubeObject[],
 ): FindingInput {
   const { pod, client, failure, target, serviceRef, base } = call;
   const port = failure.port;
@@ -318,14 +319,15 @@ function ingressBlocked(
     message: `NetworkPolicy ${policy.metadata.name} in ${policy.metadata.namespace ?? target.namespace} admits no traffic from ${client.kind} ${client.name} (namespace ${pod.metadata.namespace}) to Service ${target.name}'s pods, so its connections ${failure.kind === 'connect' ? 'time out or are refused' : 'fail'}.`,
     evidence: [
       ...base.evidence,
-      ...blockedIn.policies
-        .slice(0, 3)
+      ...[policy, ...others]
+        .slice(0, 2)
         .map((p) =>
           `NetworkPolicy ${p.metadata.name}: podSelector ${JSON.stringify(p.spec?.podSelector ?? {})}, ingress ${JSON.stringify(p.spec?.ingress ?? [])}`.slice(
             0,
             280,
           ),
         ),
+      `pods behind Service ${target.name} that the policies isolate: ${nameList(backing.map((p) => p.metadata.name))}`,
     ],
     confidence: 0.85,
     related: [serviceRef, client, ...owners],
@@ -384,7 +386,7 @@ function explain(
   const port = failure.port;
   const blockedIn =
     backing.length > 0 ? ingressVerdict(ctx, backing[0] as KubeObject, pod, targetPort(svc, port)) : undefined;
-  if (blockedIn && !blockedIn.allowed) return ingressBlocked(call, svc, blockedIn, owners);
+  if (blockedIn && !blockedIn.allowed) return ingressBlocked(call, svc, blockedIn, owners, backing);
   // Without a backing pod there is no peer to judge the client's egress against (`undefined` means DNS there).
   const blockedOut = backing[0] ? egressVerdict(ctx, pod, backing[0], targetPort(svc, port)) : undefined;
   if (blockedOut && !blockedOut.allowed) {

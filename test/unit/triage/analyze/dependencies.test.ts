@@ -170,6 +170,7 @@ describe('dependencies analyzer', () => {
     ]);
     expect(f.message).toContain('admits no traffic from Deployment orders (namespace shop)');
     expect(f.evidence[1]).toContain('NetworkPolicy postgres-ingress: podSelector {"matchLabels":{"app":"postgres"}}');
+    expect(f.evidence).toContain('pods behind Service postgres that the policies isolate: postgres-0');
   });
 
   it('does not blame an ingress NetworkPolicy that admits the client', () => {
