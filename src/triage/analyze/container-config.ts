@@ -90,8 +90,7 @@ function referenceIntroduced(
   const earlier = containers.find((x) => x.name === c.name);
   if (before === undefined || earlier === undefined) return undefined;
   if (referencingEnv(c.spec, missing).length === 0 || referencingEnv(earlier, missing).length > 0) return undefined;
-  const revision = (rs: KubeObject | undefined) =>
-    rs?.metadata.annotations?.[REVISION_ANNOTATION] ?? '?';
+  const revision = (rs: KubeObject | undefined) => rs?.metadata.annotations?.[REVISION_ANNOTATION] ?? '?';
   const mine = pod.metadata.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
   return `key ${missing.key} is asked for first by ReplicaSet ${mine}; the revision before it (ReplicaSet ${before.metadata.name}, revision ${revision(before)}) ran container ${c.name} without it`;
 }

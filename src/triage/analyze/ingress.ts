@@ -1,12 +1,11 @@
 import type { KubeObject } from '../../cluster/types.js';
-import { byCodePoint } from '../../code-point-order.js';
 import type { FindingInput, ResourceRef } from '../envelope/findings.js';
 import { blameSolverIssuer } from '../kube/acme-solver.js';
 import { canSee, clip, describeEvent, findEvents, formatAge, MINUTE } from '../kube/events.js';
 import { nameList } from '../kube/evidence-list.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { inNamespace, isoAge, isPodReady, podRef, ref } from '../kube/pods.js';
-import { ingressVerdict } from '../kube/policy-verdicts.js';
+import { blameOrder, ingressVerdict } from '../kube/policy-verdicts.js';
 import {
   inWindow,
   isNginxController,
@@ -457,13 +456,7 @@ function policyDroppingController(
     if (!last || !pod) continue;
     const verdict = ingressVerdict(ctx, pod, last.pod, last.entry.port);
     if (verdict.allowed) continue;
-    // A policy with rules meant to admit someone is where the controller was left out; the newest is the change.
-    const ranked = [...verdict.policies].sort(
-      (x, y) =>
-        Number(((y.spec?.ingress ?? []) as unknown[]).length > 0) -
-          Number(((x.spec?.ingress ?? []) as unknown[]).length > 0) ||
-        byCodePoint(String(y.metadata.creationTimestamp ?? ''), String(x.metadata.creationTimestamp ?? '')),
-    );
+    const ranked = blameOrder(verdict.policies);
     const policy = ranked[0] as KubeObject;
     const policyRef = ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? namespace);
     const ingRef = ref('Ingress', ing.metadata.name, namespace);

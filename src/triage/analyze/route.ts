@@ -1,7 +1,9 @@
 import type { KubeObject } from '../../cluster/types.js';
 import type { FindingInput } from '../envelope/findings.js';
 import { canSee, clip } from '../kube/events.js';
-import { inNamespace, ref } from '../kube/pods.js';
+import { ownerOf } from '../kube/pod-owners.js';
+import { inNamespace, isPodReady, ref } from '../kube/pods.js';
+import { blameOrder, ingressVerdict } from '../kube/policy-verdicts.js';
 import {
   clientSide,
   describeTermination,
@@ -246,7 +248,9 @@ export const routeAnalyzer: Analyzer = {
         if (backendFindings(ctx, route, backend, { namespace, host, admitted, noServerLine }, emit))
           explainedNoServer = true;
       }
-      if (view) routerFindings(ctx, route, view, failed, noServerLine, explainedNoServer, emit);
+      const blocked = view ? policyDroppingRouter(ctx, route, view, failed) : undefined;
+      if (blocked) findings.push(blocked);
+      else if (view) routerFindings(ctx, route, view, failed, noServerLine, explainedNoServer, emit);
     }
     return findings;
   },
@@ -330,6 +334,87 @@ function backendTimeouts(
     return true;
   }
   return false;
+}
+
+/** `pod:NAME:SERVICE:PORTNAME:10.129.2.144:8000`, as the router names a server: its address and port. */
+function serverAddress(server: string | undefined): { ip: string; port: number } | undefined {
+  const m = /:(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]):(\d+)$/i.exec(server ?? '');
+  return m ? { ip: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) } : undefined;
+}
+
+/**
+ * Ready pods the router cannot connect to: its connections time out (`sC--`) or its health checks do (`Layer4
+ * timeout`), and the ingress NetworkPolicies that isolate the pods admit nothing from the router's pod (its namespace
+ * and labels, both of one peer) on the port it dials. The newest policy with rules is the cause, the Route what
+ * fails. A router on the host network is not judged: whether a policy sees its traffic as the router's namespace
+ * depends on the network plugin.
+ */
+function policyDroppingRouter(
+  ctx: AnalyzerContext,
+  route: KubeObject,
+  view: RouterView,
+  failed: HaproxyAccess[],
+): FindingInput | undefined {
+  if (!canSee(ctx, 'networkpolicies') || view.router.spec?.hostNetwork === true) return undefined;
+  const namespace = route.metadata.namespace ?? ctx.namespace;
+  const svcName: string | undefined = route.spec?.to?.name;
+  const svc = svcName ? findService(ctx, svcName, namespace) : undefined;
+  if (!svc) return undefined;
+  const ready = selectedPods(ctx, svc).filter(isPodReady);
+  if (ready.length === 0) return undefined;
+  const connectTimeouts = failed.filter((a) => a.termination.startsWith('sC'));
+  const checkTimeouts = view.down.filter((d) => /^Layer4 timeout/i.test(d.reason));
+  const last = connectTimeouts[connectTimeouts.length - 1];
+  const down = checkTimeouts[checkTimeouts.length - 1];
+  const server = serverAddress(last?.server ?? down?.server);
+  if (server === undefined) return undefined;
+  // The server names the pod by address; one replaced since is judged by the Service's ready pods now.
+  const pod = ready.find((p) => p.status?.podIP === server.ip) ?? (ready[0] as KubeObject);
+  const verdict = ingressVerdict(ctx, pod, view.router, server.port);
+  if (verdict.allowed) return undefined;
+  const ranked = blameOrder(verdict.policies);
+  const policy = ranked[0] as KubeObject;
+  const policyRef = ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? namespace);
+  const routerNs = view.router.metadata.namespace ?? '';
+  const labels = Object.entries(view.router.metadata.labels ?? {})
+    .filter(([k]) => k !== 'pod-template-hash')
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const workload = ownerOf(ctx, pod);
+  const evidence = [
+    clip(
+      `NetworkPolicy ${policy.metadata.name} (created ${String(policy.metadata.creationTimestamp ?? '?')}): podSelector ${JSON.stringify(policy.spec?.podSelector ?? {})}, ingress ${JSON.stringify(policy.spec?.ingress ?? [])}`,
+    ),
+    ...(down ? [clip(scrubText(`router ${view.router.metadata.name}: ${down.quote}`))] : []),
+    ...(connectTimeouts.length > 0 ? [trafficLine(ctx, view, connectTimeouts)] : []),
+    `Service ${svc.metadata.name} has ${endpointState(ctx, svc).ready} ready endpoint(s); pod ${pod.metadata.name} is Ready`,
+    `router pod ${view.router.metadata.name} in ${routerNs}: labels ${labels}`,
+  ];
+  return {
+    code: 'NETWORK_POLICY_BLOCKS',
+    analyzer: NAME,
+    domain: 'networking',
+    severity: 'high',
+    resource: policyRef,
+    message: `NetworkPolicy ${policy.metadata.name} in ${policyRef.namespace} admits nothing from the router's pods in ${routerNs}, so the router's connections to Service ${svc.metadata.name}'s ready pods time out and Route ${route.metadata.name} answers 503.`,
+    evidence: evidence.slice(0, 5),
+    confidence: 0.88,
+    related: [
+      ref('Route', route.metadata.name, namespace),
+      ref('Service', svc.metadata.name, namespace),
+      ...(workload ? [workload] : []),
+    ],
+    remediation: ['fix-network-policy'],
+    change: `let NetworkPolicy ${policy.metadata.name} admit the router's pods (namespace ${routerNs}, labels ${labels}) on port ${server.port}`,
+    ...(ranked.length > 1
+      ? {
+          alternatives: ranked.slice(1, 3).map((p) => ({
+            resource: ref('NetworkPolicy', p.metadata.name, p.metadata.namespace ?? namespace),
+            change: `add an ingress rule for namespace ${routerNs} to NetworkPolicy ${p.metadata.name}`,
+          })),
+        }
+      : {}),
+  };
 }
 
 /** What only the router's log shows: TLS to the backend failing, requests cut off at the timeout, no server. */

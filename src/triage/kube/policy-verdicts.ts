@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../cluster/types.js';
+import { byCodePoint } from '../../code-point-order.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import { namespaceLabels, policyTypes } from './network-policy.js';
 import { type LabelSelector, matchesSelector } from './selectors.js';
@@ -86,5 +87,18 @@ function portsAdmit(ports: unknown[] | undefined, port: number | undefined): boo
       p.port === undefined ||
       p.port === port ||
       (typeof p.port === 'number' && p.endPort !== undefined && port >= p.port && port <= p.endPort),
+  );
+}
+
+/**
+ * The policies that isolate a pod, the one to blame first: a policy with rules meant to admit someone is where a
+ * peer was left out, and the newest such policy is the change that left it out. A deny-all is deliberate.
+ */
+export function blameOrder(policies: readonly KubeObject[]): KubeObject[] {
+  const admitsSomeone = (p: KubeObject) => Number(((p.spec?.ingress ?? []) as unknown[]).length > 0);
+  return [...policies].sort(
+    (x, y) =>
+      admitsSomeone(y) - admitsSomeone(x) ||
+      byCodePoint(String(y.metadata.creationTimestamp ?? ''), String(x.metadata.creationTimestamp ?? '')),
   );
 }
