@@ -7,7 +7,7 @@ import { logLineKind } from '../kube/log-verdicts.js';
 import { policyTypes } from '../kube/network-policy.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { type ContainerView, containers, namespacePods, podRef, ref } from '../kube/pods.js';
-import { egressVerdict, ingressVerdict } from '../kube/policy-verdicts.js';
+import { egressVerdict, ingressVerdict, selectableLabels } from '../kube/policy-verdicts.js';
 import { matchesSelector } from '../kube/selectors.js';
 import { endpointState } from '../kube/services.js';
 import type { Analyzer, AnalyzerContext } from './analyzer.js';
@@ -415,12 +415,7 @@ function explain(
 }
 
 function labelsLine(pod: KubeObject): string {
-  return (
-    Object.entries(pod.metadata.labels ?? {})
-      .filter(([k]) => k !== 'pod-template-hash')
-      .map(([k, v]) => `${k}=${v}`)
-      .join(',') || 'none'
-  );
+  return selectableLabels(pod) || 'none';
 }
 
 /** The running pods a Service selects, in the Service's own namespace (which need not be the analysed one). */

@@ -5,7 +5,7 @@ import { canSee, clip, describeEvent, findEvents, formatAge, MINUTE } from '../k
 import { nameList } from '../kube/evidence-list.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { inNamespace, isoAge, isPodReady, podRef, ref } from '../kube/pods.js';
-import { blameOrder, ingressVerdict } from '../kube/policy-verdicts.js';
+import { blameOrder, ingressVerdict, selectableLabels } from '../kube/policy-verdicts.js';
 import {
   inWindow,
   isNginxController,
@@ -491,10 +491,7 @@ function policyDroppingController(
     const policyLine = clip(
       `NetworkPolicy ${policy.metadata.name} (created ${String(policy.metadata.creationTimestamp ?? '?')}): podSelector ${JSON.stringify(policy.spec?.podSelector ?? {})}, ingress ${JSON.stringify(policy.spec?.ingress ?? [])}`,
     );
-    const labels = Object.entries(last.pod.metadata.labels ?? {})
-      .filter(([k]) => k !== 'pod-template-hash')
-      .map(([k, v]) => `${k}=${v}`)
-      .join(',');
+    const labels = selectableLabels(last.pod);
     const endpoints = `Service ${svc.metadata.name} has ${endpointState(ctx, svc).ready} ready endpoint(s); pod ${pod.metadata.name} is Ready`;
     return [
       {

@@ -3,7 +3,7 @@ import type { FindingInput } from '../envelope/findings.js';
 import { canSee, clip } from '../kube/events.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { inNamespace, isPodReady, ref } from '../kube/pods.js';
-import { blameOrder, ingressVerdict } from '../kube/policy-verdicts.js';
+import { blameOrder, ingressVerdict, selectableLabels } from '../kube/policy-verdicts.js';
 import {
   clientSide,
   describeTermination,
@@ -249,8 +249,19 @@ export const routeAnalyzer: Analyzer = {
           explainedNoServer = true;
       }
       const blocked = view ? policyDroppingRouter(ctx, route, view, failed) : undefined;
-      if (blocked) findings.push(blocked);
-      else if (view) routerFindings(ctx, route, view, failed, noServerLine, explainedNoServer, emit);
+      if (blocked && view) {
+        findings.push(blocked);
+        // The Route is what fails because of the policy: its own finding points at it.
+        emit(
+          'ROUTE_BACKEND_ERRORS',
+          'medium',
+          `The router cannot connect to Route ${route.metadata.name}'s ready pods: requests end in 503.`,
+          [...(failed.length > 0 ? [trafficLine(ctx, view, failed)] : []), ...(noServerLine ? [noServerLine] : [])],
+          0.8,
+          [blocked.resource],
+          ['fix-network-policy'],
+        );
+      } else if (view) routerFindings(ctx, route, view, failed, noServerLine, explainedNoServer, emit);
     }
     return findings;
   },
@@ -376,10 +387,7 @@ function policyDroppingRouter(
   const policy = ranked[0] as KubeObject;
   const policyRef = ref('NetworkPolicy', policy.metadata.name, policy.metadata.namespace ?? namespace);
   const routerNs = view.router.metadata.namespace ?? '';
-  const labels = Object.entries(view.router.metadata.labels ?? {})
-    .filter(([k]) => k !== 'pod-template-hash')
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',');
+  const labels = selectableLabels(view.router);
   const workload = ownerOf(ctx, pod);
   const evidence = [
     clip(

@@ -102,3 +102,14 @@ export function blameOrder(policies: readonly KubeObject[]): KubeObject[] {
       byCodePoint(String(y.metadata.creationTimestamp ?? ''), String(x.metadata.creationTimestamp ?? '')),
   );
 }
+
+/** Labels a controller writes per revision or per pod: a policy that selects by them stops matching on the next one. */
+const PER_REVISION = /^(?:pod-template-hash|controller-revision-hash|statefulset\.kubernetes\.io\/pod-name)$|\/hash$/;
+
+/** `k=v,…` of the labels a NetworkPolicy can durably select a pod by, for a `change` that admits it. */
+export function selectableLabels(pod: KubeObject): string {
+  return Object.entries(pod.metadata.labels ?? {})
+    .filter(([k]) => !PER_REVISION.test(k))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}

@@ -36,6 +36,9 @@ function policy(name: string, ingress: unknown[], created = '2026-02-17T14:00:00
   } as KubeObject;
 }
 
+// The ingress operator also labels router pods with a hash of their template, which changes on every rollout.
+const router = routerPod();
+router.metadata.labels = { ...router.metadata.labels, 'ingresscontroller.operator.openshift.io/hash': 'dbfm5ftk76' };
 const backend = [
   route('claims', 'claims-api'),
   service('claims-api', app, [{ port: 8080, targetPort: 8080, name: 'http' }]),
@@ -43,7 +46,7 @@ const backend = [
   deployment('claims-api', app, 1),
   replicaSet('claims-api-5d8', 'claims-api'),
   pod('claims-api-5d8-t2kcb', app, { owner: 'claims-api-5d8', ip: '10.128.2.143', ports: [{ containerPort: 8080 }] }),
-  routerPod(),
+  router,
   ...namespaces,
 ];
 const server = 'be_edge_http:web:claims/pod:claims-api-5d8-t2kcb:claims-api:http:10.128.2.143:8080';
@@ -81,7 +84,11 @@ describe('route: a NetworkPolicy that drops the router’s connections to ready 
     expect(f.change).toContain('namespace openshift-ingress');
     expect(f.alternatives?.[0]?.resource).toEqual({ kind: 'NetworkPolicy', name: 'default-deny', namespace: NS });
     expect(f.evidence.join('\n')).toContain('503 sC--');
-    expect(findings.map((x) => x.code)).toEqual(['NETWORK_POLICY_BLOCKS']);
+    expect(f.change).toContain('ingresscontroller.operator.openshift.io/deployment-ingresscontroller=default');
+    expect(f.change).not.toContain('hash');
+    const symptom = one(findings, 'ROUTE_BACKEND_ERRORS');
+    expect(symptom.resource).toEqual({ kind: 'Route', name: 'claims', namespace: NS });
+    expect(symptom.related).toContainEqual(f.resource);
   });
 
   it('says nothing when a rule admits the router’s namespace', () => {
