@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { type CaseResult, loadCorpus, runCase, summarizeResults } from '../../../bench/support/incident-corpus.js';
+import { summarizeResults } from '../../../bench/support/incident-corpus.js';
+import { defineCorpusPlanChecks } from '../../support/corpus-plans.js';
+import { corpusCases, corpusRuns } from '../../support/corpus-runs.js';
+import { defineCorpusSuggestionChecks } from '../../support/corpus-suggestions.js';
 
 /**
  * The incident corpus (test/fixtures/incidents/), replayed through the snapshot API server, the real reader and the
  * engine, with the namespace given and from the words alone. The floors are what calmops achieves today: a change
- * that makes triage worse on real incidents fails here. `npm run eval` prints the per-incident detail.
+ * that makes triage worse on real incidents fails here. `npm run eval` prints the per-incident detail. The same
+ * replay also judges the plans written from each envelope (test/support/corpus-plans.ts) and the prompts each
+ * suggests (test/support/corpus-suggestions.ts), so the corpus is triaged once per mode.
  */
 
-const corpus = loadCorpus();
+const corpus = corpusCases();
 // The corpus grew from 62 to 114 incidents with captures from clusters calmops was never tuned on (admission
 // webhooks, certificates, meshes, autoscalers, node provisioners, RBAC, storage), then to 131 with incidents whose
 // words name hosts, images, ConfigMaps and business symptoms but no namespace, then to 134 with timeouts through an
@@ -19,15 +24,6 @@ const FLOORS = {
   'free-text': { intent: 0.984, namespace: 0.984, keyEvidence: 0.955, rootCause: 0.983, entityScore: 0.977 },
 } as const;
 
-async function runAll(mode: 'namespace' | 'free-text'): Promise<CaseResult[]> {
-  const results: CaseResult[] = [];
-  // Two at a time: each case starts its own snapshot server.
-  for (let i = 0; i < corpus.length; i += 2) {
-    results.push(...(await Promise.all(corpus.slice(i, i + 2).map((c) => runCase(c, mode)))));
-  }
-  return results;
-}
-
 describe('the incident corpus', () => {
   it('holds at least 60 incidents written as people report them', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(60);
@@ -38,7 +34,7 @@ describe('the incident corpus', () => {
   });
 
   it('with -n: answers every incident, raises no false alarm, and finds the cause and its evidence', async () => {
-    const results = await runAll('namespace');
+    const results = await corpusRuns('namespace');
     const scores = summarizeResults(results, corpus);
     expect(results.filter((r) => r.refused !== undefined).map((r) => `${r.slug}: ${r.refused}`)).toEqual([]);
     expect(results.filter((r) => r.falseAlarm).map((r) => r.slug)).toEqual([]);
@@ -50,7 +46,7 @@ describe('the incident corpus', () => {
   }, 480_000);
 
   it('from the words alone: finds the namespace and answers, or asks which namespace', async () => {
-    const results = await runAll('free-text');
+    const results = await corpusRuns('free-text');
     const scores = summarizeResults(results, corpus);
     expect(results.filter((r) => r.refused !== undefined).map((r) => `${r.slug}: ${r.refused}`)).toEqual([]);
     expect(results.filter((r) => r.falseAlarm).map((r) => r.slug)).toEqual([]);
@@ -62,3 +58,6 @@ describe('the incident corpus', () => {
     expect(results.flatMap((r) => r.absenceFromPartialRead.map((a) => `${r.slug}: ${a}`))).toEqual([]);
   }, 480_000);
 });
+
+defineCorpusSuggestionChecks();
+defineCorpusPlanChecks();

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { loadCorpus, runCase } from '../../../bench/support/incident-corpus.js';
-import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from '../../../local/demo/index.js';
-import { createClusterReader } from '../../../src/cluster/reader.js';
-import { loadSnapshotFiles, snapshotNow } from '../../../src/cluster/snapshot.js';
-import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../../src/diagnosis/evidence-sources.js';
-import { transitionRules } from '../../../src/diagnosis/state-machine.js';
-import { advance } from '../../../src/diagnosis/transitions.js';
-import { kubeconfigYaml } from '../../../src/snapshot-api/kubeconfig.js';
-import { startSnapshotServer } from '../../../src/snapshot-api/server.js';
-import { SessionRecordSchema } from '../../../src/store/sessions.js';
-import { WorkflowRecordSchema } from '../../../src/store/workflow-records.js';
-import type { TriageEnvelope } from '../../../src/triage/envelope/envelope.js';
-import { silentLogger, triage } from '../../../src/triage/index.js';
-import { type Decision, decide } from '../../../src/workflow/diagnostic/route/decide.js';
-import { hypothesesFromCauses } from '../../../src/workflow/reads.js';
+import { DEMO_NAMESPACES, DEMO_SNAPSHOT } from '../../local/demo/index.js';
+import { createClusterReader } from '../../src/cluster/reader.js';
+import { loadSnapshotFiles, snapshotNow } from '../../src/cluster/snapshot.js';
+import { evidenceFromEnvelope, evidenceFromMemorySearch } from '../../src/diagnosis/evidence-sources.js';
+import { transitionRules } from '../../src/diagnosis/state-machine.js';
+import { advance } from '../../src/diagnosis/transitions.js';
+import { kubeconfigYaml } from '../../src/snapshot-api/kubeconfig.js';
+import { startSnapshotServer } from '../../src/snapshot-api/server.js';
+import { SessionRecordSchema } from '../../src/store/sessions.js';
+import { WorkflowRecordSchema } from '../../src/store/workflow-records.js';
+import type { TriageEnvelope } from '../../src/triage/envelope/envelope.js';
+import { silentLogger, triage } from '../../src/triage/index.js';
+import { type Decision, decide } from '../../src/workflow/diagnostic/route/decide.js';
+import { hypothesesFromCauses } from '../../src/workflow/reads.js';
+import { corpusCases, corpusRuns } from './corpus-runs.js';
 
 /**
  * Every prompt an envelope suggests is answered with substance, across the demo incidents and the incident corpus:
@@ -99,25 +99,25 @@ async function demoEnvelopes(): Promise<Array<[string, TriageEnvelope]>> {
   }
 }
 
-describe('prompt suggestions, typed verbatim', () => {
-  it('get a substantive answer in every demo incident and every incident of the corpus', async () => {
-    const corpus = loadCorpus();
-    const envelopes = await demoEnvelopes();
-    for (let i = 0; i < corpus.length; i += 2) {
-      const results = await Promise.all(corpus.slice(i, i + 2).map((c) => runCase(c, 'namespace')));
-      for (const r of results) if (r.envelope) envelopes.push([r.slug, r.envelope]);
-    }
-    expect(envelopes.length).toBe(DEMO_NAMESPACES.length + corpus.length);
-    let offered = 0;
-    const unanswered: string[] = [];
-    for (const [name, envelope] of envelopes) {
-      for (const text of envelope.promptSuggestions) {
-        offered += 1;
-        const decision = decideSuggestion(envelope, text);
-        if (!isSubstantive(decision)) unanswered.push(`${name}: "${text}" → ${decision.kind}`);
+/** Defines the checks, for the file that replays the corpus once for every check on it. */
+export function defineCorpusSuggestionChecks(): void {
+  describe('prompt suggestions, typed verbatim', () => {
+    it('get a substantive answer in every demo incident and every incident of the corpus', async () => {
+      const corpus = corpusCases();
+      const envelopes = await demoEnvelopes();
+      for (const r of await corpusRuns('namespace')) if (r.envelope) envelopes.push([r.slug, r.envelope]);
+      expect(envelopes.length).toBe(DEMO_NAMESPACES.length + corpus.length);
+      let offered = 0;
+      const unanswered: string[] = [];
+      for (const [name, envelope] of envelopes) {
+        for (const text of envelope.promptSuggestions) {
+          offered += 1;
+          const decision = decideSuggestion(envelope, text);
+          if (!isSubstantive(decision)) unanswered.push(`${name}: "${text}" → ${decision.kind}`);
+        }
       }
-    }
-    expect(offered).toBeGreaterThan(envelopes.length * 3);
-    expect(unanswered).toEqual([]);
-  }, 240_000);
-});
+      expect(offered).toBeGreaterThan(envelopes.length * 3);
+      expect(unanswered).toEqual([]);
+    }, 240_000);
+  });
+}
