@@ -4,11 +4,10 @@ import { defineConfig } from 'vitest/config';
 /**
  * How the suite is run (README, Tests). All three projects share one pool of workers, one more than the machine has
  * cores: most integration and end-to-end files spend part of their time waiting on a local stack, a child process, a
- * browser or a backoff, so another file fills the gap (on 2 cores, three workers ran the end-to-end project in 229 s
- * where two took 401 s). The queue holds the end-to-end files first, then the integration files, then the unit
- * files, each project's longest files first (vitest's default order), so several end-to-end files run at a time and
- * one's long waits (an override's one-minute hold, Alertmanager's retries) overlap another's work instead of adding
- * to it. Unit and integration modules are kept between the files a worker runs
+ * browser or a backoff, so another file fills the gap. The queue holds the end-to-end files first, then the
+ * integration files, then the unit files, each project's longest files first (vitest's default order), so several
+ * end-to-end files run at a time and one's long waits (an override's one-minute hold, Alertmanager's retries) overlap
+ * another's work instead of adding to it. Unit and integration modules are kept between the files a worker runs
  * (`isolate: false`): every file imports the same SDKs and the same product modules, and importing them again for each
  * file was most of the unit project's time. No test relies on a fresh module: every test that changes the environment
  * or a global puts it back. Each end-to-end file runs in a fresh worker: `npm start`'s stack sets the environment the
