@@ -5,7 +5,7 @@ import { canSee, clip, describeEvent, findEvents, formatAge, MINUTE } from '../k
 import { nameList } from '../kube/evidence-list.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { inNamespace, isoAge, isPodReady, podRef, ref } from '../kube/pods.js';
-import { blameOrder, ingressVerdict, selectableLabels } from '../kube/policy-verdicts.js';
+import { blameOrder, describePolicy, ingressVerdict, selectableLabels } from '../kube/policy-verdicts.js';
 import {
   inWindow,
   isNginxController,
@@ -434,7 +434,9 @@ function policyDroppingController(
   b: Backend,
 ): FindingInput[] | undefined {
   if (!canSee(ctx, 'networkpolicies')) return undefined;
-  const ready = selectedPods(ctx, svc).filter(isPodReady);
+  const selected = selectedPods(ctx, svc);
+  const ready = selected.filter(isPodReady);
+  const podAddresses = new Set(selected.flatMap((p) => (p.status?.podIP ? [String(p.status.podIP)] : [])));
   // The controller's access log names the upstream (namespace-service-port) and the addresses it tried for it: a
   // timeout to one of those is a timeout to this backend, even from pods replaced since (a restart changes the
   // addresses, not a policy's verdict on the pods that replaced them).
@@ -464,9 +466,7 @@ function policyDroppingController(
     const workload = ownerOf(ctx, pod);
     const all = [...logs.connectTimeouts.values()]
       .flat()
-      .filter(
-        (t) => tried.has(t.entry.address) || selectedPods(ctx, svc).some((p) => p.status?.podIP === t.entry.address),
-      );
+      .filter((t) => tried.has(t.entry.address) || podAddresses.has(t.entry.address));
     const former =
       matched === undefined ? ', addresses its access log gives for that upstream; pods replaced since' : '';
     // nginx's date, pid and connection number fill a third of the line: the time and the complaint are what count.
@@ -488,9 +488,7 @@ function policyDroppingController(
           ),
         )
       : undefined;
-    const policyLine = clip(
-      `NetworkPolicy ${policy.metadata.name} (created ${String(policy.metadata.creationTimestamp ?? '?')}): podSelector ${JSON.stringify(policy.spec?.podSelector ?? {})}, ingress ${JSON.stringify(policy.spec?.ingress ?? [])}`,
-    );
+    const policyLine = clip(describePolicy(policy));
     const labels = selectableLabels(last.pod);
     const endpoints = `Service ${svc.metadata.name} has ${endpointState(ctx, svc).ready} ready endpoint(s); pod ${pod.metadata.name} is Ready`;
     return [

@@ -3,7 +3,7 @@ import type { FindingInput } from '../envelope/findings.js';
 import { canSee, clip } from '../kube/events.js';
 import { ownerOf } from '../kube/pod-owners.js';
 import { inNamespace, isPodReady, ref } from '../kube/pods.js';
-import { blameOrder, ingressVerdict, selectableLabels } from '../kube/policy-verdicts.js';
+import { blameOrder, describePolicy, ingressVerdict, selectableLabels } from '../kube/policy-verdicts.js';
 import {
   clientSide,
   describeTermination,
@@ -390,9 +390,7 @@ function policyDroppingRouter(
   const labels = selectableLabels(view.router);
   const workload = ownerOf(ctx, pod);
   const evidence = [
-    clip(
-      `NetworkPolicy ${policy.metadata.name} (created ${String(policy.metadata.creationTimestamp ?? '?')}): podSelector ${JSON.stringify(policy.spec?.podSelector ?? {})}, ingress ${JSON.stringify(policy.spec?.ingress ?? [])}`,
-    ),
+    clip(describePolicy(policy)),
     ...(down ? [clip(scrubText(`router ${view.router.metadata.name}: ${down.quote}`))] : []),
     ...(connectTimeouts.length > 0 ? [trafficLine(ctx, view, connectTimeouts)] : []),
     `Service ${svc.metadata.name} has ${endpointState(ctx, svc).ready} ready endpoint(s); pod ${pod.metadata.name} is Ready`,

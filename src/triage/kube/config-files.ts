@@ -2,6 +2,7 @@ import { load } from 'js-yaml';
 import type { KubeObject } from '../../cluster/types.js';
 import type { AnalyzerContext } from '../analyze/analyzer.js';
 import { scrubText } from '../scrub.js';
+import { configMapData, configMapNamed } from './config-sources.js';
 import { clip } from './events.js';
 import type { ContainerView } from './pods.js';
 
@@ -62,11 +63,8 @@ type VolumeSource = { name?: string; items?: Array<{ key?: string; path?: string
 function configValues(ctx: AnalyzerContext, pod: KubeObject, c: ContainerView): ConfigValue[] {
   const namespace = pod.metadata.namespace ?? ctx.namespace;
   const dataOf = (name: string | undefined): Record<string, string> | undefined => {
-    if (name === undefined) return undefined;
-    const cm = ctx
-      .objects('configmaps')
-      .find((m) => m.metadata.name === name && (m.metadata.namespace ?? namespace) === namespace);
-    return cm ? ((cm['data'] as Record<string, string> | undefined) ?? {}) : undefined;
+    const cm = configMapNamed(ctx, namespace, name);
+    return cm ? configMapData(cm) : undefined;
   };
   const out: ConfigValue[] = [];
   const volumes: Array<{

@@ -10,6 +10,23 @@ export interface ConfigSource {
   via: string;
 }
 
+/** The ConfigMap of that name in the namespace, when it was read. */
+export function configMapNamed(
+  ctx: AnalyzerContext,
+  namespace: string,
+  name: string | undefined,
+): KubeObject | undefined {
+  if (name === undefined) return undefined;
+  return ctx
+    .objects('configmaps')
+    .find((m) => m.metadata.name === name && (m.metadata.namespace ?? namespace) === namespace);
+}
+
+/** A ConfigMap's `data`, empty when it has none or was not read. */
+export function configMapData(cm: KubeObject | undefined): Record<string, string> {
+  return (cm?.['data'] as Record<string, string> | undefined) ?? {};
+}
+
 /**
  * Where in a container's configuration a value comes from: its env, env from ConfigMaps (by key or whole),
  * ConfigMap volumes it mounts, or its command line. Secrets are never read, so values held there stay unknown.
@@ -22,14 +39,7 @@ export function configSourcesOf(
 ): ConfigSource[] {
   if (value === '') return [];
   const namespace = pod.metadata.namespace ?? ctx.namespace;
-  const configMap = (name: string | undefined) =>
-    name === undefined
-      ? undefined
-      : ctx
-          .objects('configmaps')
-          .find((m) => m.metadata.name === name && (m.metadata.namespace ?? namespace) === namespace);
-  const data = (cm: KubeObject | undefined): Record<string, string> =>
-    (cm?.['data'] as Record<string, string> | undefined) ?? {};
+  const configMap = (name: string | undefined) => configMapNamed(ctx, namespace, name);
   const holds = (text: unknown) => typeof text === 'string' && text.includes(value);
   const out: ConfigSource[] = [];
   const env: { name?: string; value?: string; valueFrom?: { configMapKeyRef?: { name?: string; key?: string } } }[] =
@@ -37,7 +47,7 @@ export function configSourcesOf(
   for (const e of env) {
     if (holds(e.value)) out.push({ via: `env ${e.name}` });
     const r = e.valueFrom?.configMapKeyRef;
-    if (r?.key !== undefined && holds(data(configMap(r.name))[r.key])) {
+    if (r?.key !== undefined && holds(configMapData(configMap(r.name))[r.key])) {
       out.push({ configMap: r.name, key: r.key, via: `env ${e.name}` });
     }
   }
@@ -46,7 +56,7 @@ export function configSourcesOf(
     : [];
   for (const e of envFrom) {
     const cm = configMap(e.configMapRef?.name);
-    for (const [key, v] of Object.entries(data(cm))) {
+    for (const [key, v] of Object.entries(configMapData(cm))) {
       if (holds(v)) out.push({ configMap: cm?.metadata.name, key, via: `envFrom (env ${e.prefix ?? ''}${key})` });
     }
   }
@@ -58,7 +68,7 @@ export function configSourcesOf(
     : [];
   for (const m of mounts) {
     const cm = configMap(volumes.find((v) => v.name === m.name)?.configMap?.name);
-    for (const [key, v] of Object.entries(data(cm))) {
+    for (const [key, v] of Object.entries(configMapData(cm))) {
       if (holds(v)) out.push({ configMap: cm?.metadata.name, key, via: `volume ${m.name} → ${m.mountPath}/${key}` });
     }
   }

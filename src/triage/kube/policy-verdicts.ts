@@ -113,3 +113,8 @@ export function selectableLabels(pod: KubeObject): string {
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
 }
+
+/** A NetworkPolicy as evidence: when it was made, whom it isolates, whom it admits. */
+export function describePolicy(policy: KubeObject): string {
+  return `NetworkPolicy ${policy.metadata.name} (created ${String(policy.metadata.creationTimestamp ?? '?')}): podSelector ${JSON.stringify(policy.spec?.podSelector ?? {})}, ingress ${JSON.stringify(policy.spec?.ingress ?? [])}`;
+}
