@@ -10,8 +10,10 @@ import { defineConfig } from 'vitest/config';
  * another's work instead of adding to it. Unit and integration modules are kept between the files a worker runs
  * (`isolate: false`): every file imports the same SDKs and the same product modules, and importing them again for each
  * file was most of the unit project's time. No test relies on a fresh module: every test that changes the environment
- * or a global puts it back. Each end-to-end file runs in a fresh worker: `npm start`'s stack sets the environment the
- * Lambda handlers read once.
+ * or a global puts it back. End-to-end workers are kept between files too, but `npm start`'s stack writes the variables
+ * the Lambda handlers read once, so before each end-to-end file `test/support/fresh-file.ts` puts the worker's starting
+ * environment back and has the product's own modules evaluated again; only the packages stay loaded, which were most
+ * of what a fresh worker per file spent.
  *
  * Timeouts guard against hangs and are sized for a busy shared machine, not for speed: speed is measured by
  * `npm run bench`.
@@ -45,6 +47,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/chromium-server.ts'],
+          isolate: false,
+          setupFiles: ['test/support/fresh-file.ts'],
           testTimeout: 300_000,
           hookTimeout: 300_000,
         },
