@@ -45,7 +45,7 @@ export function paintTriageReport(report: string, paint: Paint): string {
         const [whole, open, label, close] = action as unknown as [string, string, string, string];
         return `${open}${paint(label, ...(SAFETY[label] ?? []))}${close}${line.slice(whole.length)}`;
       }
-      const priority = /^Priority (P[1-4]) · /.exec(line);
+      const priority = /^Priority (P[1-4]) \u00b7 /.exec(line);
       if (priority) {
         const level = priority[1] as string;
         return `Priority ${paint(level, ...(PRIORITY[level] ?? []))}${line.slice(`Priority ${level}`.length)}`;

@@ -1,6 +1,6 @@
 import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { StringDecoder } from 'node:string_decoder';
+import { BodyBytes } from './body-bytes.js';
 
 /**
  * One GET to the API server, on Node's own HTTP client so that nothing happens implicitly: a redirect is handed back
@@ -84,27 +84,24 @@ export function boundedGet(request: BoundedGetRequest): Promise<BoundedGetRespon
           finish(new ResponseTooLargeError(maxBytes, declared));
           return;
         }
-        // Each chunk is decoded as it arrives (a character split between chunks is carried over), so the answer is
-        // never held as bytes and as text at once: a list of thousands of objects is megabytes of each.
-        const decoder = new StringDecoder('utf8');
-        const parts: string[] = [];
-        let received = 0;
+        // The bytes are gathered into one buffer as they arrive and decoded once, at the end (body-bytes.ts).
+        const body = new BodyBytes(Number.isFinite(declared) ? declared : undefined);
         res.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > maxBytes) {
-            parts.length = 0;
+          if (settled) return;
+          if (body.length + chunk.length > maxBytes) {
+            body.release();
             finish(new ResponseTooLargeError(maxBytes));
             return;
           }
-          parts.push(decoder.write(chunk));
+          body.append(chunk);
         });
         res.on('end', () => {
-          parts.push(decoder.end());
-          finish(undefined, { status, body: parts.join('') });
+          if (!settled) finish(undefined, { status, body: body.text() });
         });
         res.on('error', (error) => finish(error));
         res.on('close', () => {
           if (!res.complete) finish(closedEarly());
+          body.release();
         });
       },
     );

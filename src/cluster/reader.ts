@@ -299,10 +299,12 @@ function listPage(
   if (listKind !== undefined && listKind !== `${info.kind}List`) {
     throw wrongKind('list', target, `kind ${shownKind(listKind)} instead of ${info.kind}List`);
   }
-  const items: KubeObject[] = [];
   // Validated above; the raw items are kept so objects stay exactly as the server sent them.
   const rawItems = ((raw as { items?: unknown[] | null }).items ?? []) as Array<z.infer<typeof ItemSchema>>;
-  for (const [index, item] of rawItems.entries()) {
+  const items: KubeObject[] = [];
+  // Thousands of items a page: an indexed loop, with no [index, item] pair made for each.
+  for (let index = 0; index < rawItems.length; index++) {
+    const item = rawItems[index] as z.infer<typeof ItemSchema>;
     // A list's items carry no kind/apiVersion on the wire; kubectl adds them and so does the snapshot form.
     // One that names another kind means the answer is not the list asked for, whatever else it holds.
     if (item.kind !== undefined && item.kind !== info.kind) {

@@ -151,12 +151,15 @@ function formatEntry(entry: StoredSnapshot): Buffer[] {
 function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
   const firstEnd = bytes.indexOf(0x0a);
   if (firstEnd < 0 || bytes.toString('latin1', firstEnd - HEADS_OPEN.length, firstEnd) !== HEADS_OPEN) return false;
-  const headsEnd = bytes.indexOf(`\n${OBJECTS_OPEN}\n`, firstEnd);
-  if (headsEnd < 0 || !bytes.subarray(bytes.length - ENDING.length).equals(ENDING)) return undefined;
+  if (!bytes.subarray(bytes.length - ENDING.length).equals(ENDING)) return undefined;
   const first = bytes.toString('utf8', 0, firstEnd);
   const summary: unknown = JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`);
   const rest = summaryOf(summary);
   const { lengths, order } = summary as { lengths?: unknown; order?: unknown };
+  // Where the heads end follows from the texts' lengths, which fill the rest of the entry: checked there, rather
+  // than searched for through megabytes of heads.
+  const headsEnd = Array.isArray(lengths) ? objectsLine(bytes, lengths) : -1;
+  if (headsEnd < firstEnd) return undefined;
   // The heads are one JSON array as they stand, brackets included (the `[` ending the first line, the `]` opening
   // the objects' line): read in one parse, which is much quicker than one per line, of the entry's own text.
   const heads: unknown = JSON.parse(entryText(bytes.subarray(firstEnd - 1, headsEnd + 2)));
@@ -164,6 +167,7 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
   const count = heads.length;
   if (lengths.length !== count || order.length !== count) return undefined;
   const stored: StoredObject[] = new Array(count);
+  const served: StoredObject[] = new Array(count);
   const placed = new Uint8Array(count);
   let at = headsEnd + OBJECTS_OPEN.length + 2;
   const last = bytes.length - ENDING.length;
@@ -180,9 +184,25 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
     const object = StoredObject.fromRecord(heads[i], bytes, at, end);
     if (object === undefined) return undefined;
     stored[i] = object;
+    served[k] = object;
     at = end + 1;
   }
-  return { stored, ...rest };
+  return { stored, served, ...rest };
+}
+
+/**
+ * Where the line opening the objects starts (`\n],"objects":[\n`), given that the texts of `lengths` fill the entry
+ * from the end of that line to its ending; -1 when the lengths are not such, or the line is not there.
+ */
+function objectsLine(bytes: Buffer, lengths: readonly unknown[]): number {
+  let texts = Math.max(0, lengths.length - 1);
+  for (const length of lengths) {
+    if (typeof length !== 'number' || !Number.isInteger(length) || length < 2) return -1;
+    texts += length;
+  }
+  const marker = `\n${OBJECTS_OPEN}\n`;
+  const at = bytes.length - ENDING.length - texts - marker.length;
+  return at >= 0 && bytes.toString('latin1', at, at + marker.length) === marker ? at : -1;
 }
 
 /**

@@ -44,6 +44,12 @@ export interface ParsedSnapshot {
 /** A parsed snapshot in the form an API server serves it from, as the parsed-snapshot cache keeps it. */
 export interface StoredSnapshot {
   stored: readonly StoredObject[];
+  /**
+   * The same objects in the order an API server lists them (by resource, then `namespace/name`), when that order is
+   * at hand (a parsed-snapshot cache entry lays them out so): a server handed them in it builds its lists as they
+   * come, without sorting thousands of keys.
+   */
+  served?: readonly StoredObject[];
   secretsSkipped: number;
   taken?: Date;
 }
@@ -248,8 +254,13 @@ export class SnapshotFileError extends Error {
 }
 
 export interface LoadedSnapshot {
-  /** The objects as an API server serves them (see stored-object.ts): what a replay hands to its server. */
+  /** The objects as an API server serves them (see stored-object.ts), in the snapshot's order. */
   stored: readonly StoredObject[];
+  /**
+   * The same objects, in the order an API server lists them when that is known (else as `stored`): what a replay
+   * hands to its server.
+   */
+  served: readonly StoredObject[];
   /** The objects themselves, parsed from the stored texts when first read. */
   readonly objects: KubeObject[];
   /** Secret documents dropped at parse time. */
@@ -319,10 +330,11 @@ export async function loadSnapshotFiles(
 }
 
 function loaded(found: StoredSnapshot, logs: SnapshotLogs, logsPath: string | undefined): LoadedSnapshot {
-  const { stored, secretsSkipped, taken } = found;
+  const { stored, served, secretsSkipped, taken } = found;
   let objects: KubeObject[] | undefined;
   return {
     stored,
+    served: served ?? stored,
     get objects() {
       objects ??= stored.map((entry) => entry.object);
       return objects;

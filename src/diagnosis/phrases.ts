@@ -472,7 +472,11 @@ function actionPhrase(text: string, lower: string): UserRequest | undefined {
 
 /** Chat: yes, no, or anything else. */
 function chatPhrase(text: string, lower: string): UserRequest {
-  if (/^(?:yes|yep|yeah|y|ok|okay|sure|go ahead|do it|proceed|sounds good|lgtm|approved?|:\+1:|👍)\b/.test(lower)) {
+  if (
+    /^(?:yes|yep|yeah|y|ok|okay|sure|go ahead|do it|proceed|sounds good|lgtm|approved?|:\+1:|\uD83D\uDC4D)\b/.test(
+      lower,
+    )
+  ) {
     return base(text, 'chat', /^approved?\b/.test(lower) ? 'approve' : 'affirm');
   }
   if (/^(?:no|nope|n|cancel|abort|never ?mind|hold on|wait)\b/.test(lower)) return base(text, 'chat', 'decline');

@@ -5,7 +5,7 @@ export const REDACTED = '[REDACTED]';
 export function isPlaceholder(value: string): boolean {
   const v = value.trim().toLowerCase();
   if (v === '' || v.includes(REDACTED.toLowerCase().slice(0, -1))) return true;
-  if (/^(?:\*+|x{3,}|\.{3}|…|-+)$/.test(v)) return true;
+  if (/^(?:\*+|x{3,}|\.{3}|\u2026|-+)$/.test(v)) return true;
   return PLACEHOLDERS.has(v.replace(/^["'`]|["'`]$/g, ''));
 }
 

@@ -82,11 +82,31 @@ function normalized(entry: StoredObject, info: ResourceInfo): StoredObject {
   return StoredObject.of(object);
 }
 
+/** A resource's objects and their keys, as they come; `sorted` while each key is above the one before. */
+interface Listing {
+  objects: StoredObject[];
+  keys: string[];
+  sorted: boolean;
+}
+
+/**
+ * The listing in key order, a later object replacing an earlier one with the same key. Objects that came in order
+ * (a snapshot read back from the parsed-snapshot cache comes in the order it is served in) are kept as they came.
+ */
+function inKeyOrder(listing: Listing): { objects: StoredObject[]; keys: string[] } {
+  if (listing.sorted) return listing;
+  const bucket = new Map<string, StoredObject>();
+  for (let i = 0; i < listing.keys.length; i++)
+    bucket.set(listing.keys[i] as string, listing.objects[i] as StoredObject);
+  const keys = sortByCodePoint([...bucket.keys()]);
+  return { objects: keys.map((key) => bucket.get(key) as StoredObject), keys };
+}
+
 export function buildCatalog(
   objects: readonly (KubeObject | StoredObject)[],
   options: { now?: Date } = {},
 ): SnapshotCatalog {
-  const byResource = new Map<ResourceKind, Map<string, StoredObject>>();
+  const byResource = new Map<ResourceKind, Listing>();
   const skipped = new Map<string, number>();
   const metrics: { pods: KubeObject[]; nodes: KubeObject[] } = { pods: [], nodes: [] };
   let maxVersion = 0;
@@ -107,23 +127,31 @@ export function buildCatalog(
     const rv = Number(resourceVersion);
     if (Number.isSafeInteger(rv) && rv > maxVersion) maxVersion = rv;
     const entry = normalized(stored, info);
-    let bucket = byResource.get(info.plural);
-    if (!bucket) {
-      bucket = new Map();
-      byResource.set(info.plural, bucket);
+    let listing = byResource.get(info.plural);
+    if (!listing) {
+      listing = { objects: [], keys: [], sorted: true };
+      byResource.set(info.plural, listing);
     }
-    // A later document replaces an earlier one with the same identity, as a re-applied manifest would.
-    bucket.set(objectKey(entry), entry);
+    const key = objectKey(entry);
+    const last = listing.keys.length - 1;
+    if (listing.sorted && last >= 0) {
+      const previous = listing.keys[last] as string;
+      // A later document replaces an earlier one with the same identity, as a re-applied manifest would.
+      if (key === previous) {
+        listing.objects[last] = entry;
+        continue;
+      }
+      if (key < previous) listing.sorted = false;
+    }
+    listing.objects.push(entry);
+    listing.keys.push(key);
   }
   const sorted = new Map<ResourceKind, StoredObject[]>();
   const sortedKeys = new Map<ResourceKind, string[]>();
-  for (const [resource, bucket] of byResource) {
-    const keys = sortByCodePoint([...bucket.keys()]);
-    sortedKeys.set(resource, keys);
-    sorted.set(
-      resource,
-      keys.map((key) => bucket.get(key) as StoredObject),
-    );
+  for (const [resource, listing] of byResource) {
+    const ordered = inKeyOrder(listing);
+    sortedKeys.set(resource, ordered.keys);
+    sorted.set(resource, ordered.objects);
   }
   const resourceVersion = String(maxVersion > 0 ? maxVersion : 1);
   // Only a snapshot served without its time has its objects read whole to find it.
@@ -150,7 +178,10 @@ export function buildCatalog(
     objectsKeyedIn,
     get: (resource, namespace, name) => {
       const info = RESOURCES[resource];
-      return byResource.get(resource)?.get(`${info.namespaced ? (namespace ?? '') : ''}/${name}`);
+      const key = `${info.namespaced ? (namespace ?? '') : ''}/${name}`;
+      const keys = sortedKeys.get(resource) ?? [];
+      const at = firstAtLeast(keys, key);
+      return keys[at] === key ? sorted.get(resource)?.[at] : undefined;
     },
     count: () => total,
     metrics: {

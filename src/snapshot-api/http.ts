@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, sendJson, sendJsonText } from '../http/json.js';
+import { readBody, sendJson, sendJsonParts, sendJsonText } from '../http/json.js';
 import { type ApiStatusError, badRequest } from './status.js';
 
 /** The snapshot API's answers: kube-apiserver's bare `application/json`, and failures as `Status` objects. */
@@ -28,4 +28,8 @@ export function writeJsonText(res: ServerResponse, code: number, text: string | 
 
 export function writeStatus(res: ServerResponse, error: ApiStatusError): void {
   writeJson(res, error.code, error.toStatus());
+}
+
+export function writeJsonParts(res: ServerResponse, code: number, parts: readonly Buffer[]): void {
+  sendJsonParts(res, code, parts, CONTENT_TYPE);
 }

@@ -3,7 +3,7 @@ import type { ResourceInfo } from '../cluster/resources.js';
 import type { StoredObject } from '../cluster/stored-object.js';
 import { objectKey } from './catalog.js';
 import type { RouteRequest } from './handler.js';
-import { writeJson, writeJsonText } from './http.js';
+import { writeJson, writeJsonParts } from './http.js';
 import { labelCandidates } from './label-index.js';
 import { type Format, negotiate, partial } from './negotiation.js';
 import { paginate } from './paging.js';
@@ -76,11 +76,7 @@ export function answerList(target: Extract<Route, { type: 'list' }>, { state, ur
     apiVersion: info.group === '' ? info.version : `${info.group}/${info.version}`,
     metadata,
   });
-  writeJsonText(
-    res,
-    200,
-    Buffer.concat([Buffer.from(`${head.slice(0, -1)},"items":[`), ...joined(page.items), LIST_CLOSE]),
-  );
+  writeJsonParts(res, 200, [Buffer.from(`${head.slice(0, -1)},"items":[`), ...joined(page.items), LIST_CLOSE]);
 }
 
 /**
@@ -133,7 +129,8 @@ function select(
       (namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace));
     const fieldsMatch = fields.length > 0 ? fieldMatcher(info.plural, fields) : undefined;
     const matching: StoredObject[] = [];
-    for (const o of candidates) {
+    for (let i = 0; i < candidates.length; i++) {
+      const o = candidates[i] as StoredObject;
       if (namespace !== undefined && o.namespace !== namespace) continue;
       if (labels.length > 0 && !matchesLabels(labels, o.labels)) continue;
       if (fieldsMatch !== undefined && !fieldsMatch(o)) continue;

@@ -212,7 +212,12 @@ export function fieldMatcher(resource: string, selector: FieldSelector): (object
           return actual !== undefined && actual !== value;
         };
   });
-  return (object) => tests.every((test) => test(object));
+  if (tests.length === 1) return tests[0] as (object: StoredObject) => boolean;
+  // Tried on every object of a resource: a plain loop, with no closure made per object.
+  return (object) => {
+    for (const test of tests) if (!test(object)) return false;
+    return true;
+  };
 }
 
 export function matchesFields(resource: string, selector: FieldSelector, object: StoredObject): boolean {

@@ -28,7 +28,10 @@ import { type RecordedRequest, SnapshotState } from './state.js';
 export type { FaultRule } from './faults.js';
 
 export interface SnapshotServerOptions {
-  /** Plain objects, or a loaded snapshot's stored ones (`LoadedSnapshot.stored`), which it serves without parsing. */
+  /**
+   * Plain objects, or a loaded snapshot's stored ones (`LoadedSnapshot.served`), which it serves without parsing: in
+   * the order it lists them, they are taken as they come instead of sorted.
+   */
   objects: readonly (KubeObject | StoredObject)[];
   logs?: SnapshotLogs;
   /** 0 (the default) picks a free port. */

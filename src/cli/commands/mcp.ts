@@ -259,7 +259,7 @@ export const run: CliCommand = async (args, io) => {
       if (secrets) io.stderr(`calmops mcp: ${options.snapshot}: ${secrets}\n`);
       // A replay reads as it did during the incident: "now" is the moment the snapshot was taken.
       now = snapshot.taken;
-      snapshotServer = await startSnapshotServer({ objects: snapshot.stored, logs: snapshot.logs, port: 0, now });
+      snapshotServer = await startSnapshotServer({ objects: snapshot.served, logs: snapshot.logs, port: 0, now });
       reader = triageReader({ yaml: kubeconfigJson({ server: snapshotServer.url }) }, { timeoutMs: options.timeoutMs });
       cluster = `snapshot:${basename(options.snapshot)}`;
       where = `snapshot ${basename(options.snapshot)}`;

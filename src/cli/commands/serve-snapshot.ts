@@ -150,7 +150,7 @@ async function startServing(options: ServeOptions): Promise<{ server: SnapshotSe
     checkNowWindow('--now', options.now, { snapshotNewest: snapshot.taken }, new Date());
   }
   const server = await startSnapshotServer({
-    objects: snapshot.stored,
+    objects: snapshot.served,
     logs: snapshot.logs,
     port: options.port,
     host: options.host,

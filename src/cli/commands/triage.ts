@@ -185,7 +185,7 @@ export const run: CliCommand = async (args, io) => {
       // A replay reads as it did during the incident: "now" is the moment the snapshot was taken, found while parsing.
       const taken = snapshot.taken;
       // The snapshot is served through the real API on loopback, so a replay takes the same path as a cluster.
-      server = await startSnapshotServer({ objects: snapshot.stored, logs: snapshot.logs, port: 0, now: taken });
+      server = await startSnapshotServer({ objects: snapshot.served, logs: snapshot.logs, port: 0, now: taken });
       kubeconfig = { yaml: kubeconfigJson({ server: server.url }) };
       cluster = `snapshot:${basename(options.snapshot)}`;
       if (options.request.now !== undefined) {

@@ -207,6 +207,17 @@ await runCli(process.argv.slice(1), async (name) => requireCompiled(commandFile(
     expect(await node(['--input-type=module', '-e', script, 'intents', '--json'], {})).toBe(first);
   });
 
+  it('is plain ASCII, so each file is read and held as one byte per character', async () => {
+    // esbuild escapes non-ASCII text in strings and templates but not in regular expressions: write `\u2026`, not
+    // the character itself, in a regular expression literal.
+    const names = (await readdir(join(entry as string, '..', 'commands'))).filter((n) => n.endsWith('.cjs'));
+    for (const name of ['main.cjs', ...names.map((n) => `commands/${n}`)]) {
+      const text = await readFile(join(entry as string, '..', name), 'utf8');
+      const at = text.search(/[^\x00-\x7f]/);
+      expect(at < 0 ? undefined : `${name}: ${text.slice(Math.max(0, at - 40), at + 10)}`).toBeUndefined();
+    }
+  });
+
   it("carries the snapshot parser's fingerprint as the sources compute it, so both find the same cache entries", async () => {
     const fingerprint = parserFingerprint();
     expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);

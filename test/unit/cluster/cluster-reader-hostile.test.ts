@@ -290,6 +290,46 @@ describe('a response is read up to a byte limit', () => {
     expect(read?.['message']).toBe(message);
   });
 
+  it('answers read at the same time, in pieces that interleave, each read as the text its server sent', async () => {
+    // Answers are gathered into buffers kept from one answer to the next (body-bytes.ts): none may see another's
+    // bytes, whether the server declares their length or not.
+    const namespaces = Array.from({ length: 8 }, (_, i) => `ns-${i}`);
+    const api = await start((req, res) => {
+      const namespace = req.path.split('/')[4] as string;
+      const n = namespaces.indexOf(namespace);
+      const items = Array.from({ length: 40 + n * 10 }, (_, i) =>
+        pod(`${namespace}-${i}`, namespace, { padding: String(n).repeat(2_000 + i) }),
+      );
+      const bytes = Buffer.from(JSON.stringify({ kind: 'PodList', items }));
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(n % 2 === 0 ? { 'content-length': String(bytes.length) } : {}),
+      });
+      let at = 0;
+      const next = () => {
+        if (at >= bytes.length) {
+          res.end();
+          return;
+        }
+        const from = at;
+        at += 7_000 + n * 1_000;
+        res.write(bytes.subarray(from, at), () => setImmediate(next));
+      };
+      next();
+    });
+    const reader = readerFor(api.url, { pageSize: 500 });
+    for (let round = 0; round < 2; round++) {
+      const lists = await Promise.all(namespaces.map((namespace) => reader.list({ kind: 'pods', namespace })));
+      lists.forEach((pods, n) => {
+        expect(pods).toHaveLength(40 + n * 10);
+        pods.forEach((read, i) => {
+          expect(read.metadata.name).toBe(`ns-${n}-${i}`);
+          expect(read['padding']).toBe(String(n).repeat(2_000 + i));
+        });
+      });
+    }
+  });
+
   it('an answer just under the limit is read whole', async () => {
     const body = JSON.stringify({ kind: 'PodList', items: [pod('a', 'shop', { padding: 'y'.repeat(10_000) })] });
     const api = await start((_req, res) => {

@@ -49,6 +49,7 @@ describe('snapshot files', () => {
     const loaded = await loadSnapshotFiles(file);
     expect(loaded).toEqual({
       stored: [expect.objectContaining({ kind: 'ConfigMap', name: 'a', namespace: 'b' })],
+      served: [expect.objectContaining({ kind: 'ConfigMap', name: 'a', namespace: 'b' })],
       objects: [expect.objectContaining({ kind: 'ConfigMap' })],
       secretsSkipped: 0,
       logs: {},
