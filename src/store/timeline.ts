@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { ulid } from 'ulid';
 import * as z from 'zod';
 import { KeyPart, SlackId, SummaryText } from '../limits.js';
@@ -55,7 +56,7 @@ export class TimelineRepository {
     const at = toIso(now);
     const writeId = ulid();
     for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
-      const seq = nextSeq();
+      const seq = nextSeq(attempt > 0);
       const record: TimelineEvent = { sessionId: id, at, seq, ...event };
       const key = keys.timelineEvent(id, at, seq);
       const item = { ...key, ...record, writeId };
@@ -105,12 +106,17 @@ export class TimelineRepository {
   }
 }
 
+const SEQ_LIMIT = 1_000_000;
+const SEQ_JUMP = 1_000;
+
 /**
  * Per-process counter, shared by every repository instance so events appended in one process keep their order
- * within a millisecond; a collision with another process's event takes the next number.
+ * within a millisecond. It starts at a random point, and a collision with another process's event moves it on by a
+ * random step: two processes started together would otherwise hand out the same numbers in the same order, and
+ * their retries would keep colliding.
  */
-let seqCounter = 0;
-function nextSeq(): number {
-  seqCounter = (seqCounter + 1) % 1_000_000;
+let seqCounter = randomInt(SEQ_LIMIT / 2);
+function nextSeq(afterCollision = false): number {
+  seqCounter = (seqCounter + (afterCollision ? randomInt(1, SEQ_JUMP + 1) : 1)) % SEQ_LIMIT;
   return seqCounter;
 }

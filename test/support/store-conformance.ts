@@ -31,6 +31,28 @@ import {
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const minutes = (n: number, from: Date = T0) => new Date(from.getTime() + n * 60_000);
 
+/**
+ * Two module instances of the timeline, as two processes whose sequences happen to begin at the same number: each
+ * has its own counter, and both start where the other does.
+ */
+async function timelinesStartingTogether(ctx: StoreContext): Promise<[TimelineRepository, TimelineRepository]> {
+  const crypto = await vi.importActual<typeof import('node:crypto')>('node:crypto');
+  const randomInt = (min: number, max?: number) => (max === undefined ? 0 : crypto.randomInt(min, max));
+  vi.doMock('node:crypto', () => ({ ...crypto, default: { ...crypto, randomInt }, randomInt }));
+  try {
+    const made: TimelineRepository[] = [];
+    for (let i = 0; i < 2; i++) {
+      vi.resetModules();
+      const instance = await import('../../src/store/timeline.js');
+      made.push(new instance.TimelineRepository(ctx));
+    }
+    return [made[0]!, made[1]!];
+  } finally {
+    vi.doUnmock('node:crypto');
+    vi.resetModules();
+  }
+}
+
 function newSession(overrides: Record<string, unknown> = {}) {
   return {
     intent: 'pods-pending',
@@ -353,21 +375,21 @@ export function defineStoreConformance(label: string, endpoint: () => string): v
         expect(await store.timeline.list(id)).toHaveLength(3);
       });
 
-      it('never overwrites: two writers with colliding keys both keep every event', async () => {
+      it('never overwrites: two processes whose sequences start together both keep every event', async () => {
         const id = ulid();
-        // A second module instance has its own sequence counter, exactly like another Lambda process.
-        vi.resetModules();
-        const other = await import('../../src/store/timeline.js');
-        const otherTimeline: TimelineRepository = new other.TimelineRepository(ctx);
-        const writes = Array.from({ length: 60 }, (_, i) =>
-          (i % 2 === 0 ? store.timeline : otherTimeline).append(id, { type: 'tool.requested', data: { i } }, T0),
+        const [one, two] = await timelinesStartingTogether(ctx);
+        // The first process's events of this millisecond take the numbers the second one tries first, in order.
+        for (let i = 0; i < 40; i++) await one.append(id, { type: 'tool.requested', data: { i } }, T0);
+        await two.append(id, { type: 'tool.requested', data: { i: 40 } }, T0);
+        const writes = Array.from({ length: 39 }, (_, i) =>
+          (i % 2 === 0 ? one : two).append(id, { type: 'tool.requested', data: { i: 41 + i } }, T0),
         );
         await Promise.all(writes);
         const events = await store.timeline.list(id);
-        expect(events).toHaveLength(60);
-        expect(new Set(events.map((e) => e.data?.['i'])).size).toBe(60);
+        expect(events).toHaveLength(80);
+        expect(new Set(events.map((e) => e.data?.['i'])).size).toBe(80);
         const keysSeen = events.map((e) => `${e.at}#${e.seq}`);
-        expect(new Set(keysSeen).size).toBe(60);
+        expect(new Set(keysSeen).size).toBe(80);
         const sortKeys = events.map((e) => keys.timelineEvent(id, e.at, e.seq).SK);
         expect([...sortKeys].sort()).toEqual(sortKeys);
       });
