@@ -44,13 +44,7 @@ export function sendJsonText(
   headers: Readonly<Record<string, string>> = {},
 ): void {
   // Encoded once: measuring the text's length in bytes and then sending it would go through it twice.
-  const body = typeof text === 'string' ? Buffer.from(text) : text;
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': body.length,
-    ...headers,
-  });
-  response.end(body);
+  sendJsonParts(response, status, [typeof text === 'string' ? Buffer.from(text) : text], headers);
 }
 
 /**
