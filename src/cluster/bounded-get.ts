@@ -48,7 +48,21 @@ function closedEarly(): Error {
   return Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' });
 }
 
+/**
+ * A connection kept open from an earlier request can have been closed by the server just as this one went out on it.
+ * Nothing of the answer has arrived then, so the GET is sent once more, on a new connection, as browsers and Node's
+ * documentation do.
+ */
+function closedWhileIdle(error: unknown, req: { reusedSocket: boolean }, answered: boolean): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return req.reusedSocket && !answered && (code === 'ECONNRESET' || code === 'EPIPE');
+}
+
 export function boundedGet(request: BoundedGetRequest): Promise<BoundedGetResponse> {
+  return attempt(request, true);
+}
+
+function attempt(request: BoundedGetRequest, mayResend: boolean): Promise<BoundedGetResponse> {
   const { url, signal, maxBytes } = request;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<BoundedGetResponse>((resolve, reject) => {
@@ -105,7 +119,15 @@ export function boundedGet(request: BoundedGetRequest): Promise<BoundedGetRespon
         });
       },
     );
-    req.on('error', (error) => finish(error));
+    req.on('error', (error) => {
+      if (!settled && mayResend && !signal.aborted && closedWhileIdle(error, req, response !== undefined)) {
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        resolve(attempt(request, false));
+        return;
+      }
+      finish(error);
+    });
     if (signal.aborted) {
       onAbort();
       return;

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { boundedGet, ResponseTooLargeError } from './bounded-get.js';
 import { httpFailure, redactCredentials, transportFailure } from './classify.js';
 import { eksTokenMinter } from './eks-token.js';
+import { KeptAgents } from './kept-agents.js';
 import { type KubeconfigSource, loadKubeconfig } from './kubeconfig.js';
 import { collectPages } from './paging.js';
 import {
@@ -127,6 +128,8 @@ interface Connection {
   maxBytes: number;
   userAgent: string;
   authenticate: (ctx: RequestContext, signal: AbortSignal) => Promise<void>;
+  /** Connections kept open between requests (kept-agents.ts). */
+  agents: KeptAgents;
 }
 
 /**
@@ -206,7 +209,7 @@ async function boundedBody(
     response = await boundedGet({
       url,
       headers: ctx.getHeaders(),
-      agent: ctx.getAgent() as Agent | undefined,
+      agent: conn.agents.for(ctx.getAgent() as Agent | undefined),
       signal,
       maxBytes: conn.maxBytes,
     });
@@ -371,6 +374,7 @@ function connect(loaded: Loaded, limits: Pick<Connection, 'timeoutMs' | 'maxByte
     basePath: base.pathname.replace(/\/+$/, ''),
     ...limits,
     authenticate: credentialQueue(loaded),
+    agents: new KeptAgents(),
   };
 }
 
