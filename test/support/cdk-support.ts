@@ -28,9 +28,13 @@ export interface Synthesized {
   template: Template;
 }
 
-/** Synthesizes the stack without bundling, from context values as `-c key=value` would give them. */
+/**
+ * Synthesizes the stack without bundling, from context values as `-c key=value` would give them. Nor is the template
+ * put through the CDK's built-in CloudFormation validation: the deploy path's test (test/integration/cdk) synthesizes
+ * as a user does, with it, and here it would build its rules engine again in every worker, for seconds each time.
+ */
 export function synthesize(context: Record<string, unknown> = {}, policyJson?: string): Synthesized {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
   const settings = parseSettings((key) => context[key]);
   const stack = new CalmopsStack(app, 'Calmops', {
     stackName: settings.stackName,
