@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { useSandboxPage } from '../support/sandbox-page.js';
+import { openThread, useSandboxPage } from '../support/sandbox-page.js';
 
 /**
  * The whole product through the sandbox page in a real browser: `npm start`'s stack (dynalite, the local Step
@@ -51,7 +51,7 @@ describe('the Slack sandbox in a browser', () => {
     await sandbox.page.fill('#composer-input', '/triage crashloop in orders');
     await sandbox.page.press('#composer-input', 'Enter');
     const root = sandbox.page.locator('#messages .msg', { hasText: 'requested by' }).first();
-    await root.locator('.thread-link').click({ timeout: WAIT });
+    await openThread(sandbox.page, root.locator('.thread-link'), WAIT);
     await expect
       .poll(() => thread().locator('.blk-header', { hasText: 'Triage: crashloop-analysis in orders' }).count(), {
         timeout: WAIT,

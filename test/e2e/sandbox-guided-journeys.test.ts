@@ -5,7 +5,7 @@ import type { Locator } from 'playwright-core';
 import { beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { DEMO_NAMESPACES, type DemoNamespace } from '../../local/demo/index.js';
 import { type TimelineEvent, TimelineRepository } from '../../src/store/timeline.js';
-import { useSandboxPage } from '../support/sandbox-page.js';
+import { openThread, useSandboxPage } from '../support/sandbox-page.js';
 
 /**
  * The guided diagnosis of every broken demo namespace, in a real browser on the sandbox page: /triage, every prompt
@@ -236,7 +236,7 @@ async function openTriage(demo: DemoNamespace): Promise<Journey> {
       { timeout: WAIT },
     )
     .toBe(true);
-  await sandbox.page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`).click({ timeout: WAIT });
+  await openThread(sandbox.page, sandbox.page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`), WAIT);
   const envelope = await waitForReply(new RegExp(`Triage: \\S+ in ${demo.namespace}\\b`));
   const sessionId = /Session (\w{26})/.exec(envelope.text)?.[1];
   expect(sessionId, envelope.text).toBeDefined();

@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DEMO_NAMESPACES } from '../../local/demo/index.js';
-import { useSandboxPage } from '../support/sandbox-page.js';
+import { openThread, useSandboxPage } from '../support/sandbox-page.js';
 
 /**
  * Typed reads in a real browser: in every broken demo namespace, each SAFE next action of the envelope, typed
@@ -21,10 +21,23 @@ function thread(): Locator {
 async function openTriage(command: string): Promise<void> {
   await sandbox.page.goto(`${sandbox.running.sandboxUrl}?user=${REQUESTER}&channel=incidents`);
   await sandbox.page.waitForSelector('body[data-ready="true"]');
+  // The same request may have opened a thread before: the new one is the root that was not there yet.
+  const roots = sandbox.page.locator('#messages .msg', { hasText: command.replace(/^\/triage /, '') });
+  const tsOf = () => roots.evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset['ts']));
+  const before = new Set(await tsOf());
   await sandbox.page.fill('#composer-input', command);
   await sandbox.page.press('#composer-input', 'Enter');
-  const root = sandbox.page.locator('.msg', { hasText: command.replace(/^\/triage /, '') }).last();
-  await root.locator('.thread-link').click({ timeout: WAIT });
+  let rootTs: string | undefined;
+  await expect
+    .poll(
+      async () => {
+        rootTs = (await tsOf()).find((ts) => ts !== undefined && !before.has(ts));
+        return rootTs;
+      },
+      { timeout: WAIT },
+    )
+    .toBeDefined();
+  await openThread(sandbox.page, sandbox.page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`), WAIT);
   await expect.poll(() => thread().textContent(), { timeout: WAIT }).toMatch(/Next actions|SAFE/);
 }
 

@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DEMO_NAMESPACES, type DemoNamespace } from '../../local/demo/index.js';
-import { useSandboxPage } from '../support/sandbox-page.js';
+import { openThread, useSandboxPage } from '../support/sandbox-page.js';
 
 /**
  * A specialist handoff in every demo namespace, in a real browser on the sandbox page: calmops proposes a specialist
@@ -85,7 +85,7 @@ async function openTriage(demo: DemoNamespace): Promise<Shown> {
       { timeout: WAIT },
     )
     .toBe(true);
-  await sandbox.page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`).click({ timeout: WAIT });
+  await openThread(sandbox.page, sandbox.page.locator(`#messages .msg[data-ts="${rootTs}"] .thread-link`), WAIT);
   const envelope = await waitForReply(new RegExp(`Triage: \\S+ in ${demo.namespace}\\b`));
   // The memory search follows the envelope; after it the session waits for the thread.
   await waitForReply(/similar incident|No similar incident|past incident/i);

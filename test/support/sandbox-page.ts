@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { type RunningCalmops, startCalmops } from '../../local/start.js';
 import { launchChromium } from './chromium.js';
 import { startedForSuite } from './suite-lifecycle.js';
@@ -57,4 +58,22 @@ async function openSandboxPage(options: SandboxPageOptions = {}): Promise<Sandbo
 /** The sandbox page for the enclosing file or `describe`: opened before its tests, closed after them. */
 export function useSandboxPage(options: SandboxPageOptions = {}): SandboxPage {
   return startedForSuite(() => openSandboxPage(options), 120_000);
+}
+
+/**
+ * Opens the thread of a message in the side pane, through its "N replies" link. The channel is drawn again whenever
+ * the bot posts, so a click can land while the list is being replaced and open nothing: the link is clicked again
+ * until the pane shows that message's thread.
+ */
+export async function openThread(page: Page, link: Locator, timeout: number): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const ts = await link.getAttribute('data-open-thread', { timeout });
+        await link.click({ timeout });
+        return page.locator(`#thread-messages .msg[data-ts="${ts}"]`).count();
+      },
+      { timeout },
+    )
+    .toBeGreaterThan(0);
 }
