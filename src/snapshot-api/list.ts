@@ -86,22 +86,27 @@ export function answerList(target: Extract<Route, { type: 'list' }>, { state, ur
  */
 function joined(items: readonly StoredObject[]): Buffer[] {
   const parts: Buffer[] = [];
-  let run: [source: Buffer, start: number, end: number] | undefined;
+  // The run of spans being joined: its buffer, from `start` to `end`.
+  let source: Buffer | undefined;
+  let start = 0;
+  let end = 0;
   const flush = () => {
-    if (run === undefined) return;
+    if (source === undefined) return;
     if (parts.length > 0) parts.push(COMMA);
-    parts.push(run[0].subarray(run[1], run[2]));
-    run = undefined;
+    parts.push(source.subarray(start, end));
+    source = undefined;
   };
   for (const item of items) {
-    const span = item.span();
-    if (span !== undefined && run?.[0] === span[0] && span[1] === run[2] + 1 && run[0][run[2]] === COMMA_BYTE) {
-      run[2] = span[2];
+    const itemSource = item.spanSource;
+    if (itemSource !== undefined && itemSource === source && item.spanStart === end + 1 && source[end] === COMMA_BYTE) {
+      end = item.spanEnd;
       continue;
     }
     flush();
-    if (span !== undefined) {
-      run = [span[0], span[1], span[2]];
+    if (itemSource !== undefined) {
+      source = itemSource;
+      start = item.spanStart;
+      end = item.spanEnd;
       continue;
     }
     if (parts.length > 0) parts.push(COMMA);
