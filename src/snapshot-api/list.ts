@@ -133,6 +133,9 @@ function select(
       labelCandidates(labels, (key) => catalog.labelKey(info.plural, namespace, key)) ??
       (namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace));
     const fieldsMatch = fields.length > 0 ? fieldMatcher(info.plural, fields) : undefined;
+    // With nothing to test, a namespace without a slash (as every real one is) is exactly the objects keyed in it.
+    const exact = namespace === undefined || !namespace.includes('/');
+    if (exact && labels.length === 0 && fieldsMatch === undefined) return candidates;
     const matching: StoredObject[] = [];
     for (let i = 0; i < candidates.length; i++) {
       const o = candidates[i] as StoredObject;
