@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { byCodePoint } from '../code-point-order.js';
 import { resourceForKind } from './resources.js';
 import { type ParsedSnapshotCache, type StoredSnapshot, snapshotNow } from './snapshot.js';
-import { type EntryRows, StoredObject } from './stored-object.js';
+import { type EntryRows, type RunColumns as HeadColumns, StoredObject } from './stored-object.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -267,39 +267,37 @@ export class SnapshotCacheColumnError extends Error {
  * One resource's run of objects in an entry: its columns (labels, then each selectable field's values), each a span
  * of the entry's bytes parsed the first time it is read.
  */
-class RunColumns {
+class RunColumns implements HeadColumns {
   readonly fieldCount: number;
+  /** The columns parsed so far, by their place (labels first); read directly, since selectors read them per object. */
+  readonly parsed: (readonly unknown[] | undefined)[];
   readonly #bytes: Buffer;
   /** Each column's start and end in the entry's bytes, one after the other. */
   readonly #spans: readonly number[];
   readonly #count: number;
-  readonly #parsed: (readonly unknown[] | undefined)[];
 
   constructor(bytes: Buffer, spans: readonly number[], count: number) {
     this.#bytes = bytes;
     this.#spans = spans;
     this.#count = count;
-    this.#parsed = new Array(spans.length / 2);
+    this.parsed = new Array(spans.length / 2);
     this.fieldCount = spans.length / 2 - 1;
   }
 
-  column(c: number, holds: (value: unknown) => boolean): readonly unknown[] {
-    let column = this.#parsed[c];
-    if (column === undefined) {
-      const span = this.#bytes.subarray(this.#spans[2 * c], this.#spans[2 * c + 1]);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(entryText(span));
-      } catch (error) {
-        throw new SnapshotCacheColumnError(`a parsed-snapshot cache entry's column ${c} is not JSON`, { cause: error });
-      }
-      if (!Array.isArray(parsed) || parsed.length !== this.#count || !parsed.every(holds)) {
-        throw new SnapshotCacheColumnError(`a parsed-snapshot cache entry's column ${c} is not what its index says`);
-      }
-      column = parsed;
-      this.#parsed[c] = column;
+  /** Column `c`, parsed now if it was not yet. */
+  parse(c: number): readonly unknown[] {
+    const span = this.#bytes.subarray(this.#spans[2 * c], this.#spans[2 * c + 1]);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(entryText(span));
+    } catch (error) {
+      throw new SnapshotCacheColumnError(`a parsed-snapshot cache entry's column ${c} is not JSON`, { cause: error });
     }
-    return column;
+    if (!Array.isArray(parsed) || parsed.length !== this.#count || !parsed.every(c === 0 ? isLabels : isString)) {
+      throw new SnapshotCacheColumnError(`a parsed-snapshot cache entry's column ${c} is not what its index says`);
+    }
+    this.parsed[c] = parsed;
+    return parsed;
   }
 }
 
@@ -329,15 +327,10 @@ class EntryObjects implements EntryRows {
   readonly kinds: (string | null)[];
   readonly apiVersions: (string | null)[];
   readonly starts: Float64Array;
-  /** Which run each row is in, and the row each run starts at. */
-  readonly #runOf: Uint32Array;
-  readonly #runStarts: readonly number[];
-  readonly #columns: readonly RunColumns[];
 
   constructor(
     readonly source: Buffer,
     index: EntryIndex,
-    columns: readonly RunColumns[],
   ) {
     const count = index.lengths.length;
     this.names = index.names;
@@ -347,39 +340,11 @@ class EntryObjects implements EntryRows {
     this.kinds = expand(index.kinds, count);
     this.apiVersions = expand(index.apiVersions, count);
     this.starts = new Float64Array(count);
-    this.#runOf = new Uint32Array(count);
-    const runStarts: number[] = [];
-    let at = 0;
-    for (let r = 0; r < index.runs.length; r++) {
-      const size = (index.runs[r] as EntryIndex['runs'][0])[1];
-      runStarts.push(at);
-      this.#runOf.fill(r, at, at + size);
-      at += size;
-    }
-    this.#runStarts = runStarts;
-    this.#columns = columns;
   }
 
   readonly names: readonly string[];
   readonly versions: readonly (string | null)[];
   readonly lengths: readonly number[];
-
-  labels(row: number): Readonly<Record<string, string>> | undefined {
-    const r = this.#runOf[row] as number;
-    const labels = (this.#columns[r] as RunColumns).column(0, isLabels)[row - (this.#runStarts[r] as number)];
-    return (labels ?? undefined) as Readonly<Record<string, string>> | undefined;
-  }
-
-  field(position: number, row: number): string {
-    const r = this.#runOf[row] as number;
-    const columns = this.#columns[r] as RunColumns;
-    if (position >= columns.fieldCount) return '';
-    return columns.column(position + 1, isString)[row - (this.#runStarts[r] as number)] as string;
-  }
-
-  fieldCount(row: number): number {
-    return (this.#columns[this.#runOf[row] as number] as RunColumns).fieldCount;
-  }
 }
 
 /** The entry when it is laid out as formatEntry writes it; `false` when it is not laid out so at all. */
@@ -412,13 +377,19 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
   at += OBJECTS_OPEN.length;
   const digest = bytes.toString('latin1', DIGEST_OPEN.length, DIGEST_END);
   if (digestOf(bytes.subarray(DIGEST_END, at)) !== digest) return undefined;
-  const rows = new EntryObjects(bytes, index, columns);
+  const rows = new EntryObjects(bytes, index);
   const { starts } = rows;
   const stored: StoredObject[] = new Array(count);
   const served: StoredObject[] = new Array(count);
   const placed = new Uint8Array(count);
   const last = bytes.length - ENDING.length;
+  let run = 0;
+  let runStart = 0;
   for (let k = 0; k < count; k++) {
+    if (k - runStart === (runs[run] as EntryIndex['runs'][0])[1]) {
+      run += 1;
+      runStart = k;
+    }
     const i = order[k] as number;
     if (!isCount(i, 0) || i >= count || placed[i] === 1) return undefined;
     placed[i] = 1;
@@ -427,7 +398,7 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
     if (end > last || bytes[at] !== OPEN_BRACE || bytes[end - 1] !== CLOSE_BRACE) return undefined;
     if (k < count - 1 ? bytes[end] !== COMMA : end !== last) return undefined;
     starts[k] = at;
-    const object = StoredObject.inEntry(rows, k);
+    const object = StoredObject.inEntry(rows, k, columns[run] as RunColumns, k - runStart);
     stored[i] = object;
     served[k] = object;
     at = end + 1;

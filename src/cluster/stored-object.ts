@@ -15,11 +15,7 @@ interface Head {
   fields: readonly string[];
 }
 
-/**
- * Objects read back from a parsed-snapshot cache entry, by row: who each is, where its text's UTF-8 bytes are in the
- * entry, and its labels and selectable field values, which the entry keeps in columns read only when a selector first
- * asks about them.
- */
+/** Objects read back from a parsed-snapshot cache entry, by row: who each is, and where its text's UTF-8 bytes are. */
 export interface EntryRows {
   readonly source: Buffer;
   readonly names: readonly string[];
@@ -31,10 +27,18 @@ export interface EntryRows {
   readonly starts: Float64Array;
   /** How long each text is in bytes. */
   readonly lengths: readonly number[];
-  labels(row: number): Readonly<Record<string, string>> | undefined;
-  /** The value of the resource's selectable field at `position` (selectable-fields.ts), '' for one it lacks. */
-  field(position: number, row: number): string;
-  fieldCount(row: number): number;
+}
+
+/**
+ * The columns of one resource's run of objects in a cache entry: its labels, then each selectable field's values (in
+ * the order of selectable-fields.ts), one value per object of the run. Each is parsed when first read; selectors read
+ * them for every object of a resource, so the parsed ones are at hand directly.
+ */
+export interface RunColumns {
+  readonly fieldCount: number;
+  readonly parsed: readonly (readonly unknown[] | undefined)[];
+  /** Column `c` (0 for the labels), parsed now. */
+  parse(c: number): readonly unknown[];
 }
 
 const NO_FIELDS: readonly string[] = [];
@@ -61,8 +65,9 @@ function headOf(object: KubeObject): Head {
  * that reads them does. Read back from the cache, the text is kept as a span of the entry's own bytes, which a list
  * answer sends as they are: it is neither decoded nor encoded again, and objects whose spans follow each other in
  * the entry (it lays them out in the order lists are served) go out as one slice of it. Read back so, it is no more
- * than its row among the entry's objects (`EntryRows`): its labels and field values stay in the entry's columns until
- * a selector asks about them, and a list of one resource in one namespace needs none.
+ * than its row among the entry's objects (`EntryRows`) and among its resource's columns (`RunColumns`): its labels and
+ * field values stay in the entry until a selector asks about them, and a list of one resource in one namespace needs
+ * none.
  *
  * Like object-text.ts, this holds only objects that are never changed in place.
  */
@@ -71,6 +76,9 @@ export class StoredObject {
   #head: Head | undefined;
   #rows: EntryRows | undefined;
   #row: number;
+  /** For an object read back: its run's columns, and its row among them. */
+  #columns: RunColumns | undefined;
+  #runRow: number;
   #object: KubeObject | undefined;
   #text: string | undefined;
   #bytes: Buffer | undefined;
@@ -89,6 +97,8 @@ export class StoredObject {
     this.#head = head;
     this.#rows = rows;
     this.#row = row;
+    this.#columns = undefined;
+    this.#runRow = 0;
     this.#object = object;
     this.#text = text;
     this.#bytes = undefined;
@@ -117,9 +127,12 @@ export class StoredObject {
     return new StoredObject(headOf(object), undefined, 0, undefined, text);
   }
 
-  /** The object at `row` of objects read back from a cache entry. */
-  static inEntry(rows: EntryRows, row: number): StoredObject {
-    return new StoredObject(undefined, rows, row, undefined, undefined);
+  /** The object at `row` of objects read back from a cache entry, at `runRow` of its run's `columns`. */
+  static inEntry(rows: EntryRows, row: number, columns: RunColumns, runRow: number): StoredObject {
+    const stored = new StoredObject(undefined, rows, row, undefined, undefined);
+    stored.#columns = columns;
+    stored.#runRow = runRow;
+    return stored;
   }
 
   /**
@@ -177,21 +190,27 @@ export class StoredObject {
 
   get labels(): Readonly<Record<string, string>> | undefined {
     const head = this.#head;
-    return head !== undefined ? head.labels : (this.#rows as EntryRows).labels(this.#row);
+    if (head !== undefined) return head.labels;
+    const columns = this.#columns as RunColumns;
+    const labels = (columns.parsed[0] ?? columns.parse(0))[this.#runRow];
+    return (labels ?? undefined) as Readonly<Record<string, string>> | undefined;
   }
 
   /** The values of its resource's selectable fields, in their order (selectable-fields.ts). */
   get fields(): readonly string[] {
     const head = this.#head;
     if (head !== undefined) return head.fields;
-    const rows = this.#rows as EntryRows;
-    return Array.from({ length: rows.fieldCount(this.#row) }, (_, position) => rows.field(position, this.#row));
+    const { fieldCount } = this.#columns as RunColumns;
+    return Array.from({ length: fieldCount }, (_, position) => this.field(position));
   }
 
   /** The value of the selectable field at `position` among its resource's (selectable-fields.ts); '' for none. */
   field(position: number): string {
     const head = this.#head;
-    return head !== undefined ? (head.fields[position] ?? '') : (this.#rows as EntryRows).field(position, this.#row);
+    if (head !== undefined) return head.fields[position] ?? '';
+    const columns = this.#columns as RunColumns;
+    if (position >= columns.fieldCount) return '';
+    return (columns.parsed[position + 1] ?? columns.parse(position + 1))[this.#runRow] as string;
   }
 
   get object(): KubeObject {
