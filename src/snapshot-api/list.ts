@@ -20,7 +20,6 @@ import type { SnapshotState } from './state.js';
 import { toTable } from './tables.js';
 
 const COMMA = Buffer.from(',');
-const COMMA_BYTE = 0x2c;
 const LIST_CLOSE = Buffer.from(']}');
 
 /** Lists and watches of one kind: selectors, paging and the representation the client asked for. */
@@ -97,12 +96,15 @@ function joined(items: readonly StoredObject[]): Buffer[] {
     source = undefined;
   };
   for (const item of items) {
-    const itemSource = item.spanSource;
-    if (itemSource !== undefined && itemSource === source && item.spanStart === end + 1 && source[end] === COMMA_BYTE) {
-      end = item.spanEnd;
-      continue;
+    if (source !== undefined) {
+      const next = item.endAfter(source, end);
+      if (next >= 0) {
+        end = next;
+        continue;
+      }
     }
     flush();
+    const itemSource = item.spanSource;
     if (itemSource !== undefined) {
       source = itemSource;
       start = item.spanStart;
