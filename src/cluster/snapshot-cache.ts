@@ -185,10 +185,17 @@ function formatEntry(entry: StoredSnapshot): Buffer[] {
     while (end < served.length && plurals[order[end] as number] === plural) end++;
     const run = served.slice(start, end);
     const fieldCount = (run[0] as StoredObject).fields.length;
-    const texts = [JSON.stringify(run.map((o) => o.labels ?? null))];
-    for (let position = 0; position < fieldCount; position++) {
-      texts.push(JSON.stringify(run.map((o) => o.field(position))));
+    const labels: (Readonly<Record<string, string>> | null)[] = [];
+    const values: string[][] = Array.from({ length: fieldCount }, () => []);
+    // One pass over the run's objects, each read once: a column at a time would read every object once per field.
+    for (const object of run) {
+      labels.push(object.labels ?? null);
+      const fields = object.fields;
+      for (let position = 0; position < fieldCount; position++) {
+        (values[position] as string[]).push(fields[position] ?? '');
+      }
     }
+    const texts = [JSON.stringify(labels), ...values.map((column) => JSON.stringify(column))];
     runs.push([plural, run.length, ...texts.map((text) => Buffer.byteLength(text, 'utf8'))]);
     columns.push(...texts);
     start = end;
