@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { byCodePoint } from '../code-point-order.js';
 import { resourceForKind } from './resources.js';
 import { type ParsedSnapshotCache, type StoredSnapshot, snapshotNow } from './snapshot.js';
-import { StoredObject } from './stored-object.js';
+import { type EntryRows, type RunColumns as HeadColumns, StoredObject } from './stored-object.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -83,41 +83,75 @@ function prune(dir: string): void {
 }
 
 /**
- * An entry is one JSON document. Its first line holds the rest of the entry; then come the objects' heads
- * (stored-object.ts), one compact array to a line, in the snapshot's order; then, on one line, the objects' texts,
- * laid out in the order an API server lists them (by resource, then by namespace and name):
+ * An entry is one JSON document. Its first line holds the rest of the entry's summary and who each object is; then
+ * come the objects' labels and selectable field values (stored-object.ts), one compact array to a line, a column for
+ * each run of objects of one resource; then, on one line, the objects' texts. Objects, names and columns are all laid
+ * out in the order an API server lists them (by resource, then by namespace and name):
  *
- *     {"secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","lengths":[412,…],"order":[3,0,…],"heads":[
- *     ["v1","Pod","web-0","shop","812",{"app":"web"},["node-1","Always",…]],
+ *     {"digest":"9f2c…","secretsSkipped":0,"taken":"2025-06-01T09:00:00.000Z","lengths":[412,…],"order":[3,0,…],
+ *      "names":["web-0",…],"versions":["812",…],"namespaces":[["shop",3000],…],"kinds":[["Pod",3000],…],
+ *      "apiVersions":[["v1",3000],…],"runs":[["pods",3000,5120,…],…],"columns":[
+ *     [{"app":"web"},…],
+ *     ["node-1",…],
  *     …
  *     ],"objects":[
  *     {"apiVersion":"v1","kind":"Pod",…},{…},…
  *     ]}
  *
- * `lengths` are the texts' lengths in bytes, in the snapshot's order; `order` names the object each text in turn
- * belongs to. Reading an entry back parses only the heads, which are what an API server needs to find and select
- * objects; each text stays a span of the entry's bytes, decoded and parsed only when its object is read whole. Since
- * a list answer is a run of objects in exactly the order they are laid out, joined by the same commas, most of a
- * list goes out as one slice of the entry. An entry whose heads or lengths do not hold is a miss; any other JSON
- * document with `objects` and `secretsSkipped` is read in one piece, from its objects.
+ * (the first line is one line). `lengths` are the texts' lengths in bytes; `order` names the object of the snapshot
+ * each in turn is; `namespaces`, `kinds` and `apiVersions` are runs of one value and how many objects in turn carry
+ * it; each of `runs` is a resource's run of objects, how many, and the lengths of its columns in bytes: its labels,
+ * then each selectable field's values. `digest` is the SHA-256 of every byte after its own value up to the texts,
+ * which are checked against their lengths instead (each an object, then a comma or the entry's end): a changed, cut
+ * or half-written entry is a miss, never a wrong answer. (Hashing the texts too, megabytes, would cost a replay a
+ * good part of what reading the columns lazily saves.)
+ *
+ * Reading an entry back parses only its first line: who the objects are is what an API server needs to find and
+ * order them, and a list of one resource in one namespace needs nothing more. A column is parsed the first time a
+ * selector asks about it; each text stays a span of the entry's bytes, decoded and parsed only when its object is read
+ * whole. Since a list answer is a run of objects in exactly the order they are laid out, joined by the same commas,
+ * most of a list goes out as one slice of the entry. Any other JSON document with `objects` and `secretsSkipped` is
+ * read in one piece, from its objects.
  */
-const HEADS_OPEN = '"heads":[';
-const OBJECTS_OPEN = '],"objects":[';
+const DIGEST_OPEN = '{"digest":"';
+const DIGEST_END = DIGEST_OPEN.length + 64;
+const COLUMNS_OPEN = ',"columns":[';
+const COLUMN_SEPARATOR = Buffer.from(',\n');
+const OBJECTS_OPEN = '\n],"objects":[\n';
 const ENTRY_CLOSE = ']}';
 const ENDING = Buffer.from(`\n${ENTRY_CLOSE}`);
 const COMMA = 0x2c;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
+function pluralOf(object: StoredObject): string {
+  return object.kind === undefined ? '' : (resourceForKind(object.kind)?.plural ?? '');
+}
+
 /** The objects' indices in the order an API server lists them: by resource, then by `namespace/name`. */
-function servingOrder(stored: readonly StoredObject[]): number[] {
-  const keys = stored.map((o) => {
-    const plural = o.kind === undefined ? '' : (resourceForKind(o.kind)?.plural ?? '');
-    return `${plural}\u0000${o.namespace ?? ''}/${o.name}`;
-  });
+function servingOrder(stored: readonly StoredObject[], plurals: readonly string[]): number[] {
+  const keys = stored.map((o, i) => `${plurals[i]}\u0000${o.namespace ?? ''}/${o.name}`);
   // A stable sort: objects with the same identity keep their order, as the server relies on (a later one wins).
   return keys.map((_, i) => i).sort((a, b) => byCodePoint(keys[a] as string, keys[b] as string));
 }
+
+type Run = [value: string | null, count: number];
+
+/** `values` as runs of one value and how many in turn carry it. */
+function runsOf(values: readonly (string | null)[]): Run[] {
+  const runs: Run[] = [];
+  let last: Run | undefined;
+  for (const value of values) {
+    if (last !== undefined && last[0] === value) last[1] += 1;
+    else {
+      last = [value, 1];
+      runs.push(last);
+    }
+  }
+  return runs;
+}
+
+const digestOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /**
  * The entry's parts, to be written one after the other; every object in `entry` is then kept in the entry's bytes
@@ -127,82 +161,256 @@ function formatEntry(entry: StoredSnapshot): Buffer[] {
   const summary = { secretsSkipped: entry.secretsSkipped, taken: entry.taken?.toISOString() ?? null };
   const { stored } = entry;
   if (stored.length === 0) return [Buffer.from(JSON.stringify({ ...summary, objects: [] }))];
-  const order = servingOrder(stored);
-  const texts = order.map((i) => (stored[i] as StoredObject).text);
+  const plurals = stored.map(pluralOf);
+  const order = servingOrder(stored, plurals);
+  const served = order.map((i) => stored[i] as StoredObject);
+  const texts = served.map((o) => o.text);
   // One text, encoded once: thousands of small encodings and copies cost far more than the bytes themselves.
   const objects = Buffer.from(texts.join(','), 'utf8');
   const ascii = objects.length === texts.reduce((sum, text) => sum + text.length, texts.length - 1);
-  const lengths: number[] = new Array(stored.length);
+  const lengths: number[] = new Array(served.length);
   let at = 0;
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k] as number;
+  for (let k = 0; k < served.length; k++) {
     const text = texts[k] as string;
     const length = ascii ? text.length : Buffer.byteLength(text, 'utf8');
-    lengths[i] = length;
-    (stored[i] as StoredObject).keepIn(objects, at, at + length);
+    lengths[k] = length;
+    (served[k] as StoredObject).keepIn(objects, at, at + length);
     at += length + 1;
   }
-  const heads = stored.map((o) => JSON.stringify(o.record())).join(',\n');
-  const head = JSON.stringify({ ...summary, lengths, order });
-  return [Buffer.from(`${head.slice(0, -1)},${HEADS_OPEN}\n${heads}\n${OBJECTS_OPEN}\n`), objects, ENDING];
+  const columns: string[] = [];
+  const runs: (string | number)[][] = [];
+  for (let start = 0; start < served.length; ) {
+    const plural = plurals[order[start] as number] as string;
+    let end = start + 1;
+    while (end < served.length && plurals[order[end] as number] === plural) end++;
+    const run = served.slice(start, end);
+    const fieldCount = (run[0] as StoredObject).fields.length;
+    const labels: (Readonly<Record<string, string>> | null)[] = [];
+    const values: string[][] = Array.from({ length: fieldCount }, () => []);
+    // One pass over the run's objects, each read once: a column at a time would read every object once per field.
+    for (const object of run) {
+      labels.push(object.labels ?? null);
+      const fields = object.fields;
+      for (let position = 0; position < fieldCount; position++) {
+        (values[position] as string[]).push(fields[position] ?? '');
+      }
+    }
+    const texts = [JSON.stringify(labels), ...values.map((column) => JSON.stringify(column))];
+    runs.push([plural, run.length, ...texts.map((text) => Buffer.byteLength(text, 'utf8'))]);
+    columns.push(...texts);
+    start = end;
+  }
+  const head = JSON.stringify({
+    ...summary,
+    lengths,
+    order,
+    names: served.map((o) => o.name),
+    versions: served.map((o) => o.resourceVersion ?? null),
+    namespaces: runsOf(served.map((o) => o.namespace ?? null)),
+    kinds: runsOf(served.map((o) => o.kind ?? null)),
+    apiVersions: runsOf(served.map((o) => o.apiVersion ?? null)),
+    runs,
+  });
+  const index = Buffer.from(`",${head.slice(1, -1)}${COLUMNS_OPEN}\n${columns.join(',\n')}${OBJECTS_OPEN}`, 'utf8');
+  return [Buffer.from(`${DIGEST_OPEN}${digestOf(index)}`), index, objects, ENDING];
+}
+
+/** What the first line of a laid-out entry says, beside the summary. */
+interface EntryIndex {
+  lengths: number[];
+  order: number[];
+  names: string[];
+  versions: (string | null)[];
+  namespaces: Run[];
+  kinds: Run[];
+  apiVersions: Run[];
+  runs: [plural: string, count: number, ...columnLengths: number[]][];
+}
+
+const isCount = (value: unknown, least: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= least;
+
+const isNullableString = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+function isRuns(value: unknown, count: number): value is Run[] {
+  if (!Array.isArray(value)) return false;
+  let total = 0;
+  for (const run of value) {
+    if (!Array.isArray(run) || run.length !== 2 || !isNullableString(run[0]) || !isCount(run[1], 1)) return false;
+    total += run[1];
+  }
+  return total === count;
+}
+
+/** The index when it holds together: every list as long as the objects are many, every run adding up to them. */
+function indexOf(summary: Record<string, unknown>): EntryIndex | undefined {
+  const { lengths, order, names, versions, namespaces, kinds, apiVersions, runs } = summary;
+  if (!Array.isArray(lengths) || !Array.isArray(order) || !Array.isArray(names) || !Array.isArray(versions)) {
+    return undefined;
+  }
+  const count = lengths.length;
+  if (order.length !== count || names.length !== count || versions.length !== count) return undefined;
+  for (let k = 0; k < count; k++) {
+    if (!isCount(lengths[k], 2) || typeof names[k] !== 'string' || !isNullableString(versions[k])) return undefined;
+  }
+  if (!isRuns(namespaces, count) || !isRuns(kinds, count) || !isRuns(apiVersions, count)) return undefined;
+  if (!Array.isArray(runs)) return undefined;
+  let total = 0;
+  for (const run of runs) {
+    if (!Array.isArray(run) || run.length < 3 || typeof run[0] !== 'string' || !isCount(run[1], 1)) return undefined;
+    for (let c = 2; c < run.length; c++) if (!isCount(run[c], 2)) return undefined;
+    total += run[1];
+  }
+  if (total !== count) return undefined;
+  return summary as unknown as EntryIndex;
+}
+
+/** A column of a cache entry whose digest held is not what its first line says: the entry was written wrong. */
+export class SnapshotCacheColumnError extends Error {
+  override readonly name = 'SnapshotCacheColumnError';
+}
+
+/**
+ * One resource's run of objects in an entry: its columns (labels, then each selectable field's values), each a span
+ * of the entry's bytes parsed the first time it is read.
+ */
+class RunColumns implements HeadColumns {
+  readonly fieldCount: number;
+  /** The columns parsed so far, by their place (labels first); read directly, since selectors read them per object. */
+  readonly parsed: (readonly unknown[] | undefined)[];
+  readonly #bytes: Buffer;
+  /** Each column's start and end in the entry's bytes, one after the other. */
+  readonly #spans: readonly number[];
+  readonly #count: number;
+
+  constructor(bytes: Buffer, spans: readonly number[], count: number) {
+    this.#bytes = bytes;
+    this.#spans = spans;
+    this.#count = count;
+    this.parsed = new Array(spans.length / 2);
+    this.fieldCount = spans.length / 2 - 1;
+  }
+
+  /** Column `c`, parsed now if it was not yet. */
+  parse(c: number): readonly unknown[] {
+    const span = this.#bytes.subarray(this.#spans[2 * c], this.#spans[2 * c + 1]);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(entryText(span));
+    } catch (error) {
+      throw new SnapshotCacheColumnError(`a parsed-snapshot cache entry's column ${c} is not JSON`, { cause: error });
+    }
+    if (!Array.isArray(parsed) || parsed.length !== this.#count || !parsed.every(c === 0 ? isLabels : isString)) {
+      throw new SnapshotCacheColumnError(`a parsed-snapshot cache entry's column ${c} is not what its index says`);
+    }
+    this.parsed[c] = parsed;
+    return parsed;
+  }
+}
+
+const isString = (value: unknown): boolean => typeof value === 'string';
+
+function isLabels(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const key in value) if (typeof (value as Record<string, unknown>)[key] !== 'string') return false;
+  return true;
+}
+
+/** `runs` spelled out, a value for each object in turn. */
+function expand(runs: readonly Run[], count: number): (string | null)[] {
+  const values: (string | null)[] = new Array(count);
+  let at = 0;
+  for (const [value, length] of runs) {
+    values.fill(value, at, at + length);
+    at += length;
+  }
+  return values;
+}
+
+/** An entry's objects by row, in the order it lays them out. */
+class EntryObjects implements EntryRows {
+  readonly namespaces: (string | null)[];
+  readonly kinds: (string | null)[];
+  readonly apiVersions: (string | null)[];
+  readonly starts: Float64Array;
+
+  constructor(
+    readonly source: Buffer,
+    index: EntryIndex,
+  ) {
+    const count = index.lengths.length;
+    this.names = index.names;
+    this.versions = index.versions;
+    this.lengths = index.lengths;
+    this.namespaces = expand(index.namespaces, count);
+    this.kinds = expand(index.kinds, count);
+    this.apiVersions = expand(index.apiVersions, count);
+    this.starts = new Float64Array(count);
+  }
+
+  readonly names: readonly string[];
+  readonly versions: readonly (string | null)[];
+  readonly lengths: readonly number[];
 }
 
 /** The entry when it is laid out as formatEntry writes it; `false` when it is not laid out so at all. */
 function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
   const firstEnd = bytes.indexOf(0x0a);
-  if (firstEnd < 0 || bytes.toString('latin1', firstEnd - HEADS_OPEN.length, firstEnd) !== HEADS_OPEN) return false;
-  if (!bytes.subarray(bytes.length - ENDING.length).equals(ENDING)) return undefined;
-  const first = bytes.toString('utf8', 0, firstEnd);
-  const summary: unknown = JSON.parse(`${first.slice(0, -HEADS_OPEN.length)}"objects":[]}`);
+  if (firstEnd < 0 || bytes.toString('latin1', firstEnd - COLUMNS_OPEN.length, firstEnd) !== COLUMNS_OPEN) return false;
+  if (bytes.toString('latin1', 0, DIGEST_OPEN.length) !== DIGEST_OPEN) return false;
+  const first = entryText(bytes.subarray(0, firstEnd - COLUMNS_OPEN.length));
+  const summary: unknown = JSON.parse(`${first}}`);
   const rest = summaryOf(summary);
-  const { lengths, order } = summary as { lengths?: unknown; order?: unknown };
-  // Where the heads end follows from the texts' lengths, which fill the rest of the entry: checked there, rather
-  // than searched for through megabytes of heads.
-  const headsEnd = Array.isArray(lengths) ? objectsLine(bytes, lengths) : -1;
-  if (headsEnd < firstEnd) return undefined;
-  // The heads are one JSON array as they stand, brackets included (the `[` ending the first line, the `]` opening
-  // the objects' line): read in one parse, which is much quicker than one per line, of the entry's own text.
-  const heads: unknown = JSON.parse(entryText(bytes.subarray(firstEnd - 1, headsEnd + 2)));
-  if (rest === undefined || !Array.isArray(heads) || !Array.isArray(lengths) || !Array.isArray(order)) return undefined;
-  const count = heads.length;
-  if (lengths.length !== count || order.length !== count) return undefined;
+  if (rest === undefined) return undefined;
+  const index = indexOf(summary as Record<string, unknown>);
+  if (index === undefined) return undefined;
+  const { lengths, order, runs } = index;
+  const count = lengths.length;
+  // Where each run's columns sit: one after the other from the line after the first, each followed by `,\n`.
+  let at = firstEnd + 1;
+  const columns: RunColumns[] = [];
+  for (const run of runs) {
+    const spans: number[] = [];
+    for (let c = 2; c < run.length; c++) {
+      if (at > firstEnd + 1 && !bytes.subarray(at - 2, at).equals(COLUMN_SEPARATOR)) return undefined;
+      spans.push(at, at + (run[c] as number));
+      at += (run[c] as number) + COLUMN_SEPARATOR.length;
+    }
+    columns.push(new RunColumns(bytes, spans, run[1]));
+  }
+  at -= COLUMN_SEPARATOR.length;
+  if (bytes.toString('latin1', at, at + OBJECTS_OPEN.length) !== OBJECTS_OPEN) return undefined;
+  at += OBJECTS_OPEN.length;
+  const digest = bytes.toString('latin1', DIGEST_OPEN.length, DIGEST_END);
+  if (digestOf(bytes.subarray(DIGEST_END, at)) !== digest) return undefined;
+  const rows = new EntryObjects(bytes, index);
+  const { starts } = rows;
   const stored: StoredObject[] = new Array(count);
   const served: StoredObject[] = new Array(count);
   const placed = new Uint8Array(count);
-  let at = headsEnd + OBJECTS_OPEN.length + 2;
   const last = bytes.length - ENDING.length;
+  let run = 0;
+  let runStart = 0;
   for (let k = 0; k < count; k++) {
-    const i: unknown = order[k];
-    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= count || placed[i] === 1) return undefined;
+    if (k - runStart === (runs[run] as EntryIndex['runs'][0])[1]) {
+      run += 1;
+      runStart = k;
+    }
+    const i = order[k] as number;
+    if (!isCount(i, 0) || i >= count || placed[i] === 1) return undefined;
     placed[i] = 1;
-    const length: unknown = lengths[i];
-    if (typeof length !== 'number' || !Number.isInteger(length) || length < 2) return undefined;
-    const end = at + length;
+    const end = at + (lengths[k] as number);
     // Each text is an object, followed by a comma, or by the entry's end for the last: else the lengths lie.
     if (end > last || bytes[at] !== OPEN_BRACE || bytes[end - 1] !== CLOSE_BRACE) return undefined;
     if (k < count - 1 ? bytes[end] !== COMMA : end !== last) return undefined;
-    const object = StoredObject.fromRecord(heads[i], bytes, at, end);
-    if (object === undefined) return undefined;
+    starts[k] = at;
+    const object = StoredObject.inEntry(rows, k, columns[run] as RunColumns, k - runStart);
     stored[i] = object;
     served[k] = object;
     at = end + 1;
   }
   return { stored, served, ...rest };
-}
-
-/**
- * Where the line opening the objects starts (`\n],"objects":[\n`), given that the texts of `lengths` fill the entry
- * from the end of that line to its ending; -1 when the lengths are not such, or the line is not there.
- */
-function objectsLine(bytes: Buffer, lengths: readonly unknown[]): number {
-  let texts = Math.max(0, lengths.length - 1);
-  for (const length of lengths) {
-    if (typeof length !== 'number' || !Number.isInteger(length) || length < 2) return -1;
-    texts += length;
-  }
-  const marker = `\n${OBJECTS_OPEN}\n`;
-  const at = bytes.length - ENDING.length - texts - marker.length;
-  return at >= 0 && bytes.toString('latin1', at, at + marker.length) === marker ? at : -1;
 }
 
 /**

@@ -3,34 +3,59 @@ import { resourceForKind } from './resources.js';
 import { selectableValues } from './selectable-fields.js';
 import type { KubeObject } from './types.js';
 
+/** What an API server needs to find, order and select an object: who it is, its labels and its field values. */
+interface Head {
+  apiVersion: string | undefined;
+  kind: string | undefined;
+  name: string;
+  namespace: string | undefined;
+  resourceVersion: string | undefined;
+  labels: Readonly<Record<string, string>> | undefined;
+  /** The values of its resource's selectable fields, in their order (selectable-fields.ts). */
+  fields: readonly string[];
+}
+
+/** Objects read back from a parsed-snapshot cache entry, by row: who each is, and where its text's UTF-8 bytes are. */
+export interface EntryRows {
+  readonly source: Buffer;
+  readonly names: readonly string[];
+  readonly namespaces: readonly (string | null)[];
+  readonly kinds: readonly (string | null)[];
+  readonly apiVersions: readonly (string | null)[];
+  readonly versions: readonly (string | null)[];
+  /** Where each text starts in `source`. */
+  readonly starts: Float64Array;
+  /** How long each text is in bytes. */
+  readonly lengths: readonly number[];
+}
+
 /**
- * What an object's head looks like where it is kept (the parsed-snapshot cache): one compact array, since thousands
- * of them are read back at a time.
+ * The columns of one resource's run of objects in a cache entry: its labels, then each selectable field's values (in
+ * the order of selectable-fields.ts), one value per object of the run. Each is parsed when first read; selectors read
+ * them for every object of a resource, so the parsed ones are at hand directly.
  */
-type HeadRecord = [
-  apiVersion: string | null,
-  kind: string | null,
-  name: string,
-  namespace: string | null,
-  resourceVersion: string | null,
-  labels: Readonly<Record<string, string>> | null,
-  fields: readonly string[],
-];
+export interface RunColumns {
+  readonly fieldCount: number;
+  readonly parsed: readonly (readonly unknown[] | undefined)[];
+  /** Column `c` (0 for the labels), parsed now. */
+  parse(c: number): readonly unknown[];
+}
 
-const isNullableString = (value: unknown): value is string | null => value === null || typeof value === 'string';
+const NO_FIELDS: readonly string[] = [];
+const COMMA = 0x2c;
 
-function headOf(object: KubeObject): HeadRecord {
+function headOf(object: KubeObject): Head {
   const info = object.kind ? resourceForKind(object.kind) : undefined;
   const { metadata } = object;
-  return [
-    object.apiVersion ?? null,
-    object.kind ?? null,
-    metadata.name,
-    metadata.namespace ?? null,
-    metadata.resourceVersion != null ? String(metadata.resourceVersion) : null,
-    metadata.labels ?? null,
-    info ? selectableValues(info.plural, object) : [],
-  ];
+  return {
+    apiVersion: object.apiVersion ?? undefined,
+    kind: object.kind ?? undefined,
+    name: metadata.name,
+    namespace: metadata.namespace ?? undefined,
+    resourceVersion: metadata.resourceVersion != null ? String(metadata.resourceVersion) : undefined,
+    labels: metadata.labels ?? undefined,
+    fields: info ? selectableValues(info.plural, object) : NO_FIELDS,
+  };
 }
 
 /**
@@ -40,41 +65,57 @@ function headOf(object: KubeObject): HeadRecord {
  * snapshot read back from the parsed-snapshot cache is thousands of texts the server never parses: only the client
  * that reads them does. Read back from the cache, the text is kept as a span of the entry's own bytes, which a list
  * answer sends as they are: it is neither decoded nor encoded again, and objects whose spans follow each other in
- * the entry (it lays them out in the order lists are served) go out as one slice of it.
+ * the entry (it lays them out in the order lists are served) go out as one slice of it. Read back so, it is no more
+ * than its row among the entry's objects (`EntryRows`) and among its resource's columns (`RunColumns`): its labels and
+ * field values stay in the entry until a selector asks about them, and a list of one resource in one namespace needs
+ * none.
  *
  * Like object-text.ts, this holds only objects that are never changed in place.
  */
 export class StoredObject {
-  readonly apiVersion: string | undefined;
-  readonly kind: string | undefined;
-  readonly name: string;
-  readonly namespace: string | undefined;
-  readonly resourceVersion: string | undefined;
-  readonly labels: Readonly<Record<string, string>> | undefined;
-  /** The values of its resource's selectable fields, in their order (selectable-fields.ts). */
-  readonly fields: readonly string[];
+  /** Who it is, its labels and field values; undefined when they are a row of `#rows` instead. */
+  #head: Head | undefined;
+  #rows: EntryRows | undefined;
+  #row: number;
+  /** For an object read back: its run's columns, and its row among them. */
+  #columns: RunColumns | undefined;
+  #runRow: number;
   #object: KubeObject | undefined;
   #text: string | undefined;
   #bytes: Buffer | undefined;
   /** Where the text's UTF-8 bytes sit in a buffer shared with other objects (a cache entry): sliced when asked. */
   #source: Buffer | undefined;
-  #start = 0;
-  #end = 0;
+  #start: number;
+  #end: number;
 
-  private constructor(head: HeadRecord, object: KubeObject | undefined, text: string | undefined) {
-    this.apiVersion = head[0] ?? undefined;
-    this.kind = head[1] ?? undefined;
-    this.name = head[2];
-    this.namespace = head[3] ?? undefined;
-    this.resourceVersion = head[4] ?? undefined;
-    this.labels = head[5] ?? undefined;
-    this.fields = head[6];
+  private constructor(
+    head: Head | undefined,
+    rows: EntryRows | undefined,
+    row: number,
+    object: KubeObject | undefined,
+    text: string | undefined,
+  ) {
+    this.#head = head;
+    this.#rows = rows;
+    this.#row = row;
+    this.#columns = undefined;
+    this.#runRow = 0;
     this.#object = object;
     this.#text = text;
+    this.#bytes = undefined;
+    if (rows === undefined) {
+      this.#source = undefined;
+      this.#start = 0;
+      this.#end = 0;
+    } else {
+      this.#source = rows.source;
+      this.#start = rows.starts[row] as number;
+      this.#end = this.#start + (rows.lengths[row] as number);
+    }
   }
 
   static of(object: KubeObject): StoredObject {
-    return new StoredObject(headOf(object), object, recordedObjectText(object));
+    return new StoredObject(headOf(object), undefined, 0, object, recordedObjectText(object));
   }
 
   /**
@@ -83,26 +124,15 @@ export class StoredObject {
    * of objects read so never holds all their trees at one time.
    */
   static detached(object: KubeObject): StoredObject {
-    return new StoredObject(headOf(object), undefined, recordedObjectText(object) ?? JSON.stringify(object));
+    const text = recordedObjectText(object) ?? JSON.stringify(object);
+    return new StoredObject(headOf(object), undefined, 0, undefined, text);
   }
 
-  /**
-   * The object whose head was kept as `record` (see `record()`) and whose text's UTF-8 bytes are `source` from
-   * `start` to `end`; undefined when `record` is not a head. The caller vouches that both were kept from the same
-   * object.
-   */
-  static fromRecord(record: unknown, source: Buffer, start: number, end: number): StoredObject | undefined {
-    // Thousands are read at a time: plain indexed checks, no destructuring or temporary arrays.
-    if (!Array.isArray(record) || record.length !== 7) return undefined;
-    const labels: unknown = record[5];
-    if (typeof record[2] !== 'string' || !Array.isArray(record[6])) return undefined;
-    if (!isNullableString(record[0]) || !isNullableString(record[1])) return undefined;
-    if (!isNullableString(record[3]) || !isNullableString(record[4])) return undefined;
-    if (labels !== null && (typeof labels !== 'object' || Array.isArray(labels))) return undefined;
-    const stored = new StoredObject(record as HeadRecord, undefined, undefined);
-    stored.#source = source;
-    stored.#start = start;
-    stored.#end = end;
+  /** The object at `row` of objects read back from a cache entry, at `runRow` of its run's `columns`. */
+  static inEntry(rows: EntryRows, row: number, columns: RunColumns, runRow: number): StoredObject {
+    const stored = new StoredObject(undefined, rows, row, undefined, undefined);
+    stored.#columns = columns;
+    stored.#runRow = runRow;
     return stored;
   }
 
@@ -118,22 +148,79 @@ export class StoredObject {
     this.#bytes = undefined;
   }
 
-  /** The buffer the text's bytes are a span of, with the span's start and end; undefined when they are its own. */
-  span(): readonly [source: Buffer, start: number, end: number] | undefined {
-    return this.#source === undefined ? undefined : [this.#source, this.#start, this.#end];
+  /**
+   * The buffer the text's bytes are a span of (from `spanStart` to `spanEnd`); undefined when they are its own. Read
+   * for every object of every list answer: three plain values, rather than an array made each time.
+   */
+  get spanSource(): Buffer | undefined {
+    return this.#source;
   }
 
-  /** The head as it is kept. */
-  record(): HeadRecord {
-    return [
-      this.apiVersion ?? null,
-      this.kind ?? null,
-      this.name,
-      this.namespace ?? null,
-      this.resourceVersion ?? null,
-      this.labels ?? null,
-      this.fields,
-    ];
+  get spanStart(): number {
+    return this.#start;
+  }
+
+  get spanEnd(): number {
+    return this.#end;
+  }
+
+  /**
+   * Where its text's span ends, when the span follows `end` in `source` after one comma, so that a list answer can
+   * carry on one slice of the buffer through it; -1 when it does not. One call per object of a list, where reading
+   * its span's three values would be three.
+   */
+  endAfter(source: Buffer, end: number): number {
+    return this.#source === source && this.#start === end + 1 && source[end] === COMMA ? this.#end : -1;
+  }
+
+  get apiVersion(): string | undefined {
+    const head = this.#head;
+    return head !== undefined ? head.apiVersion : ((this.#rows as EntryRows).apiVersions[this.#row] ?? undefined);
+  }
+
+  get kind(): string | undefined {
+    const head = this.#head;
+    return head !== undefined ? head.kind : ((this.#rows as EntryRows).kinds[this.#row] ?? undefined);
+  }
+
+  get name(): string {
+    const head = this.#head;
+    return head !== undefined ? head.name : ((this.#rows as EntryRows).names[this.#row] as string);
+  }
+
+  get namespace(): string | undefined {
+    const head = this.#head;
+    return head !== undefined ? head.namespace : ((this.#rows as EntryRows).namespaces[this.#row] ?? undefined);
+  }
+
+  get resourceVersion(): string | undefined {
+    const head = this.#head;
+    return head !== undefined ? head.resourceVersion : ((this.#rows as EntryRows).versions[this.#row] ?? undefined);
+  }
+
+  get labels(): Readonly<Record<string, string>> | undefined {
+    const head = this.#head;
+    if (head !== undefined) return head.labels;
+    const columns = this.#columns as RunColumns;
+    const labels = (columns.parsed[0] ?? columns.parse(0))[this.#runRow];
+    return (labels ?? undefined) as Readonly<Record<string, string>> | undefined;
+  }
+
+  /** The values of its resource's selectable fields, in their order (selectable-fields.ts). */
+  get fields(): readonly string[] {
+    const head = this.#head;
+    if (head !== undefined) return head.fields;
+    const { fieldCount } = this.#columns as RunColumns;
+    return Array.from({ length: fieldCount }, (_, position) => this.field(position));
+  }
+
+  /** The value of the selectable field at `position` among its resource's (selectable-fields.ts); '' for none. */
+  field(position: number): string {
+    const head = this.#head;
+    if (head !== undefined) return head.fields[position] ?? '';
+    const columns = this.#columns as RunColumns;
+    if (position >= columns.fieldCount) return '';
+    return (columns.parsed[position + 1] ?? columns.parse(position + 1))[this.#runRow] as string;
   }
 
   get object(): KubeObject {

@@ -52,13 +52,17 @@ function groupVersion(info: ResourceInfo): string {
   return info.group === '' ? info.version : `${info.group}/${info.version}`;
 }
 
-/** The index of the first key not below `bound` in ascending `keys`. */
-function firstAtLeast(keys: readonly string[], bound: string): number {
+/**
+ * The index of the first object whose key is not below `bound` among `objects` in key order. Keys are made for the
+ * few objects the search looks at rather than kept for all: a snapshot of thousands would hold thousands of strings
+ * for the whole run to find a handful of objects.
+ */
+function firstAtLeast(objects: readonly StoredObject[], bound: string): number {
   let low = 0;
-  let high = keys.length;
+  let high = objects.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((keys[middle] as string) < bound) low = middle + 1;
+    if (objectKey(objects[middle] as StoredObject) < bound) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -82,10 +86,12 @@ function normalized(entry: StoredObject, info: ResourceInfo): StoredObject {
   return StoredObject.of(object);
 }
 
-/** A resource's objects and their keys, as they come; `sorted` while each key is above the one before. */
+/**
+ * A resource's objects as they come, with the key of the last one; `sorted` while each key is above the one before.
+ */
 interface Listing {
   objects: StoredObject[];
-  keys: string[];
+  lastKey: string;
   sorted: boolean;
 }
 
@@ -93,13 +99,11 @@ interface Listing {
  * The listing in key order, a later object replacing an earlier one with the same key. Objects that came in order
  * (a snapshot read back from the parsed-snapshot cache comes in the order it is served in) are kept as they came.
  */
-function inKeyOrder(listing: Listing): { objects: StoredObject[]; keys: string[] } {
-  if (listing.sorted) return listing;
+function inKeyOrder(listing: Listing): StoredObject[] {
+  if (listing.sorted) return listing.objects;
   const bucket = new Map<string, StoredObject>();
-  for (let i = 0; i < listing.keys.length; i++)
-    bucket.set(listing.keys[i] as string, listing.objects[i] as StoredObject);
-  const keys = sortByCodePoint([...bucket.keys()]);
-  return { objects: keys.map((key) => bucket.get(key) as StoredObject), keys };
+  for (const object of listing.objects) bucket.set(objectKey(object), object);
+  return sortByCodePoint([...bucket.keys()]).map((key) => bucket.get(key) as StoredObject);
 }
 
 export function buildCatalog(
@@ -129,30 +133,26 @@ export function buildCatalog(
     const entry = normalized(stored, info);
     let listing = byResource.get(info.plural);
     if (!listing) {
-      listing = { objects: [], keys: [], sorted: true };
+      listing = { objects: [], lastKey: '', sorted: true };
       byResource.set(info.plural, listing);
     }
-    const key = objectKey(entry);
-    const last = listing.keys.length - 1;
-    if (listing.sorted && last >= 0) {
-      const previous = listing.keys[last] as string;
-      // A later document replaces an earlier one with the same identity, as a re-applied manifest would.
-      if (key === previous) {
-        listing.objects[last] = entry;
-        continue;
+    if (listing.sorted) {
+      const key = objectKey(entry);
+      const last = listing.objects.length - 1;
+      if (last >= 0) {
+        // A later document replaces an earlier one with the same identity, as a re-applied manifest would.
+        if (key === listing.lastKey) {
+          listing.objects[last] = entry;
+          continue;
+        }
+        if (key < listing.lastKey) listing.sorted = false;
       }
-      if (key < previous) listing.sorted = false;
+      listing.lastKey = key;
     }
     listing.objects.push(entry);
-    listing.keys.push(key);
   }
   const sorted = new Map<ResourceKind, StoredObject[]>();
-  const sortedKeys = new Map<ResourceKind, string[]>();
-  for (const [resource, listing] of byResource) {
-    const ordered = inKeyOrder(listing);
-    sortedKeys.set(resource, ordered.keys);
-    sorted.set(resource, ordered.objects);
-  }
+  for (const [resource, listing] of byResource) sorted.set(resource, inKeyOrder(listing));
   const resourceVersion = String(maxVersion > 0 ? maxVersion : 1);
   // Only a snapshot served without its time has its objects read whole to find it.
   const now =
@@ -163,9 +163,8 @@ export function buildCatalog(
   const objectsOf = (resource: ResourceKind): readonly StoredObject[] => sorted.get(resource) ?? [];
   const objectsKeyedIn = (resource: ResourceKind, namespace: string): readonly StoredObject[] => {
     const entries = sorted.get(resource) ?? [];
-    const keys = sortedKeys.get(resource) ?? [];
     // Keys in `namespace/` sort from `namespace/` up to `namespace0`, the next character after the slash.
-    return entries.slice(firstAtLeast(keys, `${namespace}/`), firstAtLeast(keys, `${namespace}0`));
+    return entries.slice(firstAtLeast(entries, `${namespace}/`), firstAtLeast(entries, `${namespace}0`));
   };
   const labelIndex = new LabelIndex((resource, namespace) =>
     namespace === undefined ? objectsOf(resource) : objectsKeyedIn(resource, namespace),
@@ -179,9 +178,9 @@ export function buildCatalog(
     get: (resource, namespace, name) => {
       const info = RESOURCES[resource];
       const key = `${info.namespaced ? (namespace ?? '') : ''}/${name}`;
-      const keys = sortedKeys.get(resource) ?? [];
-      const at = firstAtLeast(keys, key);
-      return keys[at] === key ? sorted.get(resource)?.[at] : undefined;
+      const entries = sorted.get(resource) ?? [];
+      const found = entries[firstAtLeast(entries, key)];
+      return found !== undefined && objectKey(found) === key ? found : undefined;
     },
     count: () => total,
     metrics: {

@@ -20,7 +20,6 @@ import type { SnapshotState } from './state.js';
 import { toTable } from './tables.js';
 
 const COMMA = Buffer.from(',');
-const COMMA_BYTE = 0x2c;
 const LIST_CLOSE = Buffer.from(']}');
 
 /** Lists and watches of one kind: selectors, paging and the representation the client asked for. */
@@ -86,22 +85,30 @@ export function answerList(target: Extract<Route, { type: 'list' }>, { state, ur
  */
 function joined(items: readonly StoredObject[]): Buffer[] {
   const parts: Buffer[] = [];
-  let run: [source: Buffer, start: number, end: number] | undefined;
+  // The run of spans being joined: its buffer, from `start` to `end`.
+  let source: Buffer | undefined;
+  let start = 0;
+  let end = 0;
   const flush = () => {
-    if (run === undefined) return;
+    if (source === undefined) return;
     if (parts.length > 0) parts.push(COMMA);
-    parts.push(run[0].subarray(run[1], run[2]));
-    run = undefined;
+    parts.push(source.subarray(start, end));
+    source = undefined;
   };
   for (const item of items) {
-    const span = item.span();
-    if (span !== undefined && run?.[0] === span[0] && span[1] === run[2] + 1 && run[0][run[2]] === COMMA_BYTE) {
-      run[2] = span[2];
-      continue;
+    if (source !== undefined) {
+      const next = item.endAfter(source, end);
+      if (next >= 0) {
+        end = next;
+        continue;
+      }
     }
     flush();
-    if (span !== undefined) {
-      run = [span[0], span[1], span[2]];
+    const itemSource = item.spanSource;
+    if (itemSource !== undefined) {
+      source = itemSource;
+      start = item.spanStart;
+      end = item.spanEnd;
       continue;
     }
     if (parts.length > 0) parts.push(COMMA);
@@ -128,6 +135,9 @@ function select(
       labelCandidates(labels, (key) => catalog.labelKey(info.plural, namespace, key)) ??
       (namespace === undefined ? catalog.objects(info.plural) : catalog.objectsKeyedIn(info.plural, namespace));
     const fieldsMatch = fields.length > 0 ? fieldMatcher(info.plural, fields) : undefined;
+    // With nothing to test, a namespace without a slash (as every real one is) is exactly the objects keyed in it.
+    const exact = namespace === undefined || !namespace.includes('/');
+    if (exact && labels.length === 0 && fieldsMatch === undefined) return candidates;
     const matching: StoredObject[] = [];
     for (let i = 0; i < candidates.length; i++) {
       const o = candidates[i] as StoredObject;

@@ -70,10 +70,11 @@ export function paginate<T>(
       else high = middle;
     }
   }
-  const rest = items.slice(startIndex);
   const limit = options.limit ?? 0;
-  if (limit <= 0 || rest.length <= limit) return { items: rest };
-  const page = rest.slice(0, limit);
+  const left = items.length - startIndex;
+  // One copy of the page alone: a list of thousands read in pages would otherwise copy what follows each page too.
+  if (limit <= 0 || left <= limit) return { items: items.slice(startIndex) };
+  const page = items.slice(startIndex, startIndex + limit);
   const last = page[page.length - 1] as T;
-  return { items: page, continueToken: encodeContinue(ctx, keyOf(last)), remaining: rest.length - limit };
+  return { items: page, continueToken: encodeContinue(ctx, keyOf(last)), remaining: left - limit };
 }

@@ -194,7 +194,7 @@ function fieldReader(resource: string, field: string): FieldReader {
   if (field === 'metadata.name') return (object) => object.name;
   if (field === 'metadata.namespace') return (object) => object.namespace ?? '';
   const position = selectableFieldPosition(resource, field);
-  return position === undefined ? () => undefined : (object) => object.fields[position] ?? '';
+  return position === undefined ? () => undefined : (object) => object.field(position);
 }
 
 /**
