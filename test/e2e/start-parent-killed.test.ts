@@ -24,10 +24,10 @@ function running(pid: number): boolean {
   }
 }
 
-async function until(what: string, probe: () => boolean, timeoutMs: number): Promise<void> {
+async function until(what: string, probe: () => boolean, timeoutMs: number, output = () => ''): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the output so far:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -62,7 +62,12 @@ describe('npm start when its parent is killed', () => {
       parent.stderr?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
       });
-      await until('calmops to start', () => /Ctrl-C stops everything/.test(output), 120_000);
+      await until(
+        'calmops to start',
+        () => /Ctrl-C stops everything/.test(output),
+        120_000,
+        () => output,
+      );
       const child = Number(/CHILD (\d+)/.exec(output)?.[1]);
       pids.push(child, parent.pid ?? 0);
       expect(running(child)).toBe(true);
