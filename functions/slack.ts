@@ -62,6 +62,11 @@ export async function handleSlackHttp(request: RoutedHttpRequest, context?: Cont
   return slackFunction(request, context);
 }
 
+/** Builds what the first request would, for a server that announces itself only once it answers in time. */
+export function prepareSlackHttp(): Promise<void> {
+  return slackFunction.prepare();
+}
+
 export const handler = createSlackLambdaHandler({
   http: handleSlackHttp,
   alarms: createAlarmEventFunction(process.env, {}, runtime),

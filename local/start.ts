@@ -367,7 +367,10 @@ export async function startCalmops(options: StartOptions = {}): Promise<RunningC
       Object.assign(process.env, stack.env);
       // Powertools loggers the Slack function creates itself follow this level (INFO in Lambda).
       process.env['POWERTOOLS_LOG_LEVEL'] ??= options.logLevel ?? 'WARN';
-      const { handleSlackHttp } = await import('../functions/slack.js');
+      const { handleSlackHttp, prepareSlackHttp } = await import('../functions/slack.js');
+      // The first slash command after a start would otherwise build the Slack app itself, and on a busy machine
+      // miss Slack's 3 s.
+      await prepareSlackHttp();
       slackHandler = async (request) => handleSlackHttp(request);
     }
 

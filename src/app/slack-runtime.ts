@@ -102,6 +102,14 @@ const NO_CHANNELS = parsePolicy({});
 
 export type SlackFunction = (request: RoutedHttpRequest, context?: Context) => Promise<FunctionHttpResponse>;
 
+interface PreparedSlackFunction extends SlackFunction {
+  /**
+   * Builds now what the first request would (the dependencies, the Bolt app), so that request is answered within
+   * Slack's 3 s like any other. A failed build is left for that request to retry and report.
+   */
+  prepare(): Promise<void>;
+}
+
 /**
  * The Slack function's dependencies for one container, built on first use and shared by its request path and its
  * EventBridge path; a failed build is retried on the next request or event rather than cached.
@@ -145,13 +153,16 @@ export function createSlackFunction(
   env: Env = process.env,
   options: { logger?: Logger } = {},
   runtimeOf: ContainerRuntime = containerRuntime(env, options),
-): SlackFunction {
+): PreparedSlackFunction {
   let built: { runtime: SlackRuntime; handle: ReturnType<typeof createSlackHttpHandler> } | undefined;
   let alerts: RoutedHttpHandler | undefined;
-  return async (request, context) => {
+  const handlerOf = async () => {
     const runtime = await runtimeOf();
     if (built?.runtime !== runtime) built = { runtime, handle: createSlackHttpHandler(runtime.deps) };
-    const { handle } = built;
+    return built;
+  };
+  const slackFunction = async (request: RoutedHttpRequest, context?: Context) => {
+    const { runtime, handle } = await handlerOf();
     return withPolicy(runtime, slackCorrelation(request), context, async () => {
       if (isAlertRoute(request)) {
         try {
@@ -169,6 +180,10 @@ export function createSlackFunction(
       return handle(request);
     });
   };
+  const prepare = async () => {
+    await handlerOf().catch(() => undefined);
+  };
+  return Object.assign(slackFunction, { prepare });
 }
 
 export type AlarmEventFunction = (

@@ -65,7 +65,11 @@ async function state(origin: string): Promise<SandboxState> {
   return (await (await fetch(`${origin}/sandbox/api/state`)).json()) as SandboxState;
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  detail: () => Promise<string> = async () => '',
+): Promise<T> {
   // A guard against a hang, sized for a shared machine running two suites at once.
   const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
@@ -73,7 +77,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Pr
     if (found !== undefined) return found;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  throw new Error(`timed out waiting for ${what}${await detail()}`);
 }
 
 beforeAll(async () => {
@@ -107,10 +111,17 @@ describe('npm start', () => {
     expect(unsigned.status).toBe(401);
 
     await compose(first.origin, '/triage crashloop in orders');
-    const sessionId = await waitFor(async () => {
-      const started = (await state(first.origin)).messages.find((m) => /session `?([0-9A-Z]{26})/.test(m.text));
-      return started === undefined ? undefined : /session `?([0-9A-Z]{26})/.exec(started.text)?.[1];
-    }, 'the session to start');
+    const sessionId = await waitFor(
+      async () => {
+        const started = (await state(first.origin)).messages.find((m) => /session `?([0-9A-Z]{26})/.test(m.text));
+        return started === undefined ? undefined : /session `?([0-9A-Z]{26})/.exec(started.text)?.[1];
+      },
+      'the session to start',
+      async () => {
+        const shown = (await state(first.origin)).messages.map((m) => m.text).join('\n');
+        return `; the page shows:\n${shown}\nnpm start printed:\n${first.output()}`;
+      },
+    );
     const rootTs = await waitFor(async () => {
       const messages = (await (await fetch(`${first.origin}/_slack/messages?channel=CINCIDENTS`)).json()) as {
         ts: string;
