@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { byCodePoint } from '../code-point-order.js';
 import { resourceForKind } from './resources.js';
 import { type ParsedSnapshotCache, type StoredSnapshot, snapshotNow } from './snapshot.js';
-import { type EntryRows, type RunColumns as HeadColumns, StoredObject } from './stored-object.js';
+import { type EntryRows, type RunColumns, StoredObject } from './stored-object.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -274,7 +274,7 @@ export class SnapshotCacheColumnError extends Error {
  * One resource's run of objects in an entry: its columns (labels, then each selectable field's values), each a span
  * of the entry's bytes parsed the first time it is read.
  */
-class RunColumns implements HeadColumns {
+class EntryColumns implements RunColumns {
   readonly fieldCount: number;
   /** The columns parsed so far, by their place (labels first); read directly, since selectors read them per object. */
   readonly parsed: (readonly unknown[] | undefined)[];
@@ -330,6 +330,9 @@ function expand(runs: readonly Run[], count: number): (string | null)[] {
 
 /** An entry's objects by row, in the order it lays them out. */
 class EntryObjects implements EntryRows {
+  readonly names: readonly string[];
+  readonly versions: readonly (string | null)[];
+  readonly lengths: readonly number[];
   readonly namespaces: (string | null)[];
   readonly kinds: (string | null)[];
   readonly apiVersions: (string | null)[];
@@ -348,10 +351,6 @@ class EntryObjects implements EntryRows {
     this.apiVersions = expand(index.apiVersions, count);
     this.starts = new Float64Array(count);
   }
-
-  readonly names: readonly string[];
-  readonly versions: readonly (string | null)[];
-  readonly lengths: readonly number[];
 }
 
 /** The entry when it is laid out as formatEntry writes it; `false` when it is not laid out so at all. */
@@ -369,7 +368,7 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
   const count = lengths.length;
   // Where each run's columns sit: one after the other from the line after the first, each followed by `,\n`.
   let at = firstEnd + 1;
-  const columns: RunColumns[] = [];
+  const columns: EntryColumns[] = [];
   for (const run of runs) {
     const spans: number[] = [];
     for (let c = 2; c < run.length; c++) {
@@ -377,7 +376,7 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
       spans.push(at, at + (run[c] as number));
       at += (run[c] as number) + COLUMN_SEPARATOR.length;
     }
-    columns.push(new RunColumns(bytes, spans, run[1]));
+    columns.push(new EntryColumns(bytes, spans, run[1]));
   }
   at -= COLUMN_SEPARATOR.length;
   if (bytes.toString('latin1', at, at + OBJECTS_OPEN.length) !== OBJECTS_OPEN) return undefined;
@@ -405,7 +404,7 @@ function readLaidOut(bytes: Buffer): StoredSnapshot | undefined | false {
     if (end > last || bytes[at] !== OPEN_BRACE || bytes[end - 1] !== CLOSE_BRACE) return undefined;
     if (k < count - 1 ? bytes[end] !== COMMA : end !== last) return undefined;
     starts[k] = at;
-    const object = StoredObject.inEntry(rows, k, columns[run] as RunColumns, k - runStart);
+    const object = StoredObject.inEntry(rows, k, columns[run] as EntryColumns, k - runStart);
     stored[i] = object;
     served[k] = object;
     at = end + 1;

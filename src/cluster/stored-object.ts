@@ -173,29 +173,29 @@ export class StoredObject {
     return this.#source === source && this.#start === end + 1 && source[end] === COMMA ? this.#end : -1;
   }
 
+  /** An identity value of an object read back: its row in that column of the entry's objects. */
+  #fromRow(column: 'apiVersions' | 'kinds' | 'namespaces' | 'versions'): string | undefined {
+    return (this.#rows as EntryRows)[column][this.#row] ?? undefined;
+  }
+
   get apiVersion(): string | undefined {
-    const head = this.#head;
-    return head !== undefined ? head.apiVersion : ((this.#rows as EntryRows).apiVersions[this.#row] ?? undefined);
+    return this.#head !== undefined ? this.#head.apiVersion : this.#fromRow('apiVersions');
   }
 
   get kind(): string | undefined {
-    const head = this.#head;
-    return head !== undefined ? head.kind : ((this.#rows as EntryRows).kinds[this.#row] ?? undefined);
+    return this.#head !== undefined ? this.#head.kind : this.#fromRow('kinds');
   }
 
   get name(): string {
-    const head = this.#head;
-    return head !== undefined ? head.name : ((this.#rows as EntryRows).names[this.#row] as string);
+    return this.#head !== undefined ? this.#head.name : ((this.#rows as EntryRows).names[this.#row] as string);
   }
 
   get namespace(): string | undefined {
-    const head = this.#head;
-    return head !== undefined ? head.namespace : ((this.#rows as EntryRows).namespaces[this.#row] ?? undefined);
+    return this.#head !== undefined ? this.#head.namespace : this.#fromRow('namespaces');
   }
 
   get resourceVersion(): string | undefined {
-    const head = this.#head;
-    return head !== undefined ? head.resourceVersion : ((this.#rows as EntryRows).versions[this.#row] ?? undefined);
+    return this.#head !== undefined ? this.#head.resourceVersion : this.#fromRow('versions');
   }
 
   get labels(): Readonly<Record<string, string>> | undefined {
