@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { lambdaBuildOptions, OMITTED_MODULE } from '../cdk/bundling.js';
 import { FUNCTION_ENTRIES, type FunctionName } from '../cdk/calmops-stack.js';
+import { median } from './support/stats.js';
 
 /**
  * The Lambda bundles as the CDK builds them (cdk/bundling.ts), without `cdk synth`: for each function its size, its
@@ -19,10 +20,6 @@ const RUNS = 9;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-};
 
 interface Built {
   outfile: string;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { median } from './support/stats.js';
 
 /**
  * `calmops mcp` as an assistant meets it: the installed command started by the SDK's client over stdio, on the demo
@@ -14,11 +15,6 @@ const RUNS = 7;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'calmops.js');
 const demo = join(root, 'local', 'demo', 'demo-cluster.yaml');
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0);
-};
 
 export default async function mcpBench() {
   const ready: number[] = [];
@@ -49,9 +45,9 @@ export default async function mcpBench() {
   }
   const result = {
     runs: RUNS,
-    spawnToToolsMs: median(ready),
-    triageCallMs: median(triage),
-    readCallMs: median(read),
+    spawnToToolsMs: Math.round(median(ready)),
+    triageCallMs: Math.round(median(triage)),
+    readCallMs: Math.round(median(read)),
   };
   process.stdout.write(
     `spawn → tools/list ${result.spawnToToolsMs} ms · triage call ${result.triageCallMs} ms · read call ${result.readCallMs} ms (median of ${RUNS})\n`,

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MemoryRepository } from '../src/store/memory.js';
 import { corpus, FAMILIES, startMemoryTable, variant } from './support/memory-corpus.js';
 import { prng } from './support/prng.js';
+import { percentile } from './support/stats.js';
 
 /**
  * Similar-incident search latency on dynalite with 10,000 stored incidents: p50/p99 of findSimilar over held-out
@@ -13,11 +14,6 @@ import { prng } from './support/prng.js';
 const STORED = 10_000;
 const SEARCHES = 300;
 const WARMUP = 20;
-
-function percentile(sorted: readonly number[], p: number): number {
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[rank - 1] ?? Number.NaN;
-}
 
 const round = (n: number) => Math.round(n * 100) / 100;
 

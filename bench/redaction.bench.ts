@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { redactText } from '../src/redact/index.js';
 import { adversarialInputs } from './support/adversarial-lines.js';
+import { median } from './support/stats.js';
 
 /**
  * What redaction costs on the worst inputs it can be handed: every adversarial 1 MiB line (bench/support/
@@ -22,8 +23,7 @@ function medianMs(text: string): number {
     redactText(text);
     samples.push(performance.now() - started);
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(RUNS / 2)] as number;
+  return median(samples);
 }
 
 interface Worst {

@@ -17,6 +17,7 @@ import type { FunctionHttpRequest } from '../src/http/function-http.js';
 import { silentLogger } from '../src/logging/port.js';
 import { createSlackHttpHandler, signSlackRequest } from '../src/slack/receiver.js';
 import { createDocumentClient, createDynamoClient, createStore, ensureTable } from '../src/store/index.js';
+import { percentile } from './support/stats.js';
 
 /**
  * The Slack function's ack latency: 1,000 signed requests of each kind through the real handler (signature check,
@@ -59,12 +60,11 @@ interface Stats {
 
 function stats(samples: number[], non2xx: number): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
   const round = (n: number) => Math.round(n * 100) / 100;
   return {
     requests: samples.length,
-    p50Ms: round(at(50)),
-    p99Ms: round(at(99)),
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
     maxMs: round(sorted[sorted.length - 1] ?? 0),
     meanMs: round(samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length)),
     non2xx,

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../local/free-port.js';
 
 /**
  * How long `npm start` takes until every service listens and `/healthz` answers 200. `npm start` itself is spawned
@@ -41,12 +42,8 @@ function groupAlive(group: number): boolean {
   }
 }
 
-function freePort(): number {
-  return 20_000 + Math.floor(Math.random() * 20_000);
-}
-
 async function once(kind: Run['kind'], dataDir: string): Promise<Run> {
-  const port = freePort();
+  const port = await freePort();
   const started = performance.now();
   const child = spawn('npm', ['start'], {
     cwd: root,

@@ -6,6 +6,7 @@ import { createDocumentClient, createDynamoClient, createStore } from '../src/st
 import { MemoryRepository } from '../src/store/memory.js';
 import { corpus, FAMILIES, variant } from './support/memory-corpus.js';
 import { prng } from './support/prng.js';
+import { percentile } from './support/stats.js';
 
 export interface LatencySummary {
   n: number;
@@ -27,16 +28,14 @@ export interface StoreBenchResults {
 /** Incidents stored before the memory search is timed: the ranking test's corpus size. */
 const MEMORY_INCIDENTS = 500;
 
-/** Nearest-rank percentile over sorted samples. */
+/** The samples' p50 and p99 (nearest rank), mean and largest, in milliseconds to the microsecond. */
 export function latencySummary(samples: number[]): LatencySummary {
   const sorted = [...samples].sort((a, b) => a - b);
-  const rank = (p: number) =>
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
   const round = (ms: number) => Math.round(ms * 1000) / 1000;
   return {
     n: sorted.length,
-    p50Ms: round(rank(50)),
-    p99Ms: round(rank(99)),
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
     meanMs: round(sorted.reduce((sum, v) => sum + v, 0) / Math.max(sorted.length, 1)),
     maxMs: round(sorted.at(-1) ?? 0),
   };

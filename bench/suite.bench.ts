@@ -5,6 +5,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { median } from './support/stats.js';
 
 /**
  * How long a person waits for `npm test`: the whole command, spawned as the README gives it, timed from spawn to
@@ -63,11 +64,6 @@ async function emptyNode(): Promise<{ wallMs: number; cpuMs: number }> {
     cpus.push(((await childrenCpu()) - cpuBefore) * 1000);
   }
   return { wallMs: Number(median(walls).toFixed(1)), cpuMs: Number(median(cpus).toFixed(0)) };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 export default async function bench(): Promise<object> {

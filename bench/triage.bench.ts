@@ -13,6 +13,7 @@ import { type SnapshotServer, startSnapshotServer } from '../src/snapshot-api/se
 import type { TriageEnvelope } from '../src/triage/envelope/index.js';
 import type { TriageRequest } from '../src/triage/index.js';
 import { silentLogger, triage } from '../src/triage/index.js';
+import { median } from './support/stats.js';
 
 /**
  * Triage wall time through the real stack (snapshot API server on loopback, the read-only reader, the engine):
@@ -38,7 +39,6 @@ async function timedTriage(server: SnapshotServer, request: TriageRequest) {
   return { ms: performance.now() - started, requests: server.requestCount() - before, envelope };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
 async function latencyScenario() {

@@ -13,6 +13,7 @@ import { parseSnapshot } from '../src/cluster/snapshot.js';
 import { deliverInput } from '../src/workflow/deliver-input.js';
 import type { ThreadPoster } from '../src/workflow/deps.js';
 import { startSession } from '../src/workflow/session-lifecycle.js';
+import { percentile } from './support/stats.js';
 import { withDefaultStorageClassFix } from './support/workflow-fixed-cluster.js';
 
 /**
@@ -23,11 +24,6 @@ import { withDefaultStorageClassFix } from './support/workflow-fixed-cluster.js'
 
 const SESSIONS = 5;
 const READS = 60;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
 
 export default async function bench(): Promise<object> {
   const posts: Array<{ at: number; text: string; thread?: string }> = [];
